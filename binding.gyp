@@ -2,9 +2,17 @@
   "targets": [
     {
       "target_name": "slowdisk_probe",
-      "sources": ["native/addon.cc"],
+      "sources": [
+        "native/addon.cc",
+        "native/block_io.cc",
+        "native/inspection.cc",
+        "native/probe_file.cc",
+        "native/resolve.cc",
+        "native/sys_error.cc",
+        "native/worker.cc"
+      ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
-      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra"],
       "cflags_cc!": ["-fno-exceptions"]
     }

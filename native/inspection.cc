@@ -1,0 +1,104 @@
+#include "inspection.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "block_io.h"
+#include "probe_file.h"
+#include "sys_error.h"
+
+namespace {
+
+uint64_t NowNs() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
+         static_cast<uint64_t>(now.tv_nsec);
+}
+
+}  // namespace
+
+InspectResult Inspect(const InspectRequest& r) {
+  const std::string& path = r.path;
+  const uint64_t offset = (1 + r.block % r.blocks) * uint64_t{r.ioSize};
+  IoBuffer written = AllocateIoBuffer(r.ioSize, r.align, path);
+  IoBuffer read = AllocateIoBuffer(r.ioSize, r.align, path);
+  FillPattern(written.get(), r.ioSize, r.seed, r.block % r.blocks);
+
+  InspectResult result{};
+  const uint64_t start = NowNs();
+  UniqueFd fd(open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC |
+                                     (r.direct ? O_DIRECT : 0)));
+  if (fd.get() >= 0) {
+    // Whatever replaced our file under its name (a restore, a hard link) is
+    // not ours to overwrite.
+    struct stat st;
+    if (fstat(fd.get(), &st) != 0) ThrowErrno(errno, "fstat", path);
+    if (!S_ISREG(st.st_mode) || !IsSameInode(st.st_ino, r.ino)) {
+      ThrowSlowdisk("ENOTOURS", "open", path,
+                    "is not this prober's probe file; left untouched");
+    }
+    result.ino = st.st_ino;
+  } else if (errno == ENOENT) {
+    // Removed by someone, or the directory was replaced or remounted: the
+    // probe goes on with a new file under the same name.
+    CreatedProbeFile created = CreateProbeFile(path, r.ioSize, r.direct);
+    fd = std::move(created.fd);
+    result.created = true;
+    result.ino = created.ino;
+  } else {
+    ThrowErrno(errno, "open", path);
+  }
+  const uint64_t opened = NowNs();
+
+  WriteBlock(fd.get(), written.get(), r.ioSize, offset, path);
+  const uint64_t wrote = NowNs();
+
+  if ((r.fsync ? ::fsync(fd.get()) : fdatasync(fd.get())) != 0) {
+    ThrowErrno(errno, r.fsync ? "fsync" : "fdatasync", path);
+  }
+  const uint64_t synced = NowNs();
+
+  if (!r.direct) {
+    // Without O_DIRECT the read would be served from the page cache we just
+    // wrote; dropping the (now clean) pages sends it to the device. The
+    // kernel only drops whole pages inside the range, so it is widened to
+    // the pages the block touches.
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t first = offset / page * page;
+    const uint64_t last = (offset + r.ioSize + page - 1) / page * page;
+    int err = posix_fadvise(fd.get(), static_cast<off_t>(first),
+                            static_cast<off_t>(last - first),
+                            POSIX_FADV_DONTNEED);
+    if (err != 0) ThrowErrno(err, "posix_fadvise", path);
+  }
+  ReadBlock(fd.get(), read.get(), r.ioSize, offset, path);
+  const uint64_t readDone = NowNs();
+
+  if (std::memcmp(written.get(), read.get(), r.ioSize) != 0) {
+    size_t at = 0;
+    while (written.get()[at] == read.get()[at]) ++at;
+    ThrowSlowdisk("ECORRUPT", "pread", path,
+                  "read back different data at byte " +
+                      std::to_string(offset + at),
+                  static_cast<int64_t>(offset + at));
+  }
+
+  const uint64_t closing = NowNs();
+  if (fd.Close() != 0) ThrowErrno(errno, "close", path);
+  const uint64_t end = NowNs();
+
+  result.openNs = opened - start;
+  result.writeNs = wrote - opened;
+  result.syncNs = synced - wrote;
+  result.readNs = readDone - synced;
+  result.closeNs = end - closing;
+  result.totalNs = end - start;
+  return result;
+}

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <napi.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+// Runs on the JS thread and turns a request's outcome into its JS value.
+using Reply = std::function<Napi::Value(Napi::Env)>;
+// Runs on the probe thread; throws SysError on failure.
+using Work = std::function<Reply()>;
+
+// A dedicated thread with a FIFO queue, outside the libuv pool: a request
+// stuck in the kernel on a frozen or dying disk holds this thread only, never
+// the pool Node needs for everything else, and requests keep their order.
+class ProbeThread {
+ public:
+  ProbeThread(Napi::Env env, const std::string& name);
+  ~ProbeThread();
+  ProbeThread(const ProbeThread&) = delete;
+  ProbeThread& operator=(const ProbeThread&) = delete;
+
+  // Queues `work`; the promise settles with its reply, or rejects with its
+  // SysError as an Error carrying code, errno, syscall, path (and offset).
+  // Throws once closed.
+  Napi::Promise Submit(Napi::Env env, Work work);
+
+  // Lets the thread finish what is queued, deliver it and exit. Never waits.
+  void Close();
+
+ private:
+  struct Request;
+  struct State;
+
+  static void Run(std::shared_ptr<State> state);
+  static void Deliver(Napi::Env env, Napi::Function, State* state,
+                      Request* request);
+
+  std::shared_ptr<State> state_;
+};

@@ -1,0 +1,152 @@
+# shellcheck shell=bash disable=SC2034  # variables set here are for the sourcing script
+# Sourced by every script of the fault-injection kit. A disk is named by the
+# directory it is mounted on; this file turns that directory into the things
+# the kernel wants (MAJ:MIN, the loop device) and keeps the state that
+# make-disk leaves behind for its counterparts.
+#
+# A script sets USAGE, sources this file, then calls fault_begin "$@".
+
+# The kit matches the error messages of fsfreeze and dd; they must not be translated.
+export LC_ALL=C
+
+FAULT_NAME=$(basename "$0")
+FAULT_HERE=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+FAULT_STATE_DIR=/run/slowdisk-fault
+FAULT_BLKIO=/sys/fs/cgroup/blkio
+
+fault_die() {
+  printf '%s: %s\n' "$FAULT_NAME" "$*" >&2
+  exit 1
+}
+
+# Handles --help anywhere on the command line, then insists on root: every
+# script touches mounts, loop devices or cgroups.
+fault_begin() {
+  local arg
+  for arg in "$@"; do
+    if [[ $arg == -h || $arg == --help ]]; then
+      printf '%s\n' "$USAGE"
+      exit 0
+    fi
+  done
+  [[ $EUID -eq 0 ]] || fault_die "must run as root"
+}
+
+# Sets dir to the absolute form of DIR for the scripts whose only argument it is.
+fault_one_dir() {
+  [[ $# -eq 1 && $1 != -* ]] || fault_die "expected exactly one DIR (see --help)"
+  dir=$(realpath -m -- "$1")
+}
+
+# mountinfo octal-escapes these four characters in paths; escaping ours the
+# same way is simpler than unescaping every line.
+fault_escape_path() {
+  local p=$1
+  p=${p//\\/\\134}
+  p=${p// /\\040}
+  p=${p//$'\t'/\\011}
+  p=${p//$'\n'/\\012}
+  printf '%s' "$p"
+}
+
+# Sets mount_majmin and mount_options from the topmost mount at DIR (the one
+# mounted last, which is the one paths resolve to); fails if DIR is not a mount
+# point. The value is passed through the environment because awk -v would
+# itself interpret the backslash escapes.
+fault_read_mount() {
+  local line
+  line=$(MOUNT_POINT=$(fault_escape_path "$1") awk \
+    '$5 == ENVIRON["MOUNT_POINT"] { line = $0 } END { if (line == "") exit 1; print line }' \
+    /proc/self/mountinfo) || return 1
+  read -r _ _ mount_majmin _ _ mount_options _ <<<"$line"
+}
+
+# Guards the scripts that act on whatever filesystem is at DIR: acting on the
+# filesystem that merely contains DIR (or on /) would freeze or fill the host.
+fault_require_mount() {
+  fault_read_mount "$1" || fault_die "$1 is not a mount point"
+  [[ $1 != / ]] || fault_die "refusing to inject faults into the root filesystem"
+}
+
+fault_state_file() {
+  printf '%s/%s.state' "$FAULT_STATE_DIR" "$(printf '%s' "$1" | sha256sum | cut -c1-16)"
+}
+
+# Appends KEY=VALUE to DIR's state; make-disk records each step as soon as it
+# is done so that remove-disk can undo a disk that was left half-made.
+fault_state_set() {
+  [[ -d $FAULT_STATE_DIR ]] || mkdir -m 700 "$FAULT_STATE_DIR"
+  printf 'state_%s=%q\n' "$2" "$3" >>"$(fault_state_file "$1")"
+}
+
+# Sets the state_* variables recorded for DIR; fails if no disk was made there.
+fault_state_load() {
+  local file
+  file=$(fault_state_file "$1")
+  unset state_created_dir state_temp_dir state_tmpfs state_backing state_loop state_fs
+  [[ -f $file ]] || return 1
+  # shellcheck source=/dev/null
+  source "$file"
+}
+
+fault_require_state() {
+  fault_state_load "$1" || fault_die "no disk was made at $1 (by make-disk)"
+}
+
+# For the scripts that need the filesystem make-disk made, not just its parts.
+fault_require_made_disk() {
+  fault_require_state "$1"
+  [[ -n ${state_fs:-} ]] || fault_die "the disk at $1 is half-made; remove it with remove-disk"
+}
+
+# Prints where write-errors keeps its filler: beside the backing file, on the
+# tmpfs that make-disk --backing-tmpfs made for it. Needs DIR's state loaded.
+fault_tmpfs_filler() {
+  [[ -n ${state_tmpfs:-} ]] || fault_die "$1 was not made with make-disk --backing-tmpfs"
+  printf '%s/filler' "$state_tmpfs"
+}
+
+loop_majmin() {
+  cat "/sys/class/block/$(basename "$1")/dev"
+}
+
+# MAJ:MIN of the disk at DIR: from the mount table while it is mounted, else
+# from the loop device make-disk recorded, so that a vanished disk can still be
+# throttled and removed.
+fault_disk_majmin() {
+  if fault_read_mount "$1"; then
+    [[ $mount_majmin != 0:* ]] || fault_die "$1 is not on a block device (MAJ:MIN $mount_majmin)"
+    printf '%s' "$mount_majmin"
+  elif fault_state_load "$1" && [[ -n ${state_loop:-} ]]; then
+    loop_majmin "$state_loop"
+  else
+    fault_die "$1 is not a mount point and no disk was made there"
+  fi
+}
+
+# Prints the IOPS limit of MAJ:MIN in blkio.throttle.KIND_iops_device (KIND is
+# read or write), or nothing if there is none.
+fault_throttle_of() {
+  awk -v majmin="$1" '$1 == majmin { print $2 }' "$FAULT_BLKIO/blkio.throttle.$2_iops_device"
+}
+
+# Writing a limit of 0 deletes the rule.
+fault_set_throttle() {
+  printf '%s %s\n' "$1" "$3" >"$FAULT_BLKIO/blkio.throttle.$2_iops_device"
+}
+
+# Fills the filesystem holding FILE until it has no free block: fallocate takes
+# nearly all of it at once, then appending zeros takes what fallocate could not
+# (blocks reserved for root, say). Prints how many bytes FILE grew by, which is
+# 0 when the filesystem was full already.
+fault_fill_with() {
+  local file=$1 before dd_err
+  touch -- "$file"
+  before=$(stat -c %s -- "$file")
+  fallocate -o "$before" -l $(($(stat -f -c '%f * %S' -- "$file"))) -- "$file" 2>/dev/null || true
+  if dd_err=$(dd if=/dev/zero of="$file" bs=4k oflag=append conv=notrunc,fsync status=none 2>&1); then
+    fault_die "appending to $file did not run out of space"
+  fi
+  [[ $dd_err == *"No space left on device"* ]] || fault_die "filling $file: $dd_err"
+  echo $(($(stat -c %s -- "$file") - before))
+}

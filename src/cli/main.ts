@@ -1,0 +1,91 @@
+// slowdisk's command line: parses flags into params, then hands over to the run loop.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { DEFAULT_CHECK_DURATION_MS } from '../params.js';
+import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
+import { fail } from './fail.js';
+import {
+  addProbeOptions,
+  addScoreOptions,
+  addTargetOptions,
+  durationArg,
+  probeParamsFrom,
+  scoreParamsFrom,
+  targetsFrom,
+  type ProbeOptionValues,
+  type ScoreOptionValues,
+  type TargetOptionValues,
+} from './options.js';
+import { runProbe, type RunOptions } from './run-probe.js';
+
+type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues;
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+function runOptions(mode: RunOptions['mode'], values: ProbeCommandValues): RunOptions {
+  return { mode, targets: targetsFrom(values), score: scoreParamsFrom(values), probe: probeParamsFrom(values) };
+}
+
+function probeCommand(name: string, summary: string, examples: string): Command {
+  const command = new Command(name).summary(summary).description(summary);
+  addTargetOptions(command);
+  addScoreOptions(command);
+  addProbeOptions(command);
+  return command.addHelpText('after', `\n${examples}\n\n${EXIT_CODE_HELP}\n`);
+}
+
+export function buildProgram(): Command {
+  const program = new Command('slowdisk')
+    .description("Tells whether a storage node's disks have gone slow but alive: TiKV's slow score, measured with timed O_DIRECT writes, syncs and reads.")
+    .version(VERSION)
+    .showHelpAfterError(false)
+    .addHelpText('after', `\n${EXIT_CODE_HELP}\n`);
+
+  const watch = probeCommand(
+    'watch',
+    'probe until interrupted, showing live scores; exit CRITICAL at the eviction threshold',
+    `Examples:
+  slowdisk watch                                   # the filesystem of the current directory
+  slowdisk watch --raft /data/tikv/raft --kv /data/tikv/db
+  slowdisk watch --path wal=/mnt/nvme0 --path data=/mnt/sdb --keep-going`,
+  ).option('--keep-going', 'go on past the eviction threshold instead of exiting');
+  watch.action((values: ProbeCommandValues & { keepGoing?: boolean }) =>
+    runProbe({ ...runOptions('watch', values), keepGoing: values.keepGoing === true }),
+  );
+
+  const check = probeCommand(
+    'check',
+    'probe for a while, print one summary line, and exit with the verdict (for cron and monitoring)',
+    `Examples:
+  slowdisk check                                   # 30 s on the filesystem of the current directory
+  slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --duration 1m
+  */5 * * * * root slowdisk check --kv /data/tikv/db || logger -t slowdisk "exit $?"`,
+  ).option('--duration <duration>', 'how long to probe; exits early at the eviction threshold', durationArg, DEFAULT_CHECK_DURATION_MS);
+  check.action((values: ProbeCommandValues & { duration: number }) =>
+    runProbe({ ...runOptions('check', values), durationMs: values.duration }),
+  );
+
+  program.addCommand(watch).addCommand(check);
+  return program;
+}
+
+/** Runs the CLI; a bad flag ends with one line on stderr and exit 3, never a stack trace. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride();
+  program.configureOutput({ writeErr: () => {} });
+  for (const command of program.commands) {
+    command.exitOverride();
+    command.configureOutput({ writeErr: () => {} });
+  }
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) process.exit(0);
+      fail(error.message.replace(/^error: /, ''), EXIT_UNKNOWN);
+    }
+    if (error instanceof Error && error.name === 'InvalidArgumentError') fail(error.message, EXIT_UNKNOWN);
+    fail(error instanceof Error ? error.message : String(error), EXIT_UNKNOWN);
+  }
+}

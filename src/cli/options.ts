@@ -1,0 +1,135 @@
+// The flags shared by watch and check (and later replay), mapped onto params.ts.
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  DEFAULT_PROBE_PARAMS,
+  DEFAULT_SCORE_PARAMS,
+
+  parseDuration,
+  type ProbeParams,
+  type ScoreParams,
+} from '../params.js';
+import type { ProbeTarget } from '../prober/protocol.js';
+
+export function durationArg(value: string): number {
+  try {
+    const ms = parseDuration(value);
+    if (ms <= 0) throw new RangeError(`must be more than 0: '${value}'`);
+    return ms;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function numberArg(min: number, max: number, integer: boolean) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`expected ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got '${value}'`);
+    }
+    return n;
+  };
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+function namedPath(value: string, previous: ProbeTarget[]): ProbeTarget[] {
+  const at = value.indexOf('=');
+  const name = value.slice(0, at);
+  const dir = value.slice(at + 1);
+  if (at < 1 || !NAME.test(name) || dir === '') {
+    throw new InvalidArgumentError(`expected NAME=DIR with a name of letters, digits, '.', '_' or '-', got '${value}'`);
+  }
+  return [...previous, { name, dir }];
+}
+
+export function addTargetOptions(command: Command): Command {
+  return command
+    .option('--raft <dir>', "the Raft data directory (TiKV's raft-engine.dir or raftdb-path)")
+    .option('--kv <dir>', "the KV data directory (TiKV's storage.data-dir)")
+    .option('--path <name=dir>', 'another directory to probe, under a name of your choosing (repeatable)', namedPath, []);
+}
+
+export function addScoreOptions(command: Command): Command {
+  const d = DEFAULT_SCORE_PARAMS;
+  return command
+    .option('--interval <duration>', 'one inspection per disk per tick', durationArg, d.intervalMs)
+    .option('--round-ticks <n>', 'ticks per round; the score is updated once a round', numberArg(1, 1e6, true), d.roundTicks)
+    .option('--ratio-threshold <x>', 'a round with this share of timeouts doubles the score', numberArg(1e-6, 1, false), d.ratioThreshold)
+    .option('--min-ttr <duration>', 'the score falls by 100 points per this much healthy time', durationArg, d.minTtrMs)
+    .option('--timeout <duration>', 'an inspection this long or longer is a timeout (default: the interval)', durationArg)
+    .option('--evict-threshold <n>', 'CRITICAL at this reported store score', numberArg(1, 100, false), d.evictThreshold)
+    .option('--slow-threshold <n>', 'WARNING at this reported store score', numberArg(1, 100, false), d.slowThreshold);
+}
+
+export function addProbeOptions(command: Command): Command {
+  return command
+    .option('--sync <call>', 'the flush after each write: fdatasync or fsync', syncArg, DEFAULT_PROBE_PARAMS.sync)
+    .option('--buffered', 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)')
+    .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize);
+}
+
+function syncArg(value: string): ProbeParams['sync'] {
+  if (value !== 'fdatasync' && value !== 'fsync') throw new InvalidArgumentError(`expected fdatasync or fsync, got '${value}'`);
+  return value;
+}
+
+export interface ScoreOptionValues {
+  interval: number;
+  roundTicks: number;
+  ratioThreshold: number;
+  minTtr: number;
+  timeout?: number;
+  evictThreshold: number;
+  slowThreshold: number;
+}
+
+export function scoreParamsFrom(options: ScoreOptionValues): ScoreParams {
+  if (options.slowThreshold > options.evictThreshold) {
+    throw new InvalidArgumentError(
+      `--slow-threshold (${options.slowThreshold}) is above --evict-threshold (${options.evictThreshold})`,
+    );
+  }
+  return {
+    intervalMs: options.interval,
+    roundTicks: options.roundTicks,
+    ratioThreshold: options.ratioThreshold,
+    minTtrMs: options.minTtr,
+    timeoutMs: options.timeout ?? options.interval,
+    evictThreshold: options.evictThreshold,
+    slowThreshold: options.slowThreshold,
+  };
+}
+
+export interface ProbeOptionValues {
+  sync: ProbeParams['sync'];
+  buffered?: boolean;
+  ioSize: number;
+}
+
+export function probeParamsFrom(options: ProbeOptionValues): ProbeParams {
+  return { ioSize: options.ioSize, direct: !options.buffered, sync: options.sync };
+}
+
+export interface TargetOptionValues {
+  raft?: string;
+  kv?: string;
+  path: ProbeTarget[];
+}
+
+/** The paths to probe, absolute; with none given, the current directory's filesystem. */
+export function targetsFrom(options: TargetOptionValues, cwd: string = process.cwd()): ProbeTarget[] {
+  const targets: ProbeTarget[] = [];
+  if (options.raft !== undefined) targets.push({ name: 'raft', dir: options.raft });
+  if (options.kv !== undefined) targets.push({ name: 'kv', dir: options.kv });
+  targets.push(...options.path);
+  if (targets.length === 0) targets.push({ name: 'cwd', dir: cwd });
+  const seen = new Set<string>();
+  for (const target of targets) {
+    if (target.dir === '') throw new InvalidArgumentError(`the ${target.name} directory is empty`);
+    if (seen.has(target.name)) throw new InvalidArgumentError(`the name '${target.name}' is given twice`);
+    seen.add(target.name);
+  }
+  return targets.map(({ name, dir }) => ({ name, dir: path.resolve(cwd, dir) }));
+}
+

@@ -1,0 +1,71 @@
+// The run loop shared by watch and check: probe, score, report, and exit with the verdict.
+import type { ProbeParams, ScoreParams } from '../params.js';
+import type { ProbeTarget } from '../prober/protocol.js';
+import { checkSummary } from '../report/check-summary.js';
+import { LiveView } from '../report/live-view.js';
+import { RoundLines, type Reporter } from '../report/round-lines.js';
+import { RunVerdict } from '../score/store-score.js';
+import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
+import { ProbeSession, StartupError } from '../session/probe-session.js';
+import { EXIT_CRITICAL, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
+import { fail } from './fail.js';
+
+export interface RunOptions {
+  mode: 'watch' | 'check';
+  targets: ProbeTarget[];
+  score: ScoreParams;
+  probe: ProbeParams;
+  /** check: how long to probe. */
+  durationMs?: number;
+  /** watch: go on past the eviction threshold. */
+  keepGoing?: boolean;
+}
+
+export async function runProbe(options: RunOptions): Promise<void> {
+  const { mode, score, probe } = options;
+  const buffered = !probe.direct;
+  let session: ProbeSession;
+  try {
+    session = await ProbeSession.open(options.targets, score, probe);
+  } catch (error) {
+    if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
+    throw error;
+  }
+  const verdict = new RunVerdict(score);
+  const startMs = MONOTONIC_CLOCK.now();
+  let storeScore = 1;
+  let reporter: Reporter | null = null;
+  if (mode === 'watch') {
+    reporter = process.stdout.isTTY && process.stdout.columns > 0 ? new LiveView(() => session.statuses(), score, buffered) : new RoundLines(buffered);
+  }
+
+  let finishing = false;
+  const finish = async (code: number, interruptedBy?: string): Promise<void> => {
+    if (finishing) return;
+    finishing = true;
+    reporter?.stop();
+    const disks = session.statuses();
+    await session.stop();
+    if (mode === 'check') {
+      const elapsed = MONOTONIC_CLOCK.now() - startMs;
+      process.stdout.write(`${checkSummary(verdict, storeScore, elapsed, disks, score, buffered, interruptedBy)}\n`);
+    }
+    process.exit(code);
+  };
+
+  session.on('round', (report) => {
+    storeScore = report.storeScore;
+    const severity = verdict.observe(report.storeScore);
+    reporter?.round(report);
+    if (severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
+  });
+  session.on('event', (event) => reporter?.event(event));
+  session.on('fatal', (message) => {
+    reporter?.stop();
+    void session.stop().then(() => fail(message, EXIT_UNKNOWN));
+  });
+  process.on('SIGINT', () => void finish(EXIT_SIGINT, 'SIGINT'));
+  process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
+  if (mode === 'check') setTimeout(() => void finish(exitCodeOf(verdict.severity)), options.durationMs);
+  session.start();
+}

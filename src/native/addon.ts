@@ -1,0 +1,253 @@
+// Typed face of the native probe layer (build/Release/slowdisk_probe.node).
+// Each ProbeWorker owns one native thread; its requests run in order there,
+// and a failed request rejects with a ProbeError.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export type SyncMode = 'fdatasync' | 'fsync';
+
+export interface ResolveResult {
+  mntId: number;
+  devMajor: number;
+  devMinor: number;
+  fsMagic: number;
+}
+
+export interface PrepareOptions {
+  ioSize: number;
+  direct: boolean;
+}
+
+export interface ProbeFile {
+  path: string;
+  /** Inode numbers above 2^53 lose precision; both sides compare them as numbers. */
+  ino: number;
+  ioSize: number;
+  align: number;
+  alignSource: 'statx' | 'logical-block-size' | 'default';
+  blocks: number;
+}
+
+export interface PrepareResult extends ProbeFile {
+  staleRemoved: string[];
+}
+
+export interface InspectRequest {
+  file: ProbeFile;
+  block: number;
+  direct: boolean;
+  sync: SyncMode;
+  /** Pattern seed; use a new one for every inspection so each write carries new data. */
+  seed: number;
+}
+
+export interface InspectResult {
+  openNs: number;
+  writeNs: number;
+  syncNs: number;
+  readNs: number;
+  closeNs: number;
+  totalNs: number;
+  /** The probe file was missing and was re-created (inside openNs) under the same path. */
+  created: boolean;
+  /** The probe file's inode: a new one when `created`. */
+  ino: number;
+}
+
+/** Filesystems whose "disk" is memory: timing them says nothing about a device. */
+export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
+  0x01021994, // tmpfs
+  0x858458f6, // ramfs
+]);
+
+/**
+ * A failed probe syscall. `code` is the errno name (`errno` its number), or
+ * one of slowdisk's own codes, which have `errno` 0:
+ * - `ECORRUPT`: the block read back differs from what was written; `offset`
+ *   is the file offset of the first differing byte.
+ * - `ENOTOURS`: the path no longer names this prober's probe file, so it was
+ *   neither written nor removed.
+ */
+export class ProbeError extends Error {
+  readonly code: string;
+  readonly errno: number;
+  readonly syscall: string;
+  readonly path: string;
+  readonly offset?: number;
+
+  constructor(
+    message: string,
+    fields: { code: string; errno: number; syscall: string; path: string; offset?: number },
+  ) {
+    super(message);
+    this.name = 'ProbeError';
+    this.code = fields.code;
+    this.errno = fields.errno;
+    this.syscall = fields.syscall;
+    this.path = fields.path;
+    if (fields.offset !== undefined) this.offset = fields.offset;
+  }
+}
+
+interface NativeInspectRequest {
+  path: string;
+  ino: number;
+  block: number;
+  blocks: number;
+  ioSize: number;
+  align: number;
+  direct: boolean;
+  sync: SyncMode;
+  seed: number;
+}
+
+interface NativeWorker {
+  resolve(dir: string): Promise<ResolveResult>;
+  prepare(dir: string, ioSize: number, direct: boolean): Promise<PrepareResult>;
+  inspect(request: NativeInspectRequest): Promise<InspectResult>;
+  remove(path: string, ino: number): Promise<void>;
+  removeStale(dir: string): Promise<string[]>;
+  close(): void;
+}
+
+interface NativeAddon {
+  ProbeWorker: new (name: string) => NativeWorker;
+}
+
+// The same relative path works from src/native (vitest) and dist/native.
+const DEFAULT_ADDON_PATH = fileURLToPath(
+  new URL('../../build/Release/slowdisk_probe.node', import.meta.url),
+);
+
+let addon: NativeAddon | undefined;
+
+// Loaded on first use, so that code which never probes (--help, config
+// checks) works without a build.
+function loadAddon(): NativeAddon {
+  if (addon === undefined) {
+    const path = process.env['SLOWDISK_ADDON'] || DEFAULT_ADDON_PATH;
+    try {
+      addon = createRequire(import.meta.url)(path) as NativeAddon;
+    } catch (cause) {
+      throw new Error(
+        // The first line only: Node appends the whole require stack.
+        `cannot load the slowdisk native addon from ${path}: ${String((cause as Error).message).split('\n')[0]}; ` +
+          'build it with `npm run build`',
+        { cause },
+      );
+    }
+  }
+  return addon;
+}
+
+function isNativeFailure(e: unknown): e is Error & ConstructorParameters<typeof ProbeError>[1] {
+  return (
+    e instanceof Error &&
+    typeof (e as { code?: unknown }).code === 'string' &&
+    typeof (e as { syscall?: unknown }).syscall === 'string'
+  );
+}
+
+function toProbeError(e: unknown): never {
+  if (!isNativeFailure(e)) throw e;
+  throw new ProbeError(e.message, e);
+}
+
+// Programmer errors throw synchronously, before anything is queued.
+function requireString(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`${name} must be a non-empty string`);
+  }
+  return value;
+}
+
+function requireInteger(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function requireBoolean(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
+  return value;
+}
+
+// The header has to fit in one block; the file is 65 blocks.
+const MIN_IO_SIZE = 512;
+const MAX_IO_SIZE = 64 * 1024 * 1024;
+
+export class ProbeWorker {
+  readonly #native: NativeWorker;
+
+  /** `name` labels the native thread (first 15 characters) and error messages. */
+  constructor(name: string) {
+    this.#native = new (loadAddon().ProbeWorker)(requireString(name, 'name'));
+  }
+
+  /** Which mount and device `dir` lives on; fails with ENOTDIR for a non-directory. */
+  resolve(dir: string): Promise<ResolveResult> {
+    return this.#native.resolve(requireString(dir, 'dir')).catch(toProbeError);
+  }
+
+  /**
+   * Removes stale probe files in `dir`, then creates this process's probe
+   * file there. `ioSize` is rounded up to the device's direct I/O alignment.
+   */
+  prepare(dir: string, opts: PrepareOptions): Promise<PrepareResult> {
+    return this.#native
+      .prepare(
+        requireString(dir, 'dir'),
+        requireInteger(opts.ioSize, 'ioSize', MIN_IO_SIZE, MAX_IO_SIZE),
+        requireBoolean(opts.direct, 'direct'),
+      )
+      .catch(toProbeError);
+  }
+
+  /** One timed open, write, sync, read-back and close of block `block % file.blocks`. */
+  inspect(req: InspectRequest): Promise<InspectResult> {
+    const { file } = req;
+    if (req.sync !== 'fdatasync' && req.sync !== 'fsync') {
+      throw new TypeError(`sync must be 'fdatasync' or 'fsync', got ${String(req.sync)}`);
+    }
+    return this.#native
+      .inspect({
+        path: requireString(file.path, 'file.path'),
+        ino: requireInteger(file.ino, 'file.ino', 0, Number.MAX_VALUE),
+        block: requireInteger(req.block, 'block', 0, Number.MAX_SAFE_INTEGER),
+        blocks: requireInteger(file.blocks, 'file.blocks', 1, 64),
+        ioSize: requireInteger(file.ioSize, 'file.ioSize', 1, MAX_IO_SIZE),
+        align: requireInteger(file.align, 'file.align', 1, MAX_IO_SIZE),
+        direct: requireBoolean(req.direct, 'direct'),
+        sync: req.sync,
+        seed: requireInteger(req.seed, 'seed', 0, Number.MAX_SAFE_INTEGER),
+      })
+      .catch(toProbeError);
+  }
+
+  /**
+   * Unlinks the probe file if `path` still names it (same inode); an already
+   * missing file is fine. Anything else under that name fails with ENOTOURS.
+   */
+  remove(file: { path: string; ino: number }): Promise<void> {
+    return this.#native
+      .remove(requireString(file.path, 'path'), requireInteger(file.ino, 'ino', 0, Number.MAX_VALUE))
+      .catch(toProbeError);
+  }
+
+  /**
+   * Removes probe files in `dir` whose header names the pid in their file
+   * name and whose process no longer exists; returns their paths.
+   */
+  removeStale(dir: string): Promise<string[]> {
+    return this.#native.removeStale(requireString(dir, 'dir')).catch(toProbeError);
+  }
+
+  /**
+   * Queued requests still run and settle; new ones throw. Returns at once,
+   * even while the thread is stuck in the kernel.
+   */
+  close(): void {
+    this.#native.close();
+  }
+}

@@ -1,0 +1,73 @@
+// The one place that owns slowdisk's parameters and their defaults.
+// Score defaults are TiKV's (components/health_controller) and PD's evict-slow-store.
+
+export interface ScoreParams {
+  /** One inspection per disk per tick. */
+  intervalMs: number;
+  /** The score is updated on every tick whose id is a multiple of this. */
+  roundTicks: number;
+  /** A round whose timeout ratio reaches this doubles the score. */
+  ratioThreshold: number;
+  /** The score falls by 100 points per this much wall time. */
+  minTtrMs: number;
+  /** An inspection that takes this long or longer counts as a timeout. */
+  timeoutMs: number;
+  /** PD evicts leaders from a store whose reported score reaches this. */
+  evictThreshold: number;
+  /** PD counts a store at or above this as slow. */
+  slowThreshold: number;
+}
+
+export const DEFAULT_INTERVAL_MS = 100;
+
+export const DEFAULT_SCORE_PARAMS: Readonly<ScoreParams> = Object.freeze({
+  intervalMs: DEFAULT_INTERVAL_MS,
+  roundTicks: 30,
+  ratioThreshold: 0.1,
+  minTtrMs: 300_000,
+  timeoutMs: DEFAULT_INTERVAL_MS,
+  evictThreshold: 100,
+  slowThreshold: 80,
+});
+
+export type SyncMode = 'fdatasync' | 'fsync';
+
+export interface ProbeParams {
+  /** Bytes written and read back per inspection, rounded up to the filesystem's O_DIRECT alignment. */
+  ioSize: number;
+  /** false only with --buffered, for filesystems that refuse O_DIRECT. */
+  direct: boolean;
+  sync: SyncMode;
+}
+
+export const DEFAULT_PROBE_PARAMS: Readonly<ProbeParams> = Object.freeze({
+  ioSize: 4096,
+  direct: true,
+  sync: 'fdatasync',
+});
+
+export const DEFAULT_CHECK_DURATION_MS = 30_000;
+
+/** The score a disk starts at and falls back to; also the floor of the store score. */
+export const SCORE_FLOOR = 1;
+/** The score never exceeds this. */
+export const SCORE_CEILING = 100;
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses "100ms", "3s", "5m", "1.5h" or a bare number of milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (!match) throw new RangeError(`not a duration: '${text}' (use e.g. 100ms, 3s, 5m)`);
+  const ms = Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'];
+  if (!Number.isFinite(ms)) throw new RangeError(`not a duration: '${text}'`);
+  return ms;
+}
+
+/** Renders milliseconds back the way a person would type them. */
+export function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0 && ms > 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}

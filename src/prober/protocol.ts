@@ -1,0 +1,55 @@
+// Messages between the CLI process and the prober child (Node IPC, JSON).
+import type { ProbeParams } from '../params.js';
+
+export interface ProbeTarget {
+  name: string;
+  dir: string;
+}
+
+export interface SerializedProbeError {
+  code: string;
+  errno: number;
+  syscall: string;
+  path: string;
+  message: string;
+  offset?: number;
+}
+
+export interface Resolution {
+  mntId: number;
+  devMajor: number;
+  devMinor: number;
+  fsMagic: number;
+}
+
+export interface PhaseTimings {
+  openMs: number;
+  writeMs: number;
+  syncMs: number;
+  readMs: number;
+  closeMs: number;
+  totalMs: number;
+}
+
+export type ToProber =
+  | { type: 'configure'; targets: ProbeTarget[]; probe: ProbeParams }
+  | { type: 'resolve'; name: string }
+  | { type: 'inspect'; name: string; tick: number }
+  | { type: 'release'; name: string }
+  | { type: 'stop' };
+
+export type FromProber =
+  | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
+  | {
+      type: 'inspected';
+      name: string;
+      tick: number;
+      timings?: PhaseTimings;
+      /** The probe file was (re)created during this inspection. */
+      created?: boolean;
+      /** Probe files of dead slowdisk runs, removed when this one's file was made. */
+      staleRemoved?: string[];
+      error?: SerializedProbeError;
+    }
+  | { type: 'released'; name: string; error?: SerializedProbeError }
+  | { type: 'stopped' };

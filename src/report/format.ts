@@ -1,0 +1,69 @@
+// How numbers and disks read at a glance, in every human-facing output.
+import type { SessionEvent, DiskStatus } from '../session/probe-session.js';
+import { describeError } from '../session/probe-session.js';
+
+export function formatScore(score: number): string {
+  return score >= 100 ? '100' : score.toFixed(2);
+}
+
+export function formatMs(ms: number): string {
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)}s`;
+  if (ms >= 100) return `${ms.toFixed(0)}ms`;
+  if (ms >= 10) return `${ms.toFixed(1)}ms`;
+  return `${ms.toFixed(2)}ms`;
+}
+
+export function formatElapsed(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** Marks that must follow a disk into every output, since they change what its numbers mean. */
+export function diskFlags(disk: DiskStatus, buffered: boolean): string[] {
+  const flags: string[] = [];
+  if (disk.memoryBacked) flags.push(`not a disk: ${disk.mount?.fsType ?? 'memory-backed'}`);
+  if (buffered && disk.inspected) flags.push('buffered: no O_DIRECT');
+  return flags;
+}
+
+export function formatPhases(disk: DiskStatus): string {
+  const last = disk.last;
+  if (!last) return 'no inspection yet';
+  return `write ${formatMs(last.writeMs)} sync ${formatMs(last.syncMs)} read ${formatMs(last.readMs)}`;
+}
+
+/** The state of a disk in a few words: what an operator reads first. */
+export function formatState(disk: DiskStatus): string {
+  if (disk.state === 'skipped') return `skipped: same filesystem as ${disk.sameAs}`;
+  if (disk.waitingMs !== undefined) return `waiting ${formatElapsed(disk.waitingMs)} for an inspection`;
+  if (disk.state === 'down' && disk.error) return `down ${describeError(disk.error, disk)}`;
+  return disk.state;
+}
+
+export function formatMount(disk: DiskStatus): string {
+  if (!disk.mount) return disk.device ? `device ${disk.device}` : 'mount unknown';
+  return `${disk.mount.fsType} ${disk.mount.source} at ${disk.mount.mountPoint}`;
+}
+
+/** One line per disk: name, score, state, latest phases, flags. */
+export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
+  const flags = diskFlags(disk, buffered);
+  const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
+  if (disk.state === 'skipped') return `${disk.name} ${disk.dir} ${formatState(disk)}${flagText}`;
+  const phases = disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
+  return `${disk.name} ${disk.dir} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${flagText}`;
+}
+
+export function formatEvent(event: SessionEvent): string {
+  switch (event.kind) {
+    case 'down':
+      return `${event.disk} is down: ${event.error.message}`;
+    case 'back':
+      return `${event.disk} is back`;
+    case 'stale-removed':
+      return `${event.disk}: removed probe files left by a dead slowdisk: ${event.paths.join(', ')}`;
+    case 'layout':
+      return `layout changed: ${event.disks
+        .map((disk) => (disk.inspected ? `${disk.name} on ${disk.mount?.source ?? disk.device ?? '?'}` : `${disk.name} skipped (same filesystem as ${disk.sameAs})`))
+        .join(', ')}`;
+  }
+}

@@ -1,0 +1,57 @@
+// watch on a TTY: a live view that redraws a few times a second, so a hung disk's
+// waiting time and the other disks' latencies keep moving between rounds.
+import ora, { type Ora } from 'ora';
+import type { ScoreParams } from '../params.js';
+import type { DiskStatus, RoundReport, SessionEvent } from '../session/probe-session.js';
+import { severityOf } from '../score/store-score.js';
+import { formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
+import type { Reporter } from './round-lines.js';
+
+const REDRAW_MS = 250;
+
+export class LiveView implements Reporter {
+  private readonly spinner: Ora;
+  private readonly timer: NodeJS.Timeout;
+  private last: RoundReport | null = null;
+
+  constructor(
+    private readonly statuses: () => DiskStatus[],
+    private readonly params: ScoreParams,
+    private readonly buffered: boolean,
+  ) {
+    this.spinner = ora({ text: 'starting the probes', discardStdin: false }).start();
+    this.timer = setInterval(() => this.redraw(), REDRAW_MS);
+  }
+
+  round(report: RoundReport): void {
+    this.last = report;
+    this.redraw();
+  }
+
+  event(event: SessionEvent): void {
+    this.spinner.clear();
+    process.stdout.write(`${formatEvent(event)}\n`);
+    this.spinner.render();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    if (this.last) this.spinner.stopAndPersist({ symbol: '', text: this.text() });
+    else this.spinner.stop();
+  }
+
+  private redraw(): void {
+    if (this.last) this.spinner.text = this.text();
+  }
+
+  private text(): string {
+    const report = this.last!;
+    const severity = severityOf(report.storeScore, this.params);
+    const scores = new Map(report.disks.map((disk) => [disk.name, disk.score]));
+    const lines = this.statuses().map((disk) => `  ${formatDiskLine({ ...disk, score: scores.get(disk.name) ?? disk.score }, this.buffered)}`);
+    return [
+      `store score ${report.reportedScore} (${formatScore(report.storeScore)}) ${severity.toUpperCase()}  tick ${report.tick}  ${formatElapsed(report.elapsedMs)}  slow ${this.params.slowThreshold} evict ${this.params.evictThreshold}`,
+      ...lines,
+    ].join('\n');
+  }
+}

@@ -1,0 +1,29 @@
+// watch off a TTY: one plain line per round and one per event, nothing else.
+import type { RoundReport, SessionEvent } from '../session/probe-session.js';
+import { formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
+
+export interface Reporter {
+  round(report: RoundReport): void;
+  event(event: SessionEvent): void;
+  stop(): void;
+}
+
+export class RoundLines implements Reporter {
+  constructor(
+    private readonly buffered: boolean,
+    private readonly write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  ) {}
+
+  round(report: RoundReport): void {
+    const disks = report.disks.map((disk) => formatDiskLine(disk, this.buffered));
+    this.write(
+      `${formatElapsed(report.elapsedMs)} tick ${report.tick} store ${report.reportedScore} (${formatScore(report.storeScore)}) | ${disks.join(' | ')}`,
+    );
+  }
+
+  event(event: SessionEvent): void {
+    this.write(`event: ${formatEvent(event)}`);
+  }
+
+  stop(): void {}
+}

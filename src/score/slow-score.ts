@@ -1,0 +1,85 @@
+// TiKV's per-disk slow score, as ../shared/spec/slow-score.md states it.
+// Pure: no timers, no I/O; the caller passes the clock's reading in.
+import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
+
+export type RoundParams = Pick<ScoreParams, 'ratioThreshold' | 'minTtrMs'>;
+
+/**
+ * The update rule applied at the end of a round. A round with any timeout multiplies the
+ * score by up to 2; a clean round lowers it linearly in wall time, and never below 1.
+ */
+export function updatedScore(
+  value: number,
+  timeouts: number,
+  total: number,
+  elapsedMs: number,
+  params: RoundParams,
+): number {
+  if (timeouts === 0) {
+    const desc = (100 * Math.trunc(elapsedMs)) / params.minTtrMs;
+    // Strict '>' so that the floor is reached exactly.
+    return desc > value - SCORE_FLOOR ? SCORE_FLOOR : value - desc;
+  }
+  const ratio = Math.min(timeouts / total, params.ratioThreshold);
+  return Math.min(SCORE_CEILING, value * (1 + ratio / params.ratioThreshold));
+}
+
+/** What a tick asks of its caller. */
+export interface TickOutcome {
+  tickId: number;
+  /** The score was updated at this tick (the tick closes a round). */
+  updated: boolean;
+}
+
+/** One disk's score and the counters of its current round. */
+export class SlowScore {
+  value: number = SCORE_FLOOR;
+  timeouts = 0;
+  total = 0;
+  tickId = 0;
+  lastTickFinished = true;
+  lastUpdateMs: number;
+
+  constructor(
+    private readonly params: ScoreParams,
+    nowMs: number,
+  ) {
+    this.lastUpdateMs = nowMs;
+  }
+
+  /**
+   * A new tick. The previous tick's inspection, if it did not finish, is charged as a timeout
+   * before the id moves on; so the first round holds ticks 1..roundTicks-1.
+   */
+  tick(nowMs: number): TickOutcome {
+    if (!this.lastTickFinished) {
+      this.timeouts += 1;
+      this.total += 1;
+      this.lastTickFinished = true;
+    }
+    this.tickId += 1;
+    this.lastTickFinished = false;
+    const updated = this.tickId % this.params.roundTicks === 0;
+    if (updated) this.update(nowMs);
+    return { tickId: this.tickId, updated };
+  }
+
+  /**
+   * An inspection started at `tickId` finished after `durationMs`. Only a result that arrives
+   * while its tick is current counts; a late one was already charged as a timeout.
+   */
+  record(tickId: number, durationMs: number): boolean {
+    if (tickId !== this.tickId) return false;
+    this.lastTickFinished = true;
+    this.total += 1;
+    if (durationMs >= this.params.timeoutMs) this.timeouts += 1;
+    return true;
+  }
+
+  update(nowMs: number): void {
+    this.value = updatedScore(this.value, this.timeouts, this.total, nowMs - this.lastUpdateMs, this.params);
+    this.timeouts = 0;
+    this.total = 0;
+    this.lastUpdateMs = nowMs;
+  }
+}

@@ -1,0 +1,44 @@
+// From disk scores to the store's score and PD's view of it.
+import { SCORE_FLOOR, type ScoreParams } from '../params.js';
+
+/** The store's score: the maximum over its disks, and at least 1. */
+export function storeScore(diskScores: Iterable<number>): number {
+  let max = SCORE_FLOOR;
+  for (const score of diskScores) if (score > max) max = score;
+  return max;
+}
+
+/** PD sees the integer part: 99.9 is reported as 99. */
+export function reportedScore(score: number): number {
+  return Math.trunc(score);
+}
+
+export type Severity = 'ok' | 'slow' | 'evict';
+
+export function severityOf(score: number, params: Pick<ScoreParams, 'evictThreshold' | 'slowThreshold'>): Severity {
+  const reported = reportedScore(score);
+  if (reported >= params.evictThreshold) return 'evict';
+  if (reported >= params.slowThreshold) return 'slow';
+  return 'ok';
+}
+
+const SEVERITY_ORDER: readonly Severity[] = ['ok', 'slow', 'evict'];
+
+/** The worst the reported store score got over a run. */
+export class RunVerdict {
+  private worst: Severity = 'ok';
+  maxReported = 1;
+
+  constructor(private readonly params: Pick<ScoreParams, 'evictThreshold' | 'slowThreshold'>) {}
+
+  observe(score: number): Severity {
+    const severity = severityOf(score, this.params);
+    this.maxReported = Math.max(this.maxReported, reportedScore(score));
+    if (SEVERITY_ORDER.indexOf(severity) > SEVERITY_ORDER.indexOf(this.worst)) this.worst = severity;
+    return severity;
+  }
+
+  get severity(): Severity {
+    return this.worst;
+  }
+}

@@ -1,0 +1,51 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { basename, delimiter, join } from 'node:path';
+import { expect } from 'vitest';
+
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs';
+
+export type FacilityGate = { skip: false } | { skip: true; reason: string };
+
+const blkioWriteIops = '/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device';
+
+function isAccessible(path: string, mode: number): boolean {
+  try {
+    accessSync(path, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isOnPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => isAccessible(join(dir, command), constants.X_OK));
+}
+
+const facilities: Record<RootFacility, { what: string; isPresent: () => boolean }> = {
+  root: { what: 'root (euid 0)', isPresent: () => process.geteuid?.() === 0 },
+  loop: {
+    what: 'loop devices (losetup on PATH, /dev/loop-control)',
+    isPresent: () => isOnPath('losetup') && existsSync('/dev/loop-control'),
+  },
+  blkio: { what: `cgroup v1 blkio throttling (${blkioWriteIops} writable)`, isPresent: () => isAccessible(blkioWriteIops, constants.W_OK) },
+  fsfreeze: { what: 'fsfreeze on PATH', isPresent: () => isOnPath('fsfreeze') },
+  xfs: { what: 'mkfs.xfs on PATH (xfsprogs)', isPresent: () => isOnPath('mkfs.xfs') },
+};
+
+/**
+ * Checks what a suite that makes real disks needs, for describe.skipIf(gate.skip).
+ * A machine without it fails the suite, so that a CI missing a facility cannot
+ * pass by testing nothing; SLOWDISK_ALLOW_SKIP=1 turns that into a loud skip
+ * for machines known to lack it.
+ */
+export function requireRootFacilities(needs: RootFacility[]): FacilityGate {
+  const missing = needs.filter((need) => !facilities[need].isPresent()).map((need) => facilities[need].what);
+  if (missing.length === 0) return { skip: false };
+  const suite = basename(expect.getState().testPath ?? 'a test suite');
+  const reason = `missing ${missing.join(', ')}`;
+  if (process.env.SLOWDISK_ALLOW_SKIP === '1') {
+    process.stderr.write(`SKIPPED (SLOWDISK_ALLOW_SKIP=1): ${suite}: ${reason}\n`);
+    return { skip: true, reason };
+  }
+  throw new Error(`${suite} cannot run: ${reason} (set SLOWDISK_ALLOW_SKIP=1 to skip it instead)`);
+}

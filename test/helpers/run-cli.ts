@@ -1,0 +1,80 @@
+// Runs the slowdisk bin as a user would, without npx (npx does not pass signals on).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/slowdisk.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** From spawn until stdout and stderr closed: what `out=$(slowdisk ...)` waits for. */
+  elapsedMs: number;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  /** Everything printed on stdout so far. */
+  stdout(): string;
+  done: Promise<CliResult>;
+}
+
+export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RunningCli {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    // 'close' waits for the pipes: a prober that kept them open would show here.
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, elapsedMs: performance.now() - started }));
+  });
+  return { child, stdout: () => stdout, done };
+}
+
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+/** Resolves once `predicate` holds, polling; rejects after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The PIDs whose parent is `pid`, from /proc (this kernel has no /proc/PID/task/TID/children). */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name may hold spaces and parentheses: fields resume after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children;
+}
+
+export function isAlive(pid: number): boolean {
+  return existsSync(`/proc/${pid}`);
+}
+
+/** The probe files slowdisk has in `dir` right now. */
+export function probeFiles(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.startsWith('.slowdisk-probe-'));
+}

@@ -1,0 +1,142 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { MountTable, deviceOf } from '../../src/mounts/mount-table.js';
+
+const execFileAsync = promisify(execFile);
+const kitDir = fileURLToPath(new URL('../../scripts/fault/', import.meta.url));
+
+export interface TestDiskOptions {
+  fs?: 'ext4' | 'xfs';
+  sizeMiB?: number;
+  /** Needed for writeErrors(): see scripts/fault/make-disk --help. */
+  backingTmpfs?: boolean;
+}
+
+/** A loop disk made by scripts/fault/make-disk; each method runs the kit script of that name and resolves to what it printed. */
+export interface TestDisk {
+  dir: string;
+  /** The loop device, such as /dev/loop3. */
+  device: string;
+  majMin: string;
+  slow(limits: { readIops?: number; writeIops?: number }): Promise<string>;
+  unslow(): Promise<string>;
+  hang(): Promise<string>;
+  thaw(): Promise<string>;
+  readonly(): Promise<string>;
+  readwrite(): Promise<string>;
+  writeErrors(): Promise<string>;
+  healWriteErrors(): Promise<string>;
+  fill(): Promise<string>;
+  free(): Promise<string>;
+  vanish(): Promise<string>;
+  restore(): Promise<string>;
+  remove(): Promise<string>;
+}
+
+// Directories of disks not removed yet. A disk left behind would keep a loop
+// device, a mount and maybe a throttle or a frozen filesystem on the machine,
+// so every disk is listed here from before it is made until it is gone.
+const liveDisks = new Set<string>();
+
+async function runKit(script: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync(join(kitDir, script), args);
+    return stdout.trim();
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(`${script} ${args.join(' ')} failed: ${stderr || String(error)}`, { cause: error });
+  }
+}
+
+async function removeTestDisk(dir: string): Promise<string> {
+  const said = await runKit('remove-disk', [dir]);
+  // Only now is dir a plain directory again; a vanished disk's writes may have
+  // landed in it.
+  await rm(dir, { recursive: true, force: true });
+  liveDisks.delete(dir);
+  return said;
+}
+
+/** Makes a disk mounted on a fresh directory under the system temp dir. */
+export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk> {
+  const dir = await mkdtemp(join(tmpdir(), 'slowdisk-test-disk-'));
+  liveDisks.add(dir);
+  const args = [dir];
+  if (opts.fs) args.push('--fs', opts.fs);
+  if (opts.sizeMiB !== undefined) args.push('--size-mib', String(opts.sizeMiB));
+  if (opts.backingTmpfs) args.push('--backing-tmpfs');
+  await runKit('make-disk', args);
+
+  const mount = MountTable.read().topmostAt(dir);
+  if (!mount) throw new Error(`make-disk ${dir} succeeded but nothing is mounted there`);
+  const kit = (script: string) => () => runKit(script, [dir]);
+  return {
+    dir,
+    device: mount.source,
+    majMin: deviceOf(mount),
+    slow: ({ readIops, writeIops }) =>
+      runKit('slow', [
+        dir,
+        ...(readIops === undefined ? [] : ['--read-iops', String(readIops)]),
+        ...(writeIops === undefined ? [] : ['--write-iops', String(writeIops)]),
+      ]),
+    unslow: kit('unslow'),
+    hang: kit('hang'),
+    thaw: kit('thaw'),
+    readonly: kit('readonly'),
+    readwrite: kit('readwrite'),
+    writeErrors: kit('write-errors'),
+    healWriteErrors: kit('heal-write-errors'),
+    fill: kit('fill'),
+    free: kit('free'),
+    vanish: kit('vanish'),
+    restore: kit('restore'),
+    remove: () => removeTestDisk(dir),
+  };
+}
+
+/**
+ * Removes every disk not removed yet, whatever faults it has (remove-disk
+ * thaws, unthrottles and heals before it unmounts, detaches and deletes).
+ * For afterAll/afterEach; tries every disk before reporting any failure.
+ */
+export async function removeAllTestDisks(): Promise<void> {
+  const failures: unknown[] = [];
+  for (const dir of [...liveDisks]) {
+    try {
+      await removeTestDisk(dir);
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw new AggregateError(failures, `could not remove ${failures.length} test disk(s)`);
+}
+
+// For a run that ends before its afterAll hooks: nothing can be reported any
+// more and the listeners must be synchronous, so this only tries.
+function removeLeftoverDisksSync(): void {
+  for (const dir of liveDisks) {
+    try {
+      execFileSync(join(kitDir, 'remove-disk'), [dir], { stdio: 'ignore' });
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Best effort: the disk stays behind, as it would without this fallback.
+    }
+  }
+}
+
+process.on('exit', removeLeftoverDisksSync);
+// A signal ends the process without 'exit', and a vitest worker is stopped
+// with SIGTERM. Once the listener is gone, the signal raised again ends the
+// process as it would have.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    removeLeftoverDisksSync();
+    process.kill(process.pid, signal);
+  });
+}
