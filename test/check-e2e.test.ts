@@ -57,6 +57,16 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     expect(probeFiles(disk.dir)).toEqual([]);
   });
 
+  it('WARNING when the reported score reaches the slow threshold and not the eviction threshold', async () => {
+    const disk = await makeTestDisk();
+    await disk.hang();
+    // A hang doubles the score every 3 s round: 2 at 3 s, 4 at 6 s.
+    const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--slow-threshold', '4']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100\)/);
+    await disk.thaw();
+  });
+
   it('watch keeps scoring a healthy disk while another one hangs', async () => {
     const healthy = await makeTestDisk();
     const frozen = await makeTestDisk();
@@ -102,6 +112,24 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     const result = await cli.done;
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/\| raft \S+ score 1\.00 up .* \| wal \S+ score 1\.00 up /);
+  });
+
+  it('a filesystem that refuses O_DIRECT: exit 3 naming it, or --buffered, marked in the output', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-ramfs-'));
+    execFileSync('mount', ['-t', 'ramfs', 'ramfs', dir]);
+    try {
+      const refused = await runCli(['check', '--raft', dir, '--duration', '1s']);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(new RegExp(`^slowdisk: cannot probe raft=${dir}: the ramfs filesystem at ${dir} refuses O_DIRECT \\(EINVAL: open ${dir}/\\.slowdisk-probe-\\d+-[0-9a-f]+\\); --buffered probes it through the page cache instead\n$`));
+      expect(probeFiles(dir)).toEqual([]);
+      const buffered = await runCli(['check', '--raft', dir, '--duration', '1s', '--buffered']);
+      expect(buffered.code).toBe(0);
+      expect(buffered.stdout).toMatch(/raft \S+ score 1\.00 up .*\[not a disk: ramfs; buffered: no O_DIRECT\]/);
+      expect(probeFiles(dir)).toEqual([]);
+    } finally {
+      execFileSync('umount', [dir]);
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('a memory-backed filesystem is flagged as not a disk', async () => {

@@ -86,6 +86,18 @@ describe('a run on the current directory', () => {
     await waitFor(() => !isAlive(prober), 5000, 'the prober to exit');
   });
 
+  it('when the CLI is killed outright, the prober removes its probe file and exits by itself', async () => {
+    const dir = mkdtempSync(path.join(work, 'sigkill-'));
+    const cli = startCli(['watch', '--raft', dir]);
+    await waitFor(() => probeFiles(dir).length === 1, 10_000, 'the probe file');
+    const [prober] = childPids(cli.child.pid!);
+    cli.child.kill('SIGKILL');
+    const result = await cli.done;
+    expect(result.signal).toBe('SIGKILL');
+    await waitFor(() => !isAlive(prober), 5000, 'the prober to exit');
+    expect(probeFiles(dir)).toEqual([]);
+  });
+
   it('a probe file name that is a symlink is refused, and its target is untouched', async () => {
     // The prober picks a random name; a planted symlink at that exact name is covered by the
     // native tests. Here: slowdisk never follows or removes a stale-looking symlink.

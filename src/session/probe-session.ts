@@ -40,8 +40,21 @@ export type SessionEvent =
   | { kind: 'layout'; disks: DiskPlacement[] }
   | { kind: 'stale-removed'; disk: string; paths: string[] };
 
+/** One inspection as it came back: what the recorder and the detectors consume. */
+export interface InspectionRecord {
+  tick: number;
+  disk: string;
+  timings?: PhaseTimings;
+  error?: SerializedProbeError;
+  /** It finished under the interval but reached the CLI after its tick had ended: charged. */
+  late: boolean;
+  /** Wall-clock time it arrived, ms since the epoch. */
+  wallMs: number;
+}
+
 export interface SessionEvents {
   round: [RoundReport];
+  inspection: [InspectionRecord];
   event: [SessionEvent];
   /** The run cannot go on: a path that cannot be probed at start, or a lost prober. */
   fatal: [string];
@@ -215,7 +228,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const status = disk.status;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
     if (message.timings) {
-      this.ticks.finished(message.name, message.tick, message.timings.totalMs);
+      const counted = this.ticks.finished(message.name, message.tick, message.timings.totalMs);
+      const late = !counted && message.timings.totalMs < this.score.intervalMs;
+      this.emit('inspection', { tick: message.tick, disk: message.name, timings: message.timings, late, wallMs: Date.now() });
       status.last = message.timings;
       status.inspections += 1;
       const wasDown = status.state === 'down';
@@ -226,6 +241,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     }
     const error = message.error!;
     this.ticks.failed(message.name, message.tick);
+    this.emit('inspection', { tick: message.tick, disk: message.name, error, late: false, wallMs: Date.now() });
     status.errors += 1;
     if (firstAttempt) {
       this.emit('fatal', `cannot probe ${message.name}=${status.dir}: ${describeError(error, status)}`);
