@@ -1,11 +1,12 @@
 // slowdisk's command line: parses flags into params, then hands over to the run loop.
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { DEFAULT_CHECK_DURATION_MS } from '../params.js';
+import { VERSION } from '../version.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
 import { fail } from './fail.js';
 import {
   addProbeOptions,
+  addRecordOption,
   addScoreOptions,
   addTargetOptions,
   durationArg,
@@ -16,14 +17,14 @@ import {
   type ScoreOptionValues,
   type TargetOptionValues,
 } from './options.js';
+import { replayCommand } from './replay-command.js';
 import { runProbe, type RunOptions } from './run-probe.js';
 
-type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues;
+type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & { record?: string };
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 function runOptions(mode: RunOptions['mode'], values: ProbeCommandValues): RunOptions {
-  return { mode, targets: targetsFrom(values), score: scoreParamsFrom(values), probe: probeParamsFrom(values) };
+  return { mode, targets: targetsFrom(values), score: scoreParamsFrom(values), probe: probeParamsFrom(values), record: values.record };
 }
 
 function probeCommand(name: string, summary: string, examples: string): Command {
@@ -31,6 +32,7 @@ function probeCommand(name: string, summary: string, examples: string): Command 
   addTargetOptions(command);
   addScoreOptions(command);
   addProbeOptions(command);
+  addRecordOption(command);
   return command.addHelpText('after', `\n${examples}\n\n${EXIT_CODE_HELP}\n`);
 }
 
@@ -66,6 +68,7 @@ export function buildProgram(): Command {
   );
 
   program.addCommand(watch).addCommand(check);
+  program.addCommand(replayCommand());
   return program;
 }
 

@@ -21,7 +21,7 @@ export function durationArg(value: string): number {
   }
 }
 
-function numberArg(min: number, max: number, integer: boolean) {
+export function numberArg(min: number, max: number, integer: boolean) {
   return (value: string): number => {
     const n = Number(value);
     if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
@@ -67,6 +67,10 @@ export function addProbeOptions(command: Command): Command {
     .option('--sync <call>', 'the flush after each write: fdatasync or fsync', syncArg, DEFAULT_PROBE_PARAMS.sync)
     .option('--buffered', 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)')
     .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize);
+}
+
+export function addRecordOption(command: Command): Command {
+  return command.option('--record <file>', 'write every inspection to this trace file, for `slowdisk replay` (never overwrites a file)');
 }
 
 function syncArg(value: string): ProbeParams['sync'] {

@@ -5,6 +5,7 @@ import { checkSummary } from '../report/check-summary.js';
 import { LiveView } from '../report/live-view.js';
 import { RoundLines, type Reporter } from '../report/round-lines.js';
 import { RunVerdict } from '../score/store-score.js';
+import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
 import { EXIT_CRITICAL, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
@@ -19,6 +20,8 @@ export interface RunOptions {
   durationMs?: number;
   /** watch: go on past the eviction threshold. */
   keepGoing?: boolean;
+  /** Write every inspection to this trace file (never over an existing file). */
+  record?: string;
 }
 
 export async function runProbe(options: RunOptions): Promise<void> {
@@ -30,6 +33,15 @@ export async function runProbe(options: RunOptions): Promise<void> {
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
+  }
+  let recorder: SessionRecorder | null = null;
+  if (options.record !== undefined) {
+    try {
+      recorder = await SessionRecorder.start(options.record, session, score);
+    } catch (error) {
+      await session.stop();
+      fail((error as Error).message, EXIT_UNKNOWN);
+    }
   }
   const verdict = new RunVerdict(score);
   const startMs = MONOTONIC_CLOCK.now();
@@ -46,6 +58,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
     reporter?.stop();
     const disks = session.statuses();
     await session.stop();
+    await recorder?.stop();
     if (mode === 'check') {
       const elapsed = MONOTONIC_CLOCK.now() - startMs;
       process.stdout.write(`${checkSummary(verdict, storeScore, elapsed, disks, score, buffered, interruptedBy)}\n`);
@@ -62,7 +75,10 @@ export async function runProbe(options: RunOptions): Promise<void> {
   session.on('event', (event) => reporter?.event(event));
   session.on('fatal', (message) => {
     reporter?.stop();
-    void session.stop().then(() => fail(message, EXIT_UNKNOWN));
+    void session
+      .stop()
+      .then(() => recorder?.stop())
+      .then(() => fail(message, EXIT_UNKNOWN));
   });
   process.on('SIGINT', () => void finish(EXIT_SIGINT, 'SIGINT'));
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));

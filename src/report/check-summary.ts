@@ -1,10 +1,8 @@
 // check's one line: what a cron mail or a monitoring system shows.
 import type { ScoreParams } from '../params.js';
 import type { DiskStatus } from '../session/probe-session.js';
-import type { RunVerdict } from '../score/store-score.js';
+import { SEVERITY_LABELS, type RunVerdict } from '../score/store-score.js';
 import { formatDiskLine, formatElapsed, formatScore } from './format.js';
-
-const LABELS = { ok: 'OK', slow: 'WARNING', evict: 'CRITICAL' } as const;
 
 export function checkSummary(
   verdict: RunVerdict,
@@ -17,7 +15,7 @@ export function checkSummary(
 ): string {
   const head = interruptedBy
     ? `UNKNOWN: interrupted by ${interruptedBy} after ${formatElapsed(elapsedMs)}`
-    : `${LABELS[verdict.severity]}: store score ${formatScore(storeScore)} after ${formatElapsed(elapsedMs)}`;
+    : `${SEVERITY_LABELS[verdict.severity]}: store score ${formatScore(storeScore)} after ${formatElapsed(elapsedMs)}`;
   const limits = `max reported ${verdict.maxReported}, slow at ${params.slowThreshold}, evict at ${params.evictThreshold}`;
   return [`${head} (${limits})`, ...disks.map((disk) => formatDiskLine(disk, buffered))].join(' | ');
 }

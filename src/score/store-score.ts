@@ -15,6 +15,9 @@ export function reportedScore(score: number): number {
 
 export type Severity = 'ok' | 'slow' | 'evict';
 
+/** How each severity reads in the monitoring-plugin convention. */
+export const SEVERITY_LABELS: Readonly<Record<Severity, string>> = { ok: 'OK', slow: 'WARNING', evict: 'CRITICAL' };
+
 export function severityOf(score: number, params: Pick<ScoreParams, 'evictThreshold' | 'slowThreshold'>): Severity {
   const reported = reportedScore(score);
   if (reported >= params.evictThreshold) return 'evict';

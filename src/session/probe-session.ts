@@ -78,7 +78,6 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
   private layout: DiskPlacement[] = [];
-  private startMs = 0;
 
   private constructor(
     private readonly targets: ProbeTarget[],
@@ -87,7 +86,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   ) {
     super();
     this.ticks = new StoreTicks(score);
-    this.ticker = new InspectionTicker(score.intervalMs, (_index, deadline) => this.onTick(deadline));
+    this.ticker = new InspectionTicker(score.intervalMs, (_index, scheduled) => this.onTick(scheduled));
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
   }
@@ -104,12 +103,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return session;
   }
 
-  get proberPid(): number | undefined {
-    return this.prober.pid;
+  get currentTick(): number {
+    return this.ticks.currentTick;
   }
 
   start(): void {
-    this.startMs = MONOTONIC_CLOCK.now();
     this.ticker.start();
   }
 
@@ -171,8 +169,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.applyLayout(false);
   }
 
-  private onTick(now: number): void {
-    const tick = this.ticks.tick(now);
+  /** `sinceStartMs`: the tick's scheduled time, the clock the scores run on. */
+  private onTick(sinceStartMs: number): void {
+    const tick = this.ticks.tick(sinceStartMs);
+    const now = MONOTONIC_CLOCK.now();
     for (const name of tick.start) {
       const disk = this.disks.get(name);
       if (disk) disk.inFlightSinceMs = now;
@@ -180,14 +180,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     }
     if (!tick.updated) return;
     this.resolveAll();
-    this.emitRound(tick.tickId, now);
+    this.emitRound(tick.tickId, sinceStartMs);
   }
 
-  private emitRound(tick: number, now: number): void {
+  private emitRound(tick: number, sinceStartMs: number): void {
     const storeScore = this.ticks.storeScore();
     this.emit('round', {
       tick,
-      elapsedMs: now - this.startMs,
+      elapsedMs: sinceStartMs,
       storeScore,
       reportedScore: reportedScore(storeScore),
       disks: this.statuses(),
@@ -283,7 +283,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.layout = next;
     this.ticks.setInspected(
       next.filter((placement) => placement.inspected).map((placement) => placement.name),
-      MONOTONIC_CLOCK.now(),
+      this.ticks.currentTick * this.score.intervalMs,
     );
     if (announce) this.emit('event', { kind: 'layout', disks: next });
   }

@@ -8,10 +8,10 @@ export interface Clock {
 export const MONOTONIC_CLOCK: Clock = { now: () => performance.now() };
 
 /**
- * `deadlineMs` is when the tick was due, on the clock the ticker started at; scoring uses
+ * `scheduledMs` is when the tick was due, in whole intervals since the start; scoring uses
  * it, so a live run's rounds last exactly roundTicks intervals, as they do in replay.
  */
-export type TickHandler = (tickIndex: number, deadlineMs: number, latenessMs: number) => void;
+export type TickHandler = (tickIndex: number, scheduledMs: number, latenessMs: number) => void;
 
 export class InspectionTicker {
   private timer: NodeJS.Timeout | null = null;
@@ -49,6 +49,6 @@ export class InspectionTicker {
     this.index += 1;
     const now = this.clock.now();
     this.schedule();
-    this.onTick(this.index, deadline, now - deadline);
+    this.onTick(this.index, this.index * this.intervalMs, now - deadline);
   }
 }

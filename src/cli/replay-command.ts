@@ -1,0 +1,163 @@
+// `slowdisk replay TRACE`: scores a recorded trace offline through the same tick semantics
+// as watch, with the header's parameters unless a flag says otherwise.
+import { writeFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import ora, { type Ora } from 'ora';
+import type { ScoreParams } from '../params.js';
+import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
+import { scoreLines } from '../replay/score-lines.js';
+import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
+import { Timeline } from '../replay/timeline.js';
+import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
+import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
+import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
+import { fail } from './fail.js';
+import { addScoreOptions, numberArg, scoreParamsFrom, type ScoreOptionValues } from './options.js';
+
+interface ReplayValues extends ScoreOptionValues {
+  ticks?: number;
+  json?: boolean;
+  plot?: string;
+}
+
+/** The flag that sets each scoring parameter. */
+const OPTION_OF_PARAM: Record<keyof ScoreParams, keyof ScoreOptionValues> = {
+  intervalMs: 'interval',
+  roundTicks: 'roundTicks',
+  ratioThreshold: 'ratioThreshold',
+  minTtrMs: 'minTtr',
+  timeoutMs: 'timeout',
+  evictThreshold: 'evictThreshold',
+  slowThreshold: 'slowThreshold',
+};
+
+export function replayCommand(): Command {
+  const summary = 'score a recorded inspection trace offline, on a virtual clock, with any scoring flags';
+  const command = new Command('replay')
+    .summary(summary)
+    .description(`${summary}; a flag given here overrides the value recorded in the trace's header`)
+    .argument('<trace>', 'a trace written by watch --record or check --record (JSON Lines), or - for stdin');
+  addScoreOptions(command);
+  return command
+    .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
+    .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
+    .option('--plot <file.svg>', 'also draw the scores and the inspection latencies into an SVG chart')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  slowdisk replay night.jsonl                      # the timeline the live run saw
+  slowdisk replay night.jsonl --min-ttr 10m --plot night.svg
+  ./inject-fault.sh | slowdisk replay - --json     # assert on the scores, without waiting
+
+${EXIT_CODE_HELP}
+  A trace that cannot be read, or breaks the format, also exits 3, naming the line.
+`,
+    )
+    .action((source: string, values: ReplayValues, self: Command) => runReplay(source, values, self));
+}
+
+
+/** The header's parameters, under the flags given on the command line. */
+function withHeader(values: ReplayValues, header: TraceHeader | null, command: Command): ScoreOptionValues {
+  const merged: ScoreOptionValues = { ...values };
+  const recorded = header ? paramsOfHeader(header) : {};
+  for (const [param, option] of Object.entries(OPTION_OF_PARAM) as [keyof ScoreParams, keyof ScoreOptionValues][]) {
+    if (recorded[param] !== undefined && command.getOptionValueSource(option) !== 'cli') merged[option] = recorded[param];
+  }
+  return merged;
+}
+
+function failTrace(name: string, error: unknown): never {
+  if (error instanceof TraceError) fail(`${name} ${error.message}`, EXIT_UNKNOWN);
+  fail(`cannot read ${name}: ${error instanceof Error ? error.message : String(error)}`, EXIT_UNKNOWN);
+}
+
+async function runReplay(source: string, values: ReplayValues, command: Command): Promise<void> {
+  const trace = await openTrace(source).catch((error: unknown) => failTrace(source === '-' ? 'stdin' : source, error));
+  const params = scoreParamsFrom(withHeader(values, trace.header, command));
+  const write = (text: string) => process.stdout.write(text);
+  // A reader that stops early (`| head`) ends the replay before its verdict: quietly, as UNKNOWN.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_UNKNOWN);
+    throw error;
+  });
+  // ora redraws by its line count, which a terminal of 0 columns (a pty nobody sized) makes infinite.
+  const progress = !values.json && process.stdout.isTTY && process.stdout.columns > 0 ? new ReplayProgress(trace) : null;
+  const timelineOut = progress ? (text: string) => progress.write(text) : write;
+  const timeline = values.json ? null : new Timeline(params, (line) => timelineOut(`${line}\n`));
+  const plot = values.plot ? { file: values.plot, recorder: new PlotRecorder() } : null;
+  const observer: ReplayObserver = {
+    update: (update) => {
+      if (timeline) timeline.update(update);
+      else write(scoreLines(update));
+      plot?.recorder.update(update);
+      progress?.at(update.tick);
+    },
+    // Called for every tick of every disk: only when a plot needs it.
+    inspection: plot ? (disk, tick, ms) => plot.recorder.inspection(disk, tick, ms) : undefined,
+  };
+
+  timeline?.start(trace.name);
+  const result = await replayBatches(trace.batches, { params, disks: trace.header?.disks, ticks: values.ticks }, observer).catch((error: unknown) => {
+    progress?.stop();
+    return failTrace(trace.name, error);
+  });
+  timeline?.end(result);
+  progress?.stop();
+  if (plot) {
+    await writeFile(plot.file, renderPlot(plot.recorder, params, trace.name)).catch((error: Error) =>
+      fail(`cannot write the plot ${plot.file}: ${error.message}`, EXIT_UNKNOWN),
+    );
+  }
+  process.exit(exitCodeOf(result.verdict.severity));
+}
+
+/**
+ * A spinner on a terminal for a replay that takes a while; a short one ends before it shows.
+ * The timeline's lines go out through it a batch at a time, since the spinner is cleared and
+ * redrawn around every write.
+ */
+class ReplayProgress {
+  private static readonly REFRESH_MS = 250;
+  private spinner: Ora | null = null;
+  private tick = 0;
+  private pending = '';
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly trace: Trace) {
+    // The replay yields to timers between chunks of the file, so this runs while it works.
+    this.timer = setInterval(() => this.refresh(), ReplayProgress.REFRESH_MS);
+  }
+
+  at(tick: number): void {
+    this.tick = tick;
+  }
+
+  write(text: string): void {
+    this.pending += text;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.spinner?.stop();
+    this.flush();
+  }
+
+  private refresh(): void {
+    this.flush();
+    if (this.spinner) this.spinner.text = this.text();
+    else this.spinner = ora({ text: this.text(), stream: process.stdout, discardStdin: false }).start();
+  }
+
+  private flush(): void {
+    if (this.pending === '') return;
+    process.stdout.write(this.pending);
+    this.pending = '';
+  }
+
+  private text(): string {
+    const share = this.trace.readShare();
+    return `replaying ${this.trace.name}: tick ${this.tick}${share === null ? '' : ` (${Math.floor(share * 100)}% read)`}`;
+  }
+}

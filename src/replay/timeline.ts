@@ -1,0 +1,60 @@
+// replay's default output: one line per round, a line at each moment a post-mortem looks
+// for (the slow and eviction thresholds first reached, each recovery to 1), and the verdict.
+import { formatDuration, type ScoreParams } from '../params.js';
+import { formatElapsed, formatScore } from '../report/format.js';
+import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
+import type { ReplayResult, ScoreUpdate } from './replay-engine.js';
+
+
+export class Timeline {
+  private slowReached = false;
+  private evictReached = false;
+  /** The highest reported score since the store last stood at 1. */
+  private peak = 1;
+
+  constructor(
+    private readonly params: ScoreParams,
+    private readonly write: (line: string) => void,
+  ) {}
+
+  /** Names the trace and the parameters it is scored with, since flags may differ from the live run's. */
+  start(traceName: string): void {
+    this.write(`${traceName}: ${paramsSummary(this.params)}`);
+  }
+
+  update(update: ScoreUpdate): void {
+    const reported = reportedScore(update.storeScore);
+    const disks = [...update.scores].map(([name, score]) => `${name} ${formatScore(score)}`);
+    const at = `${formatElapsed(update.timeMs)} tick ${update.tick}`;
+    this.write([`${at} store ${reported} (${formatScore(update.storeScore)})`, ...disks].join(' | '));
+    if (update.severity !== 'ok' && !this.slowReached) {
+      this.slowReached = true;
+      this.write(`${at}: slow threshold ${this.params.slowThreshold} first reached`);
+    }
+    if (update.severity === 'evict' && !this.evictReached) {
+      this.evictReached = true;
+      this.write(`${at}: eviction threshold ${this.params.evictThreshold} first reached`);
+    }
+    if (reported > 1) {
+      this.peak = Math.max(this.peak, reported);
+    } else if (this.peak > 1) {
+      this.write(`${at}: recovered to 1 (peak ${this.peak})`);
+      this.peak = 1;
+    }
+  }
+
+  end(result: ReplayResult): void {
+    const { verdict } = result;
+    this.write(
+      `${SEVERITY_LABELS[verdict.severity]}: max reported store score ${verdict.maxReported} over ${result.ticks} ticks ` +
+        `(${formatElapsed(result.ticks * this.params.intervalMs)}); slow at ${this.params.slowThreshold}, evict at ${this.params.evictThreshold}`,
+    );
+  }
+}
+
+export function paramsSummary(p: ScoreParams): string {
+  return (
+    `interval ${formatDuration(p.intervalMs)}, timeout ${formatDuration(p.timeoutMs)}, ${p.roundTicks}-tick rounds, ` +
+    `ratio ${p.ratioThreshold}, min TTR ${formatDuration(p.minTtrMs)}, slow at ${p.slowThreshold}, evict at ${p.evictThreshold}`
+  );
+}

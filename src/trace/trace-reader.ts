@@ -1,0 +1,174 @@
+// Reads a trace as a stream, a chunk of lines at a time, so that a day-long trace is never
+// held in memory, and rejects a malformed one at the line that breaks the format.
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { ScoreParams } from '../params.js';
+import { HEADER_PARAM_KEYS, TRACE_VERSION, type TraceHeader, type TraceLine } from './trace-format.js';
+
+/** A line that breaks the trace format. */
+export class TraceError extends Error {
+  constructor(
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(`line ${line}: ${reason}`);
+    this.name = 'TraceError';
+  }
+}
+
+export interface Trace {
+  /** How messages name it: the path as given, or "stdin". */
+  name: string;
+  header: TraceHeader | null;
+  /** The lines after the header, validated, a chunk of the file at a time; iterate once. */
+  batches: AsyncIterable<TraceLine[]>;
+  /** The share of the file read so far, from 0 to 1; null when the size is unknown (stdin). */
+  readShare(): number | null;
+}
+
+/** Big reads: a day-long trace is hundreds of megabytes, and each read is a trip to the thread pool. */
+const READ_CHUNK_BYTES = 1 << 20;
+
+/** Opens a trace file, or stdin for "-". A file that cannot be opened rejects here. */
+export async function openTrace(source: string): Promise<Trace> {
+  if (source === '-') return readTrace(process.stdin, 'stdin');
+  const handle = await open(source, 'r');
+  const { size } = await handle.stat();
+  const input = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
+  const trace = await readTrace(input, source);
+  return { ...trace, readShare: () => (size > 0 ? Math.min(1, input.bytesRead / size) : 1) };
+}
+
+/** Reads a trace from any stream; the header, if any, is parsed before this resolves. */
+export async function readTrace(input: Readable, name: string): Promise<Trace> {
+  const parsed = parseBatches(input);
+  const first = await parsed.next();
+  const firstBatch = first.done ? [] : first.value;
+  const header = firstBatch.length > 0 && isHeader(firstBatch[0]) ? firstBatch[0] : null;
+  const rest = (header ? firstBatch.slice(1) : firstBatch) as TraceLine[];
+  async function* batches(): AsyncGenerator<TraceLine[]> {
+    yield rest;
+    yield* parsed as AsyncGenerator<TraceLine[]>;
+  }
+  return { name, header, batches: batches(), readShare: () => null };
+}
+
+function isHeader(entry: TraceHeader | TraceLine): entry is TraceHeader {
+  return 'slowdisk_trace' in entry;
+}
+
+/** Splits the stream into lines a chunk at a time, and parses them. Only line 1 can be a header. */
+async function* parseBatches(input: Readable): AsyncGenerator<(TraceHeader | TraceLine)[]> {
+  const parser = new LineParser();
+  let number = 0;
+  let partial = '';
+  const parse = (texts: string[]) => {
+    const batch: (TraceHeader | TraceLine)[] = [];
+    for (const text of texts) {
+      number += 1;
+      // A blank line carries nothing; an editor's trailing newline should not break a trace.
+      // A '\r' before the '\n' is JSON whitespace, so CRLF traces parse too.
+      if (text.trim() !== '') batch.push(parser.parse(text, number));
+    }
+    return batch;
+  };
+  input.setEncoding('utf8');
+  for await (const chunk of input as AsyncIterable<string>) {
+    const texts = (partial + chunk).split('\n');
+    partial = texts.pop()!;
+    // Never an empty batch: the first one must hold line 1, which may be the header.
+    const batch = parse(texts);
+    if (batch.length > 0) yield batch;
+  }
+  yield parse([partial]);
+}
+
+type Json = Record<string, unknown>;
+
+/** Checks each line against the format and what came before it: the header, each disk's last tick. */
+class LineParser {
+  private headerDisks: Set<string> | null = null;
+  private readonly lastTicks = new Map<string, number>();
+
+  parse(text: string, number: number): TraceHeader | TraceLine {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new TraceError(number, `not JSON: ${(error as Error).message}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new TraceError(number, 'not a JSON object');
+    }
+    const json = value as Json;
+    if ('slowdisk_trace' in json) return this.header(json, number);
+    return this.line(json, number);
+  }
+
+  private header(json: Json, number: number): TraceHeader {
+    if (number !== 1) throw new TraceError(number, 'a header ("slowdisk_trace") is allowed on the first line only');
+    if (json.slowdisk_trace !== TRACE_VERSION) {
+      throw new TraceError(number, `unknown trace version ${JSON.stringify(json.slowdisk_trace)}: this slowdisk reads version ${TRACE_VERSION}`);
+    }
+    for (const [param, key] of Object.entries(HEADER_PARAM_KEYS) as [keyof ScoreParams, string][]) {
+      const value = json[key];
+      if (value !== undefined && !(typeof value === 'number' && PARAM_CHECKS[param].valid(value))) {
+        throw new TraceError(number, `"${key}" must be ${PARAM_CHECKS[param].expected}, got ${JSON.stringify(value)}`);
+      }
+    }
+    if (json.disks !== undefined) {
+      const disks = json.disks;
+      if (!Array.isArray(disks) || !disks.every((disk) => typeof disk === 'string' && disk !== '') || new Set(disks).size !== disks.length) {
+        throw new TraceError(number, `"disks" must be a list of distinct disk names, got ${JSON.stringify(disks)}`);
+      }
+      this.headerDisks = new Set(disks as string[]);
+    }
+    return json as unknown as TraceHeader;
+  }
+
+  private line(json: Json, number: number): TraceLine {
+    const { tick, disk, ms, error, late } = json;
+    if (tick === undefined) throw new TraceError(number, 'no "tick": every line but the header has one');
+    if (typeof tick !== 'number' || !Number.isInteger(tick) || tick < 1) {
+      throw new TraceError(number, `"tick" must be an integer from 1, got ${JSON.stringify(tick)}`);
+    }
+    if (disk === undefined) {
+      if (ms !== undefined || error !== undefined) throw new TraceError(number, 'no "disk": an inspection line names its disk');
+      return { line: number, tick, disk: null, ms: null, late: false };
+    }
+    if (typeof disk !== 'string' || disk === '') throw new TraceError(number, `"disk" must be a name, got ${JSON.stringify(disk)}`);
+    if (ms === undefined && error === undefined) throw new TraceError(number, 'neither "ms" nor "error": an inspection either took a time or failed');
+    if (ms !== undefined && error !== undefined) throw new TraceError(number, 'both "ms" and "error": an inspection either took a time or failed');
+    if (ms !== undefined && !(typeof ms === 'number' && Number.isFinite(ms) && ms >= 0)) {
+      throw new TraceError(number, `"ms" must be a duration in milliseconds, 0 or more, got ${JSON.stringify(ms)}`);
+    }
+    if (error !== undefined && typeof error !== 'string') throw new TraceError(number, `"error" must be a string, got ${JSON.stringify(error)}`);
+    if (late !== undefined && typeof late !== 'boolean') throw new TraceError(number, `"late" must be true or false, got ${JSON.stringify(late)}`);
+    if (this.headerDisks && !this.headerDisks.has(disk)) {
+      throw new TraceError(number, `disk ${JSON.stringify(disk)} is not in the header's disks (${[...this.headerDisks].join(', ')})`);
+    }
+    const last = this.lastTicks.get(disk);
+    if (last !== undefined && tick <= last) {
+      throw new TraceError(
+        number,
+        tick === last
+          ? `a second line for tick ${tick} of disk ${JSON.stringify(disk)}`
+          : `tick ${tick} of disk ${JSON.stringify(disk)} comes after its tick ${last}: each disk's lines must be in tick order`,
+      );
+    }
+    this.lastTicks.set(disk, tick);
+    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true };
+  }
+}
+
+const positive = (value: number) => Number.isFinite(value) && value > 0;
+
+const PARAM_CHECKS: Record<keyof ScoreParams, { valid: (value: number) => boolean; expected: string }> = {
+  intervalMs: { valid: positive, expected: 'a number of milliseconds above 0' },
+  roundTicks: { valid: (value) => Number.isInteger(value) && value >= 1, expected: 'an integer from 1' },
+  ratioThreshold: { valid: (value) => value > 0 && value <= 1, expected: 'a number above 0, at most 1' },
+  minTtrMs: { valid: positive, expected: 'a number of milliseconds above 0' },
+  timeoutMs: { valid: positive, expected: 'a number of milliseconds above 0' },
+  evictThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
+  slowThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
+};
