@@ -17,6 +17,7 @@ import {
   type ScoreOptionValues,
   type TargetOptionValues,
 } from './options.js';
+import { analyzeCommand } from './analyze-command.js';
 import { replayCommand } from './replay-command.js';
 import { runProbe, type RunOptions } from './run-probe.js';
 
@@ -69,6 +70,7 @@ export function buildProgram(): Command {
 
   program.addCommand(watch).addCommand(check);
   program.addCommand(replayCommand());
+  program.addCommand(analyzeCommand());
   return program;
 }
 
