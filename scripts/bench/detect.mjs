@@ -1,0 +1,590 @@
+#!/usr/bin/env node
+// Detection-quality benchmark: runs the slow score, the statistical detector and a
+// fixed-threshold baseline over seeded scenarios and prints one table.
+//
+//   npm run bench:detect                       # tsc, then this script
+//   node scripts/bench/detect.mjs [--runs N] [--disk-hours H] [--workers N] [--seed S]
+//                                 [--only NAME[,NAME...]] [--json FILE]
+//
+// --runs        runs (seeds) per fault scenario and host (100)
+// --disk-hours  seeded disk-hours per host of each scenario without a fault (200)
+// --workers     worker threads (min(2, cores))
+// --seed        the first seed (1); run i uses seed + i
+// --only        only the scenarios whose names contain one of these
+// --json        where the figures are written (bench-results/detect.json)
+// --stat K=V    overrides a parameter of the statistical detector (repeatable), e.g. --stat threshold=4
+//
+// Every detector sees exactly what replay would feed it, tick by tick on a virtual clock: the
+// slow score through the project's StoreTicks (tick(k x interval), then per disk finished()
+// for a line under the interval, failed() otherwise), the two others through observe() for a
+// line and failure() for a tick without one.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = (file) => new URL(`file://${path.join(root, 'dist', file)}`).href;
+
+const { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } = await import(dist('params.js'));
+const { StoreTicks } = await import(dist('ticks/store-ticks.js'));
+const { reportedScore } = await import(dist('score/store-score.js'));
+const { StatisticalDetector, DEFAULT_STATISTICAL_PARAMS, FixedThresholdDetector, DEFAULT_FIXED_THRESHOLD_PARAMS } = await import(
+  dist('detect/index.js')
+);
+const { ScenarioGenerator, NOT_MODELLED } = await import(dist('scenarios/index.js'));
+
+export const HOSTS = [
+  { name: '2xSSD', disks: 2, media: 'ssd' },
+  { name: '12xHDD', disks: 12, media: 'hdd' },
+];
+
+export const SCENARIOS = [
+  { name: 'healthy', kind: 'healthy' },
+  { name: 'peak x4 10min', kind: 'peak' },
+  { name: 'bursts', kind: 'burst' },
+  { name: 'slow x1.5', kind: 'slow', factor: 1.5 },
+  { name: 'slow x2', kind: 'slow', factor: 2 },
+  { name: 'slow x3', kind: 'slow', factor: 3 },
+  { name: 'slow x10', kind: 'slow', factor: 10 },
+  { name: 'stalls 1s/20s', kind: 'stall' },
+  { name: 'hang', kind: 'hang' },
+  { name: 'heal x3 5min', kind: 'heal' },
+];
+
+const DETECTORS = ['statistical', 'slowScore', 'fixed'];
+const DETECTOR_TITLES = {
+  statistical: 'statistical (confirmed)',
+  slowScore: `slow score (evict at ${DEFAULT_SCORE_PARAMS.evictThreshold})`,
+  fixed: `fixed (${DEFAULT_FIXED_THRESHOLD_PARAMS.alarmCount} IOs >=${DEFAULT_FIXED_THRESHOLD_PARAMS.slowMs}ms/min)`,
+};
+
+/** The seed's published figures (its simulation; not the same scenarios). */
+const SEED_FIGURES = {
+  statistical: { meanDetectionS: 92, falseAlarmPercent: 1.3, note: 'false-alarm rate "within 1.3 %"' },
+  fixed: { meanDetectionS: 12 * 60, falseAlarmPercent: 7.8 },
+};
+
+// ---------------------------------------------------------------------------------------------
+// One run: one scenario, one host, one seed, the three detectors side by side.
+
+/** Alarm episodes of one detector on one disk. */
+class Episodes {
+  constructor(disks) {
+    this.active = new Map(disks.map((d) => [d, false]));
+    this.starts = new Map(disks.map((d) => [d, []]));
+    this.ends = new Map(disks.map((d) => [d, []]));
+  }
+  set(disk, on, atMs) {
+    if (this.active.get(disk) === on) return;
+    this.active.set(disk, on);
+    (on ? this.starts : this.ends).get(disk).push(atMs);
+  }
+}
+
+export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PARAMS, overrides = {}) {
+  const gen = new ScenarioGenerator({ kind: scenario.kind, factor: scenario.factor, seed, disks: host.disks, media: host.media, ...overrides });
+  const info = gen.info;
+  const interval = info.intervalMs;
+  const disks = info.disks;
+  const params = { ...DEFAULT_SCORE_PARAMS, intervalMs: interval, timeoutMs: interval };
+
+  const episodes = Object.fromEntries(DETECTORS.map((d) => [d, new Episodes(disks)]));
+  const store = new StoreTicks(params);
+  store.setInspected(disks, 0);
+  let hostWideEpisodes = 0;
+  let suspectEpisodes = 0;
+  const stat = new StatisticalDetector(statParams, {
+    onChange: ({ disk, from, to, atMs }) => {
+      if (to === 'confirmed') episodes.statistical.set(disk, true, atMs);
+      else if (from === 'confirmed') episodes.statistical.set(disk, false, atMs);
+      if (to === 'host-wide') hostWideEpisodes += 1;
+      if (to === 'suspect') suspectEpisodes += 1;
+    },
+  });
+  const fixed = new FixedThresholdDetector();
+  const slowAlarmed = disks.map(() => false);
+  const fixedAlarmed = disks.map(() => false);
+
+  for (let tl = gen.next(); tl !== null; tl = gen.next()) {
+    const k = tl.tick;
+    const t = k * interval;
+    const tick = store.tick(t);
+    if (tick.updated) {
+      for (let i = 0; i < disks.length; i += 1) {
+        const score = store.scoreOf(disks[i]);
+        if (!slowAlarmed[i] && reportedScore(score) >= params.evictThreshold) {
+          slowAlarmed[i] = true;
+          episodes.slowScore.set(disks[i], true, t);
+        } else if (slowAlarmed[i] && score <= SCORE_FLOOR) {
+          slowAlarmed[i] = false;
+          episodes.slowScore.set(disks[i], false, t);
+        }
+      }
+    }
+    const lines = tl.lines;
+    let at = 0;
+    for (let i = 0; i < disks.length; i += 1) {
+      const disk = disks[i];
+      const line = at < lines.length && lines[at].disk === disk ? lines[at++] : null;
+      let alarmed;
+      if (line !== null) {
+        if (line.ms < interval) store.finished(disk, k, line.ms);
+        else store.failed(disk, k);
+        stat.observe(disk, t, line.ms);
+        alarmed = fixed.observe(disk, t, line.ms);
+      } else {
+        store.failed(disk, k);
+        stat.failure(disk, t);
+        alarmed = fixed.failure(disk, t);
+      }
+      if (alarmed !== fixedAlarmed[i]) {
+        fixedAlarmed[i] = alarmed;
+        episodes.fixed.set(disk, alarmed, t);
+      }
+    }
+  }
+  stat.advance((info.ticks + 1) * interval);
+
+  const result = {
+    scenario: scenario.name,
+    host: host.name,
+    seed,
+    durationMs: info.durationMs,
+    disks: disks.length,
+    slowDisk: info.slowDisk,
+    onsetMs: info.onsetMs,
+    healMs: info.healMs,
+    hostWideEpisodes,
+    suspectEpisodes,
+    detectors: {},
+  };
+  for (const name of DETECTORS) {
+    const ep = episodes[name];
+    let falseAlarms = 0;
+    let healthyMs = 0;
+    let detectMs = null;
+    let clearedMs = null;
+    for (const disk of disks) {
+      const starts = ep.starts.get(disk);
+      if (disk === info.slowDisk) {
+        healthyMs += info.onsetMs;
+        falseAlarms += starts.filter((s) => s < info.onsetMs).length;
+        const activeAtOnset = starts.some((s, i) => s < info.onsetMs && (ep.ends.get(disk)[i] ?? Infinity) >= info.onsetMs);
+        const first = starts.find((s) => s >= info.onsetMs);
+        detectMs = activeAtOnset ? 0 : first !== undefined ? first - info.onsetMs : null;
+        if (info.healMs !== null) {
+          const end = ep.ends.get(disk).find((e) => e >= info.healMs);
+          const stillOn = ep.active.get(disk);
+          clearedMs = end !== undefined ? end - info.healMs : stillOn ? null : detectMs === null ? null : 0;
+        }
+      } else {
+        healthyMs += info.durationMs;
+        falseAlarms += starts.length;
+      }
+    }
+    result.detectors[name] = { detectMs, falseAlarms, healthyMs, clearedMs, alarms: [...ep.starts.values()].reduce((a, s) => a + s.length, 0) };
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workers: each takes jobs from the main thread and sends back one result per job.
+
+if (!isMainThread && workerData?.benchWorker) {
+  parentPort.on('message', (job) => {
+    if (job === null) {
+      parentPort.close();
+      return;
+    }
+    const scenario = SCENARIOS.find((s) => s.name === job.scenario);
+    const host = HOSTS.find((h) => h.name === job.host);
+    parentPort.postMessage(runOne(scenario, host, job.seed, workerData.statParams));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main: jobs, progress, aggregation, the table, the JSON.
+
+function parseArgs(argv) {
+  const options = {
+    runs: 100,
+    diskHours: 200,
+    workers: Math.max(1, Math.min(2, os.availableParallelism?.() ?? os.cpus().length)),
+    seed: 1,
+    only: null,
+    json: path.join(root, 'bench-results', 'detect.json'),
+    stat: { ...DEFAULT_STATISTICAL_PARAMS },
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    const int = (v, min) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) throw new Error(`${arg}: expected a whole number from ${min}, got '${v}'`);
+      return n;
+    };
+    if (arg === '--runs') options.runs = int(value(), 1);
+    else if (arg === '--disk-hours') options.diskHours = Number(value());
+    else if (arg === '--workers') options.workers = int(value(), 1);
+    else if (arg === '--seed') options.seed = int(value(), 0);
+    else if (arg === '--only') options.only = value().split(',');
+    else if (arg === '--json') options.json = path.resolve(value());
+    else if (arg === '--stat') {
+      const [key, v] = value().split('=');
+      if (!(key in DEFAULT_STATISTICAL_PARAMS)) throw new Error(`--stat: no parameter '${key}'`);
+      const def = DEFAULT_STATISTICAL_PARAMS[key];
+      options.stat[key] = typeof def === 'boolean' ? v === 'true' : Number(v);
+    }
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write(
+        'usage: node scripts/bench/detect.mjs [--runs N] [--disk-hours H] [--workers N] [--seed S] [--only NAME,...] [--json FILE]\n',
+      );
+      process.exit(0);
+    } else throw new Error(`unknown argument '${arg}'`);
+  }
+  if (!(options.diskHours > 0)) throw new Error('--disk-hours must be above 0');
+  return options;
+}
+
+function makeJobs(options) {
+  const jobs = [];
+  for (const scenario of SCENARIOS) {
+    if (options.only && !options.only.some((o) => scenario.name.includes(o))) continue;
+    const faulty = !['healthy', 'peak', 'burst'].includes(scenario.kind);
+    for (const host of HOSTS) {
+      // A run without a fault lasts 1 h: enough runs for the disk-hours asked.
+      const runs = faulty ? options.runs : Math.ceil(options.diskHours / host.disks);
+      for (let i = 0; i < runs; i += 1) jobs.push({ scenario: scenario.name, host: host.name, seed: options.seed + i });
+    }
+  }
+  return jobs;
+}
+
+async function runJobs(jobs, workers, statParams, onResult) {
+  if (workers <= 1) {
+    for (const job of jobs) {
+      onResult(runOne(SCENARIOS.find((s) => s.name === job.scenario), HOSTS.find((h) => h.name === job.host), job.seed, statParams));
+      // Let the spinner draw.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return;
+  }
+  // The longest runs first, so that the workers finish together.
+  const queue = [...jobs].sort((a, b) => cost(b) - cost(a));
+  await Promise.all(
+    Array.from({ length: Math.min(workers, queue.length) }, () => {
+      const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { benchWorker: true, statParams } });
+      return new Promise((resolve, reject) => {
+        const feed = () => worker.postMessage(queue.length ? queue.shift() : null);
+        worker.on('message', (result) => {
+          onResult(result);
+          feed();
+        });
+        worker.on('error', reject);
+        worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))));
+        feed();
+      });
+    }),
+  );
+}
+
+function cost(job) {
+  const host = HOSTS.find((h) => h.name === job.host);
+  const scenario = SCENARIOS.find((s) => s.name === job.scenario);
+  const faulty = !['healthy', 'peak', 'burst'].includes(scenario.kind);
+  return host.disks * (faulty ? 21 : 60);
+}
+
+function quantile(sorted, q) {
+  if (sorted.length === 0) return null;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.min(sorted.length - 1, lo + 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+function aggregate(results) {
+  const rows = [];
+  for (const scenario of SCENARIOS) {
+    for (const host of HOSTS) {
+      const runs = results.filter((r) => r.scenario === scenario.name && r.host === host.name);
+      if (runs.length === 0) continue;
+      const faulty = runs[0].slowDisk !== null;
+      const row = {
+        scenario: scenario.name,
+        kind: scenario.kind,
+        factor: scenario.factor ?? null,
+        host: host.name,
+        runs: runs.length,
+        faulty,
+        diskHours: runs.reduce((a, r) => a + (r.durationMs * r.disks) / 3_600_000, 0),
+        hostWideEpisodes: runs.reduce((a, r) => a + r.hostWideEpisodes, 0),
+        suspectEpisodes: runs.reduce((a, r) => a + r.suspectEpisodes, 0),
+        detectors: {},
+      };
+      for (const name of DETECTORS) {
+        const times = runs.map((r) => r.detectors[name].detectMs).filter((t) => t !== null).sort((a, b) => a - b);
+        const healthyHours = runs.reduce((a, r) => a + r.detectors[name].healthyMs / 3_600_000, 0);
+        const falseAlarms = runs.reduce((a, r) => a + r.detectors[name].falseAlarms, 0);
+        const cleared = runs.map((r) => r.detectors[name].clearedMs).filter((t) => t !== null).sort((a, b) => a - b);
+        row.detectors[name] = {
+          detected: faulty ? times.length : null,
+          detectionRate: faulty ? times.length / runs.length : null,
+          medianS: faulty && times.length ? quantile(times, 0.5) / 1000 : null,
+          p90S: faulty && times.length ? quantile(times, 0.9) / 1000 : null,
+          maxS: faulty && times.length ? times[times.length - 1] / 1000 : null,
+          meanS: faulty && times.length ? times.reduce((a, t) => a + t, 0) / times.length / 1000 : null,
+          within90s: faulty ? times.filter((t) => t <= 90_000).length / runs.length : null,
+          timesS: faulty ? times.map((t) => t / 1000) : null,
+          falseAlarms,
+          healthyDiskHours: healthyHours,
+          falseAlarmsPer100DiskHours: (100 * falseAlarms) / healthyHours,
+          alarms: runs.reduce((a, r) => a + r.detectors[name].alarms, 0),
+          clearedAfterHeal: scenario.kind === 'heal' ? { runs: cleared.length, medianS: cleared.length ? quantile(cleared, 0.5) / 1000 : null } : null,
+        };
+      }
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+function summary(rows) {
+  const out = {};
+  for (const name of DETECTORS) {
+    const faultRows = rows.filter((r) => r.faulty);
+    const times = faultRows.flatMap((r) => r.detectors[name].timesS);
+    const runs = faultRows.reduce((a, r) => a + r.runs, 0);
+    const alarms = rows.reduce((a, r) => a + r.detectors[name].alarms, 0);
+    const falseAlarms = rows.reduce((a, r) => a + r.detectors[name].falseAlarms, 0);
+    const quiet = rows.filter((r) => !r.faulty);
+    const quietHours = quiet.reduce((a, r) => a + r.detectors[name].healthyDiskHours, 0);
+    const quietFalse = quiet.reduce((a, r) => a + r.detectors[name].falseAlarms, 0);
+    out[name] = {
+      faultRuns: runs,
+      detectionRate: runs ? times.length / runs : null,
+      meanDetectionS: times.length ? times.reduce((a, t) => a + t, 0) / times.length : null,
+      falseAlarmSharePercent: alarms ? (100 * falseAlarms) / alarms : 0,
+      falseAlarmsPer100DiskHoursWithoutFault: quietHours ? (100 * quietFalse) / quietHours : null,
+    };
+  }
+  return out;
+}
+
+function targets(rows, aligned) {
+  const rowsOf = (scenario) => rows.filter((r) => r.scenario === scenario);
+  /** Onset-to-alarm over every run of a scenario (both hosts); a run that never alarmed counts as never. */
+  const over = (scenario, name) => {
+    const rs = rowsOf(scenario);
+    const runs = rs.reduce((a, r) => a + r.runs, 0);
+    const times = rs.flatMap((r) => r.detectors[name].timesS).sort((a, b) => a - b);
+    const all = [...times, ...Array(runs - times.length).fill(Infinity)];
+    return { rs, runs, times, detected: times.length, median: quantile(all, 0.5), max: times.at(-1) ?? null, p90: quantile(all, 0.9) };
+  };
+  const perHost = (rs, name, fn) => rs.map((r) => `${r.host} ${fn(r.detectors[name])}`).join('; ');
+  const list = [];
+
+  const x2 = over('slow x2', 'statistical');
+  if (x2.runs) {
+    const ok = x2.rs.every((r) => r.detectors.statistical.detectionRate >= 0.95 && r.detectors.statistical.medianS <= 90);
+    list.push({
+      target: 'statistical: x2 confirmed within 90 s (median) in >= 95 % of runs',
+      met: ok,
+      figures: perHost(x2.rs, 'statistical', (d) => `${pct(d.detectionRate)} confirmed, median ${fmtS(d.medianS)}, ${pct(d.within90s)} within 90 s`),
+    });
+  }
+  const x15 = over('slow x1.5', 'statistical');
+  if (x15.runs) {
+    const ok = x15.rs.every((r) => {
+      const d = r.detectors.statistical;
+      const all = [...d.timesS, ...Array(r.runs - d.timesS.length).fill(Infinity)].sort((a, b) => a - b);
+      return quantile(all, 0.5) <= 300;
+    });
+    list.push({
+      target: 'statistical: x1.5 confirmed within 5 min (median over all runs)',
+      met: ok,
+      figures: perHost(x15.rs, 'statistical', (d) => `${pct(d.detectionRate)} confirmed, median ${fmtS(d.medianS)}, p90 ${fmtS(d.p90S)}`),
+    });
+  }
+  const hang = over('hang', 'statistical');
+  if (hang.runs) {
+    list.push({
+      target: 'statistical: a hang confirmed within 75 s',
+      met: hang.detected === hang.runs && hang.max <= 75,
+      figures: `${hang.detected}/${hang.runs} confirmed, median ${fmtS(hang.median)}, max ${fmtS(hang.max)}`,
+    });
+  }
+  for (const scenario of ['healthy', 'peak x4 10min', 'bursts']) {
+    const rs = rowsOf(scenario);
+    if (!rs.length) continue;
+    const hours = rs.reduce((a, r) => a + r.diskHours, 0);
+    const confirmations = rs.reduce((a, r) => a + r.detectors.statistical.alarms, 0);
+    list.push({
+      target: `statistical: no confirmation in '${scenario}' over >= 100 disk-hours`,
+      met: confirmations === 0 && hours >= 100,
+      figures: `${confirmations} confirmations in ${hours.toFixed(0)} disk-hours`,
+    });
+  }
+  const sHang = over('hang', 'slowScore');
+  if (sHang.runs) {
+    const alignedTimes = aligned.map((a) => a.detectors.slowScore.detectMs / 1000);
+    list.push({
+      target: 'slow score: a hang reaches 100 at 21 s',
+      // From a random onset: 7 doublings from the first round the hang covers in full, so 21 s
+      // from that round's start; the round the hang starts in may already double (>= 10 % of
+      // it hung) or add x1.33 (one tick): 18 s to 21 s plus one tick.
+      met: alignedTimes.every((t) => t === 21) && sHang.detected === sHang.runs && sHang.times[0] >= 18 && sHang.max <= 21.1 + 1e-9,
+      figures:
+        `onset on a round boundary: ${alignedTimes.map((t) => `${t}s`).join(', ')} (${aligned.map((a) => a.host).join(', ')}); ` +
+        `random onsets: ${sHang.detected}/${sHang.runs}, ${sHang.times[0].toFixed(1)}s to ${sHang.max.toFixed(1)}s (the round the hang starts in is partly healthy)`,
+    });
+  }
+  const sX2 = rows.find((r) => r.scenario === 'slow x2' && r.host === '2xSSD');
+  if (sX2) {
+    list.push({
+      target: 'slow score: x2 from ~1 ms (SSD) never alarms',
+      met: sX2.detectors.slowScore.alarms === 0,
+      figures: `${sX2.detectors.slowScore.alarms} alarms in ${sX2.runs} runs`,
+    });
+  }
+  const sPeak = rowsOf('peak x4 10min');
+  if (sPeak.length) {
+    list.push({
+      target: 'slow score: the peak may alarm (its known profile, not a target)',
+      met: null,
+      figures: sPeak.map((r) => `${r.host}: ${r.detectors.slowScore.falseAlarms} disk alarms in ${r.runs} peaks`).join('; '),
+    });
+  }
+  return list;
+}
+
+const pct = (x) => (x === null || x === undefined ? '-' : `${Math.round(100 * x)}%`);
+function fmtS(s) {
+  if (s === null || s === undefined) return '-';
+  if (s < 100) return `${s.toFixed(0)}s`;
+  if (s < 3600) return `${(s / 60).toFixed(1)}m`;
+  return `${(s / 3600).toFixed(1)}h`;
+}
+const fmtFa = (x) => (x === null ? '-' : x === 0 ? '0' : x < 10 ? x.toFixed(2) : x.toFixed(1));
+
+function table(rows, options, summaryFigures, targetList, elapsedS) {
+  const lines = [];
+  const W = { scenario: 14, host: 7, cell: [5, 6, 6, 8] };
+  const group = (cells) => cells.map((c, i) => String(c).padStart(W.cell[i])).join(' ');
+  const groupWidth = W.cell.reduce((a, w) => a + w, 0) + W.cell.length - 1;
+  lines.push(
+    `Detection benchmark: ${options.runs} runs per fault scenario and host (onset at 5-6 min, 15 min observed after it), ` +
+      `>= ${options.diskHours} disk-hours per host of each scenario without a fault (1 h runs); seeds from ${options.seed}; ${elapsedS.toFixed(0)} s.`,
+  );
+  lines.push(
+    `${''.padEnd(W.scenario)} ${''.padEnd(W.host)}  ${DETECTORS.map((d) => DETECTOR_TITLES[d].padEnd(groupWidth).slice(0, groupWidth)).join(' | ')}`,
+  );
+  lines.push(
+    `${'scenario'.padEnd(W.scenario)} ${'host'.padEnd(W.host)}  ${DETECTORS.map(() => group(['rate', 'median', 'p90', 'FA/100dh'])).join(' | ')}`,
+  );
+  lines.push('-'.repeat(W.scenario + W.host + 3 + DETECTORS.length * (groupWidth + 3) - 3));
+  for (const row of rows) {
+    const cells = DETECTORS.map((d) => {
+      const x = row.detectors[d];
+      return group(row.faulty ? [pct(x.detectionRate), fmtS(x.medianS), fmtS(x.p90S), fmtFa(x.falseAlarmsPer100DiskHours)] : ['', '', '', fmtFa(x.falseAlarmsPer100DiskHours)]);
+    });
+    lines.push(`${row.scenario.padEnd(W.scenario)} ${row.host.padEnd(W.host)}  ${cells.join(' | ')}`);
+  }
+  lines.push('-'.repeat(W.scenario + W.host + 3 + DETECTORS.length * (groupWidth + 3) - 3));
+  const s = summaryFigures;
+  const sumCell = (d) =>
+    `mean ${fmtS(s[d].meanDetectionS)} (${pct(s[d].detectionRate)}), FA ${s[d].falseAlarmSharePercent.toFixed(1)}%`.padEnd(groupWidth).slice(0, groupWidth);
+  lines.push(`${'all faults'.padEnd(W.scenario)} ${''.padEnd(W.host)}  ${DETECTORS.map(sumCell).join(' | ')}`);
+  const seedCell = (d) =>
+    (SEED_FIGURES[d] ? `mean ${fmtS(SEED_FIGURES[d].meanDetectionS)}, FA ${SEED_FIGURES[d].falseAlarmPercent}%` : 'not in the seed').padEnd(groupWidth).slice(0, groupWidth);
+  lines.push(`${'seed 003'.padEnd(W.scenario)} ${''.padEnd(W.host)}  ${DETECTORS.map(seedCell).join(' | ')}`);
+  lines.push('');
+  lines.push('rate: runs whose faulty disk alarmed after the onset; median, p90: onset to alarm over the runs that alarmed;');
+  lines.push('FA/100dh: alarms on healthy disks (and on the faulty disk before its onset) per 100 disk-hours.');
+  lines.push('all faults: mean onset-to-alarm over every fault run that alarmed (share of runs), FA: share of all alarms that were false.');
+  lines.push("seed 003: the seed's own simulation (other scenarios; its false-alarm rate is a share, its basis unstated).");
+  const heal = rows.filter((r) => r.kind === 'heal');
+  const CLEARED = { statistical: 'statistical back to ok', slowScore: 'slow score back to 1', fixed: 'fixed threshold cleared' };
+  for (const r of heal) {
+    const parts = DETECTORS.map((d) => {
+      const c = r.detectors[d].clearedAfterHeal;
+      const alarmed = r.detectors[d].detected ?? 0;
+      return `${CLEARED[d]} in ${c.runs} of ${alarmed} alarmed runs${c.runs ? ` (median ${fmtS(c.medianS)} after the heal)` : ''}`;
+    });
+    lines.push(`heal, ${r.host}: ${parts.join('; ')}.`);
+  }
+  const hostWide = rows.filter((r) => r.kind === 'peak');
+  for (const r of hostWide) {
+    lines.push(`peak, ${r.host}: statistical reported host-wide ${r.hostWideEpisodes} times (disk episodes) over ${r.runs} peaks; suspect ${r.suspectEpisodes} times.`);
+  }
+  lines.push('');
+  lines.push('Targets:');
+  for (const t of targetList) lines.push(`  ${t.met === null ? '   ' : t.met ? 'MET' : 'NOT'}  ${t.target}: ${t.figures}`);
+  return lines.join('\n');
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const jobs = makeJobs(options);
+  // A terminal that reports no width (a pseudo-terminal without one) gets no spinner either.
+  const tty = Boolean(process.stdout.isTTY) && (process.stdout.columns ?? 0) > 0;
+  let spinner = null;
+  if (tty) {
+    const { default: ora } = await import('ora');
+    spinner = ora({ text: `0/${jobs.length} runs`, stream: process.stdout }).start();
+  }
+  const started = Date.now();
+  const results = [];
+  await runJobs(jobs, options.workers, options.stat, (result) => {
+    results.push(result);
+    if (spinner) spinner.text = `${results.length}/${jobs.length} runs (${result.scenario}, ${result.host}, seed ${result.seed})`;
+  });
+  // The slow score's textbook hang: onset on a round boundary (tick 3000).
+  const hangScenario = SCENARIOS.find((s) => s.kind === 'hang');
+  const aligned = jobs.some((j) => j.scenario === hangScenario.name)
+    ? HOSTS.map((host) => runOne(hangScenario, host, options.seed, options.stat, { onsetMs: 300_000 }))
+    : [];
+  spinner?.stop();
+  const elapsedS = (Date.now() - started) / 1000;
+  const rows = aggregate(results);
+  const summaryFigures = summary(rows);
+  const targetList = targets(rows, aligned);
+  process.stdout.write(`${table(rows, options, summaryFigures, targetList, elapsedS)}\n`);
+
+  mkdirSync(path.dirname(options.json), { recursive: true });
+  writeFileSync(
+    options.json,
+    `${JSON.stringify(
+      {
+        generated: new Date().toISOString(),
+        elapsedS,
+        options: { runs: options.runs, diskHours: options.diskHours, seed: options.seed, workers: options.workers, only: options.only },
+        params: { statistical: options.stat, slowScore: DEFAULT_SCORE_PARAMS, fixed: DEFAULT_FIXED_THRESHOLD_PARAMS },
+        hosts: HOSTS,
+        scenarios: SCENARIOS,
+        notModelled: NOT_MODELLED,
+        seedFigures: SEED_FIGURES,
+        summary: summaryFigures,
+        targets: targetList,
+        rows,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  if (tty) process.stdout.write(`figures written to ${path.relative(process.cwd(), options.json) || options.json}\n`);
+}
+
+// Run as a script (not when imported, e.g. by a test or a notebook).
+if (isMainThread && process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    process.stderr.write(`bench:detect: ${error.message}\n`);
+    process.exit(1);
+  });
+}

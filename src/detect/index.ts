@@ -1,0 +1,7 @@
+// The detectors beside the slow score: the statistical detector of seed 003 (and the
+// fixed-threshold baseline it is measured against), and what their states add to a verdict.
+export * from './fixed-threshold.js';
+export * from './robust-stats.js';
+export * from './severity.js';
+export * from './statistical-detector.js';
+export * from './statistical-params.js';

@@ -1,0 +1,119 @@
+// Every parameter of the statistical slow-disk detector (../shared/spec/statistical-detector.md,
+// seed 003), with the seed's values as defaults. The one place the CLI reads them from.
+
+export interface StatisticalParams {
+  /** The baseline window: the most recent this-many inspections of a disk (seed: 1000 IO completions). */
+  windowSamples: number;
+  /** The baseline (median and MAD of the window) is recomputed this often (seed: every 10 s). */
+  refreshMs: number;
+  /**
+   * The step of the rule: each disk is judged once per this much of the caller's clock (1 s),
+   * on a robust statistic of its recent inspections rather than on every single inspection
+   * (the spec's note for implementers). The rule's durations count in these steps.
+   */
+  shortWindowMs: number;
+  /**
+   * The statistic judged at each step: the median of the disk's inspections of the last this
+   * much (5 s, 50 inspections at 100 ms), rounded to whole steps. The median of one second (10
+   * inspections) of an HDD spreads by some 14 % of itself, so a x1.5 slowdown is barely 3 of
+   * its MADs and the rule flickers; the median of 5 s spreads by some 6 %.
+   */
+  statisticMs: number;
+  /** A short window deviates when its deviation is above this many MADs (seed: 3). */
+  threshold: number;
+  /** A disk whose short windows deviate this long in a row turns suspect (seed: 10 s). */
+  suspectAfterMs: number;
+  /** A suspect disk is observed this much longer (seed: 60 s). */
+  observeMs: number;
+  /**
+   * A suspect disk is confirmed when more than this share of its observed short windows
+   * deviate (seed: 70 %). A confirmed disk is clear again once more than this share of the
+   * last `observeMs` of short windows no longer deviate (the same rule, mirrored).
+   */
+  confirmShare: number;
+  /** A suspect disk whose short windows stop deviating this long in a row is cancelled (d fell back). */
+  fallbackMs: number;
+  /**
+   * The MAD never counts as less than max(madFloorMs, madFloorRatio x median) (0.01 ms, the
+   * recorder's resolution is 0.001 ms; 8 %): quantised latencies (a MAD of 0) never divide by
+   * zero, and a disk whose latency barely varies is not flagged for a change smaller than
+   * `threshold x madFloorRatio` (24 %) of its median, which its share of the host's work can
+   * move it by for minutes. Lower it to see smaller slowdowns, at the cost of false alarms.
+   */
+  madFloorMs: number;
+  madFloorRatio: number;
+  /**
+   * A tick with no result (an error, or an inspection still in flight) counts as an inspection
+   * of this many milliseconds: TiKV's inspection timeout, the least such an inspection took.
+   */
+  failureLatencyMs: number;
+  /** A disk is judged only once its baseline holds this many steps' statistics (30: 30 s). */
+  minBaselineWindows: number;
+  /**
+   * Compare each disk with its peers (the other disks being inspected): a disk deviates only if
+   * it still deviates once the host's common slowdown (the median of the peers' ratios to their
+   * own baselines) is divided out. Off: own history only (as with a single disk).
+   */
+  peerCondition: boolean;
+  /**
+   * When more than this share of the judged disks (and at least 2) deviate from their own
+   * history together, they are `host-wide` rather than slow: the load, a controller, a cable.
+   */
+  hostWideShare: number;
+}
+
+export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.freeze({
+  windowSamples: 1000,
+  refreshMs: 10_000,
+  shortWindowMs: 1000,
+  statisticMs: 5000,
+  threshold: 3,
+  suspectAfterMs: 10_000,
+  observeMs: 60_000,
+  confirmShare: 0.7,
+  fallbackMs: 10_000,
+  madFloorMs: 0.01,
+  madFloorRatio: 0.08,
+  failureLatencyMs: 100,
+  minBaselineWindows: 30,
+  peerCondition: true,
+  hostWideShare: 0.5,
+});
+
+/** Fills in the defaults and rejects values the rules cannot work with. */
+export function statisticalParams(overrides: Partial<StatisticalParams> = {}): StatisticalParams {
+  const params: StatisticalParams = { ...DEFAULT_STATISTICAL_PARAMS, ...overrides };
+  const positive: (keyof StatisticalParams)[] = [
+    'windowSamples',
+    'refreshMs',
+    'shortWindowMs',
+    'statisticMs',
+    'threshold',
+    'suspectAfterMs',
+    'observeMs',
+    'fallbackMs',
+    'failureLatencyMs',
+    'minBaselineWindows',
+  ];
+  for (const key of positive) {
+    const value = params[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`statistical detector: ${key} must be a number above 0, got ${String(value)}`);
+    }
+  }
+  for (const key of ['madFloorMs', 'madFloorRatio'] as const) {
+    if (!Number.isFinite(params[key]) || params[key] < 0) throw new RangeError(`statistical detector: ${key} must be 0 or more`);
+  }
+  if (params.madFloorMs === 0 && params.madFloorRatio === 0) {
+    throw new RangeError('statistical detector: madFloorMs and madFloorRatio cannot both be 0 (a MAD of 0 would divide by zero)');
+  }
+  for (const key of ['confirmShare', 'hostWideShare'] as const) {
+    if (!(params[key] >= 0 && params[key] < 1)) throw new RangeError(`statistical detector: ${key} must be in [0, 1)`);
+  }
+  for (const key of ['suspectAfterMs', 'observeMs', 'fallbackMs', 'refreshMs', 'statisticMs'] as const) {
+    if (params[key] < params.shortWindowMs) {
+      throw new RangeError(`statistical detector: ${key} must be at least the short window (${params.shortWindowMs} ms)`);
+    }
+  }
+  return params;
+}

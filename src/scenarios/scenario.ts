@@ -1,0 +1,404 @@
+// The seeded scenario generator: what a host's probe would have written, as trace lines
+// (../shared/spec/trace-format.md), for a healthy host and for the faults the detectors
+// are meant to tell apart. Pure and deterministic: the same options give the same lines.
+//
+// The model, per tick k (at k x interval on a virtual clock starting at 0), per disk:
+//
+//   latency = healthy draw (media.ts) x host load x disk drift x fault factors
+//
+// - host load: exp of a mean-reverting (AR(1)) process in log space, shared by every disk
+//   of the host (the host's own workload rising and falling): log-space deviation
+//   HOST_LOAD.sigma, time constant HOST_LOAD.tauMs. A business peak multiplies it.
+// - disk drift: the same kind of process per disk (its share of the work moving), smaller.
+// - faults: a slowdown (the slow disk's latency times `factor` from `onsetMs`, to `healMs`
+//   for a slowdown that heals), a congestion burst (one disk times a burst factor for a few
+//   seconds), pauses (the disk serves nothing: periodic stalls, or a hang that never ends).
+//   A pause delays the inspections in flight by its length; a hang holds them forever.
+// - the probe: one inspection in flight per disk. An inspection that takes `ms` >= the
+//   interval is written at its own tick with its full duration, and the ticks it spans have
+//   no line (the probe starts no second inspection); a hung inspection writes nothing.
+//   Durations are written in microseconds, as the recorder does.
+//
+// What it does not model: see NOT_MODELLED below (also in the README).
+import { drawDiskModel, drawLatency, type DiskModel, type Media } from './media.js';
+import { mixSeed, Rng } from './prng.js';
+
+export const SCENARIO_KINDS = ['healthy', 'peak', 'burst', 'slow', 'stall', 'hang', 'heal'] as const;
+export type ScenarioKind = (typeof SCENARIO_KINDS)[number];
+
+/** The kinds with one faulty disk and a known onset. */
+export const FAULT_KINDS: readonly ScenarioKind[] = ['slow', 'stall', 'hang', 'heal'];
+
+/** The host's shared load and each disk's own drift: mean-reverting in log space. */
+export const HOST_LOAD = Object.freeze({ sigma: 0.1, tauMs: 120_000 });
+export const DISK_DRIFT = Object.freeze({ sigma: 0.05, tauMs: 60_000 });
+
+export interface PeakOptions {
+  /** When the peak starts; by default drawn uniformly in [15 min, 35 min] (clamped into the run). */
+  startMs?: number;
+  /** How long it lasts (10 min). */
+  durationMs: number;
+  /** Every disk's latency is multiplied by this (4). */
+  factor: number;
+  /** The spike probability of every disk is multiplied by this (5): a heavier tail. */
+  spikeBoost: number;
+  /** And each inspection by a lognormal jitter of median 1 and this log-space deviation (0.3): more queueing variance. */
+  jitterSigma: number;
+}
+
+export interface BurstOptions {
+  /** Mean time between bursts on one disk (Poisson arrivals, each disk on its own): 5 min. */
+  meanGapMs: number;
+  /** A burst lasts uniformly between these (1 to 5 s). */
+  minMs: number;
+  maxMs: number;
+  /** It multiplies the disk's latency by a lognormal factor (median 5, log-space deviation 0.5; at least 1). */
+  factorMedian: number;
+  factorSigma: number;
+}
+
+export interface StallOptions {
+  /** From the onset the slow disk pauses this long (1 s) ... */
+  stallMs: number;
+  /** ... every this long (20 s). */
+  periodMs: number;
+}
+
+export interface ScenarioOptions {
+  kind: ScenarioKind;
+  seed: number;
+  /** How many disks the host has: named raft and kv for 2, disk1..diskN otherwise (or `names`). */
+  disks: number;
+  names?: readonly string[];
+  /** All disks of the host are of this kind (or one kind per disk). */
+  media: Media | readonly Media[];
+  intervalMs?: number;
+  /** The run's length (default: 1 h for healthy, peak and burst; 21 min for the faults). */
+  durationMs?: number;
+  /** Faults: when the fault starts (default: drawn uniformly in [5 min, 6 min]). */
+  onsetMs?: number;
+  /** Faults: which disk (index; default drawn from the seed). */
+  slowDisk?: number;
+  /** slow, heal: the latency multiplier (default 2 for slow, 3 for heal). */
+  factor?: number;
+  /** heal: how long the slowdown lasts (5 min). */
+  healAfterMs?: number;
+  peak?: Partial<PeakOptions>;
+  burst?: Partial<BurstOptions>;
+  stall?: Partial<StallOptions>;
+}
+
+export const DEFAULT_PEAK: Readonly<PeakOptions> = Object.freeze({ durationMs: 600_000, factor: 4, spikeBoost: 5, jitterSigma: 0.3 });
+export const DEFAULT_BURST: Readonly<BurstOptions> = Object.freeze({
+  meanGapMs: 300_000,
+  minMs: 1000,
+  maxMs: 5000,
+  factorMedian: 5,
+  factorSigma: 0.5,
+});
+export const DEFAULT_STALL: Readonly<StallOptions> = Object.freeze({ stallMs: 1000, periodMs: 20_000 });
+export const DEFAULT_HEAL_AFTER_MS = 300_000;
+export const DEFAULT_ONSET_RANGE_MS = Object.freeze([300_000, 360_000] as const);
+
+/** What the generator leaves out; the README lists these too. */
+export const NOT_MODELLED: readonly string[] = [
+  'Read/write mixes, request sizes and queue depths of the real workload: only the probe\'s 4 KiB inspection is drawn, as one latency.',
+  'Correlations inside one inspection (a slow flush followed by a slow read) beyond what the drawn sum gives.',
+  'Gradual faults: every slowdown starts as a step at its onset and keeps one factor (a heal is a step back).',
+  'Different disks behind one controller or cable failing together: only the business peak moves all disks at once.',
+  'Diurnal cycles and ramps: the host load wanders (AR(1)) and the peak is a step up and a step down.',
+  'Errors (EIO, ENOSPC, corruption): a fault here makes a disk slow or unresponsive, never failing fast.',
+  'Clock jitter and IPC delay of the live probe (late results): every result lands on its tick exactly.',
+  'Disks of different batches or firmware on one host beyond the drawn per-disk parameters.',
+  'Drive-managed SMR, write-cache-off, thermal throttling, and NVMe power states.',
+];
+
+export interface InspectionLine {
+  tick: number;
+  disk: string;
+  ms: number;
+}
+
+export interface ClockLine {
+  tick: number;
+}
+
+export interface TickLines {
+  tick: number;
+  /** The inspections started at this tick that finished (at any later time). */
+  lines: InspectionLine[];
+}
+
+export interface Burst {
+  disk: string;
+  startMs: number;
+  endMs: number;
+  factor: number;
+}
+
+export interface ScenarioInfo {
+  kind: ScenarioKind;
+  seed: number;
+  intervalMs: number;
+  durationMs: number;
+  /** Ticks 1..ticks are generated. */
+  ticks: number;
+  disks: string[];
+  media: Media[];
+  models: DiskModel[];
+  /** The faulty disk and when its fault starts (null without one). */
+  slowDisk: string | null;
+  onsetMs: number | null;
+  /** heal: when the disk is healthy again. */
+  healMs: number | null;
+  factor: number | null;
+  peak: { startMs: number; endMs: number } | null;
+  bursts: Burst[];
+}
+
+function defaultNames(n: number): string[] {
+  if (n === 2) return ['raft', 'kv'];
+  return Array.from({ length: n }, (_, i) => `disk${i + 1}`);
+}
+
+/** Microseconds, unless rounding would carry the duration across the interval (as the recorder). */
+function recorded(ms: number, intervalMs: number): number {
+  const rounded = Math.round(ms * 1000) / 1000;
+  return rounded < intervalMs === ms < intervalMs ? rounded : ms;
+}
+
+/** An AR(1) process in log space, stepped once per tick. */
+class LogWalk {
+  private x: number;
+  private readonly a: number;
+  private readonly b: number;
+
+  constructor(
+    sigma: number,
+    tauMs: number,
+    intervalMs: number,
+    private readonly rng: Rng,
+  ) {
+    this.a = Math.exp(-intervalMs / tauMs);
+    this.b = sigma * Math.sqrt(1 - this.a * this.a);
+    this.x = sigma * rng.normal();
+  }
+
+  step(): number {
+    this.x = this.a * this.x + this.b * this.rng.normal();
+    return Math.exp(this.x);
+  }
+}
+
+interface DiskGen {
+  name: string;
+  model: DiskModel;
+  rng: Rng;
+  drift: LogWalk;
+  /** The first tick at which the probe is free to start an inspection; Infinity once hung. */
+  nextFreeTick: number;
+  bursts: Burst[];
+  burstAt: number;
+  faulty: boolean;
+}
+
+/**
+ * Generates a scenario tick by tick. Random streams are separate per disk and for the host,
+ * and every tick makes the same draws whatever happens, so the same seed gives the same
+ * disks, the same load and the same healthy draws in every kind of scenario: only the fault
+ * differs.
+ */
+export class ScenarioGenerator {
+  readonly info: ScenarioInfo;
+  private readonly disks: DiskGen[];
+  private readonly hostLoad: LogWalk;
+  private readonly peakOptions: PeakOptions;
+  private readonly stall: StallOptions;
+  private readonly jitterRng: Rng;
+  private tick = 0;
+
+  constructor(options: ScenarioOptions) {
+    const kind = options.kind;
+    if (!SCENARIO_KINDS.includes(kind)) throw new RangeError(`unknown scenario kind '${String(kind)}'`);
+    const n = options.disks;
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`disks must be a whole number above 0, got ${n}`);
+    const names = options.names ? [...options.names] : defaultNames(n);
+    if (names.length !== n) throw new RangeError(`${n} disks but ${names.length} names`);
+    const media: Media[] = typeof options.media === 'string' ? names.map(() => options.media as Media) : [...options.media];
+    if (media.length !== n) throw new RangeError(`${n} disks but ${media.length} media`);
+    const intervalMs = options.intervalMs ?? 100;
+    const faulty = FAULT_KINDS.includes(kind);
+    const durationMs = options.durationMs ?? (faulty ? 1_260_000 : 3_600_000);
+    const seed = options.seed >>> 0;
+
+    const host = new Rng(mixSeed(seed, 'host'));
+    const setup = new Rng(mixSeed(seed, 'setup'));
+    const models = names.map((_, i) => drawDiskModel(media[i], new Rng(mixSeed(seed, 'model', i))));
+
+    // Every setup draw is made whatever the kind, so that the kinds share a seed's disks and times.
+    const slowDraw = setup.int(n);
+    const slowIndex = faulty ? (options.slowDisk ?? slowDraw) : null;
+    if (slowIndex !== null && (slowIndex < 0 || slowIndex >= n)) throw new RangeError(`slowDisk must be 0..${n - 1}`);
+    const onsetDraw = setup.uniform(...DEFAULT_ONSET_RANGE_MS);
+    const onsetMs = faulty ? (options.onsetMs ?? Math.round(onsetDraw / intervalMs) * intervalMs) : null;
+    const factor = kind === 'slow' ? (options.factor ?? 2) : kind === 'heal' ? (options.factor ?? 3) : null;
+    const healMs = kind === 'heal' && onsetMs !== null ? onsetMs + (options.healAfterMs ?? DEFAULT_HEAL_AFTER_MS) : null;
+
+    this.peakOptions = { ...DEFAULT_PEAK, ...options.peak };
+    const peakDraw = setup.uniform(900_000, 2_100_000);
+    let peak: ScenarioInfo['peak'] = null;
+    if (kind === 'peak') {
+      const latestStart = Math.max(0, durationMs - this.peakOptions.durationMs);
+      const startMs = options.peak?.startMs ?? Math.min(latestStart, Math.round(peakDraw / intervalMs) * intervalMs);
+      peak = { startMs, endMs: startMs + this.peakOptions.durationMs };
+    }
+
+    const burstOptions = { ...DEFAULT_BURST, ...options.burst };
+    const bursts: Burst[] = [];
+    if (kind === 'burst') {
+      names.forEach((name, i) => {
+        const rng = new Rng(mixSeed(seed, 'bursts', i));
+        for (let t = rng.exponential(burstOptions.meanGapMs); t < durationMs; ) {
+          const length = rng.uniform(burstOptions.minMs, burstOptions.maxMs);
+          const burstFactor = Math.max(1, rng.lognormal(burstOptions.factorMedian, burstOptions.factorSigma));
+          bursts.push({ disk: name, startMs: t, endMs: t + length, factor: burstFactor });
+          t += length + rng.exponential(burstOptions.meanGapMs);
+        }
+      });
+    }
+    this.stall = { ...DEFAULT_STALL, ...options.stall };
+
+    this.info = {
+      kind,
+      seed,
+      intervalMs,
+      durationMs,
+      ticks: Math.floor(durationMs / intervalMs),
+      disks: names,
+      media,
+      models,
+      slowDisk: slowIndex === null ? null : names[slowIndex],
+      onsetMs,
+      healMs,
+      factor,
+      peak,
+      bursts,
+    };
+    this.hostLoad = new LogWalk(HOST_LOAD.sigma, HOST_LOAD.tauMs, intervalMs, host);
+    this.jitterRng = new Rng(mixSeed(seed, 'jitter'));
+    this.disks = names.map((name, i) => {
+      const rng = new Rng(mixSeed(seed, 'disk', i));
+      return {
+        name,
+        model: models[i],
+        rng,
+        drift: new LogWalk(DISK_DRIFT.sigma, DISK_DRIFT.tauMs, intervalMs, new Rng(mixSeed(seed, 'drift', i))),
+        nextFreeTick: 1,
+        bursts: bursts.filter((b) => b.disk === name),
+        burstAt: 0,
+        faulty: i === slowIndex,
+      };
+    });
+  }
+
+  /** The inspections started at the next tick, or null after the last tick. */
+  next(): TickLines | null {
+    if (this.tick >= this.info.ticks) return null;
+    const k = ++this.tick;
+    const { intervalMs, peak } = this.info;
+    const t = k * intervalMs;
+    const inPeak = peak !== null && t >= peak.startMs && t < peak.endMs;
+    const load = this.hostLoad.step() * (inPeak ? this.peakOptions.factor : 1);
+    const lines: InspectionLine[] = [];
+    for (const disk of this.disks) {
+      // Every draw is made every tick, in flight or not, so that the streams stay in step.
+      const drift = disk.drift.step();
+      const healthy = drawLatency(disk.model, disk.rng, inPeak ? this.peakOptions.spikeBoost : 1);
+      const jitter = Math.exp(this.peakOptions.jitterSigma * this.jitterRng.normal());
+      if (k < disk.nextFreeTick) continue;
+      let service = healthy * load * drift * (inPeak ? jitter : 1) * this.burstFactor(disk, t);
+      if (disk.faulty) service *= this.slowFactor(t);
+      const finish = disk.faulty ? this.finishTime(t, service) : t + service;
+      if (!Number.isFinite(finish)) {
+        disk.nextFreeTick = Infinity;
+        continue;
+      }
+      const ms = recorded(finish - t, intervalMs);
+      lines.push({ tick: k, disk: disk.name, ms });
+      disk.nextFreeTick = k + Math.max(1, Math.ceil(ms / intervalMs));
+    }
+    return { tick: k, lines };
+  }
+
+  *ticks(): Generator<TickLines> {
+    for (let tick = this.next(); tick !== null; tick = this.next()) yield tick;
+  }
+
+  private burstFactor(disk: DiskGen, t: number): number {
+    while (disk.burstAt < disk.bursts.length && disk.bursts[disk.burstAt].endMs <= t) disk.burstAt += 1;
+    const burst = disk.bursts[disk.burstAt];
+    return burst !== undefined && burst.startMs <= t ? burst.factor : 1;
+  }
+
+  private slowFactor(t: number): number {
+    const { factor, onsetMs, healMs } = this.info;
+    if (factor === null || onsetMs === null || t < onsetMs) return 1;
+    if (healMs !== null && t >= healMs) return 1;
+    return factor;
+  }
+
+  /** When an inspection started at `start` that needs `service` ms of the disk finishes, through its pauses. */
+  private finishTime(start: number, service: number): number {
+    const { kind, onsetMs } = this.info;
+    if (onsetMs === null) return start + service;
+    if (kind === 'hang') return start + service <= onsetMs ? start + service : Infinity;
+    if (kind !== 'stall') return start + service;
+    const { stallMs, periodMs } = this.stall;
+    let t = start;
+    let left = service;
+    for (;;) {
+      // The pause that contains t or comes next: [onset + j x period, + stallMs).
+      const j = t < onsetMs ? 0 : Math.floor((t - onsetMs) / periodMs);
+      const pauseStart = onsetMs + j * periodMs;
+      const pauseEnd = pauseStart + stallMs;
+      if (t >= pauseStart && t < pauseEnd) {
+        t = pauseEnd;
+        continue;
+      }
+      const nextPause = t < pauseStart ? pauseStart : pauseStart + periodMs;
+      if (t + left <= nextPause) return t + left;
+      left -= nextPause - t;
+      t = nextPause + stallMs;
+    }
+  }
+}
+
+/** Every line of a scenario in trace order: the inspections tick by tick, then a clock line at the last tick. */
+export function* scenarioLines(options: ScenarioOptions): Generator<InspectionLine | ClockLine> {
+  const generator = new ScenarioGenerator(options);
+  for (const tick of generator.ticks()) yield* tick.lines;
+  yield { tick: generator.info.ticks };
+}
+
+/** The scenario as a trace file's lines (JSON, without the newlines): a header, then scenarioLines. */
+export function* scenarioTrace(options: ScenarioOptions): Generator<string> {
+  const generator = new ScenarioGenerator(options);
+  const { info } = generator;
+  yield JSON.stringify({
+    slowdisk_trace: 1,
+    interval_ms: info.intervalMs,
+    disks: info.disks,
+    scenario: {
+      kind: info.kind,
+      seed: info.seed,
+      media: info.media,
+      slow_disk: info.slowDisk,
+      onset_ms: info.onsetMs,
+      heal_ms: info.healMs,
+      factor: info.factor,
+      peak: info.peak,
+    },
+  });
+  for (const tick of generator.ticks()) for (const line of tick.lines) yield JSON.stringify(line);
+  yield JSON.stringify({ tick: info.ticks });
+}
