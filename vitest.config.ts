@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // One file at a time: the end-to-end suites time real disks, and two of them sharing
+    // two cores and one backing disk would blur what each measures.
+    fileParallelism: false,
   },
 });

@@ -3,6 +3,7 @@
 #include <napi.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,10 @@ bool Boolean(Napi::Env env, Napi::Value value, const char* name) {
     throw Napi::TypeError::New(env, std::string(name) + " must be a boolean");
   }
   return value.As<Napi::Boolean>().Value();
+}
+
+bool OptionalBoolean(Napi::Env env, Napi::Value value, const char* name) {
+  return value.IsUndefined() ? false : Boolean(env, value, name);
 }
 
 double Number(Napi::Env env, Napi::Value value, const char* name) {
@@ -88,8 +93,9 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     });
   }
 
-  // prepare(dir, ioSize, direct) -> { path, ino, ioSize, align, alignSource,
-  //                                   blocks, staleRemoved }
+  // prepare(dir, ioSize, direct) -> { path, ino, devMajor, devMinor, ioSize,
+  //                                   align, alignSource, blocks,
+  //                                   staleRemoved }
   Napi::Value Prepare(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     std::string dir = String(env, info[0], "dir");
@@ -103,6 +109,8 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
         Napi::Object result = Napi::Object::New(env);
         result.Set("path", prepared->path);
         result.Set("ino", static_cast<double>(prepared->ino));
+        result.Set("devMajor", static_cast<double>(prepared->devMajor));
+        result.Set("devMinor", static_cast<double>(prepared->devMinor));
         result.Set("ioSize", static_cast<double>(prepared->ioSize));
         result.Set("align", static_cast<double>(prepared->align));
         result.Set("alignSource", prepared->alignSource);
@@ -113,7 +121,8 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     });
   }
 
-  // inspect({ path, ino, block, blocks, ioSize, align, direct, sync, seed })
+  // inspect({ path, ino, devMajor, devMinor, block, blocks, ioSize, align,
+  //           direct, sync, seed, freshBlock? })
   //   -> { openNs, writeNs, syncNs, readNs, closeNs, totalNs, created, ino }
   Napi::Value Inspect(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -128,6 +137,10 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     InspectRequest request{
         String(env, req.Get("path"), "path"),
         Number(env, req.Get("ino"), "ino"),
+        static_cast<uint32_t>(
+            Integer(env, req.Get("devMajor"), "devMajor", 0, UINT32_MAX)),
+        static_cast<uint32_t>(
+            Integer(env, req.Get("devMinor"), "devMinor", 0, UINT32_MAX)),
         Integer(env, req.Get("block"), "block", 0, kMaxSafeInteger),
         static_cast<uint32_t>(
             Integer(env, req.Get("blocks"), "blocks", 1, kDataBlocks)),
@@ -137,7 +150,8 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
             Integer(env, req.Get("align"), "align", 1, 1 << 30)),
         Boolean(env, req.Get("direct"), "direct"),
         sync == "fsync",
-        Integer(env, req.Get("seed"), "seed", 0, kMaxSafeInteger)};
+        Integer(env, req.Get("seed"), "seed", 0, kMaxSafeInteger),
+        OptionalBoolean(env, req.Get("freshBlock"), "freshBlock")};
     return thread_.Submit(env, [request = std::move(request)]() -> Reply {
       InspectResult r = ::Inspect(request);
       return [r](Napi::Env env) -> Napi::Value {

@@ -22,6 +22,62 @@ uint64_t NowNs() {
          static_cast<uint64_t>(now.tv_nsec);
 }
 
+void Sync(int fd, bool fsync, const std::string& path) {
+  if ((fsync ? ::fsync(fd) : fdatasync(fd)) != 0) {
+    ThrowErrno(errno, fsync ? "fsync" : "fdatasync", path);
+  }
+}
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+// A missing probe file is made again only on the filesystem it was made on.
+// A directory now on another one was either uncovered by an unmount, and a
+// file there would land on the disk below, or covered by a new mount, which
+// the caller has to place (it may share another path's disk) before probing.
+void RequireSameFilesystem(const InspectRequest& r) {
+  const std::string dir = DirOf(r.path);
+  struct statx stx;
+  // A directory that is gone fails as the open did.
+  if (statx(AT_FDCWD, dir.c_str(), AT_STATX_SYNC_AS_STAT, STATX_TYPE, &stx) !=
+      0) {
+    ThrowErrno(ENOENT, "open", r.path);
+  }
+  if (stx.stx_dev_major == r.devMajor && stx.stx_dev_minor == r.devMinor) {
+    return;
+  }
+  ThrowSlowdisk("EOTHERFS", "open", r.path,
+                "is missing, and " + dir + " is now on another filesystem (" +
+                    std::to_string(stx.stx_dev_major) + ":" +
+                    std::to_string(stx.stx_dev_minor) + ") than the file was "
+                    "made on (" + std::to_string(r.devMajor) + ":" +
+                    std::to_string(r.devMinor) + "); no probe file made there");
+}
+
+// The timed round trip rewrites blocks the probe file already holds, which a
+// full filesystem, or a thin-provisioned disk out of space, still takes. One
+// block written to a new, unnamed file (O_TMPFILE, gone on close) needs a
+// block the filesystem must allocate and the device must store, so those
+// faults fail here (ENOSPC, EIO). It changes nothing of the probe file, so
+// no later timed sync has a journal commit of it to pay for; with O_DIRECT
+// the write reaches the device before pwrite returns, and needs no sync.
+// A filesystem without O_TMPFILE is not checked.
+void WriteFreshBlock(const InspectRequest& r, const uint8_t* buf) {
+  const std::string dir = DirOf(r.path);
+  UniqueFd fd(open(dir.c_str(),
+                   O_TMPFILE | O_RDWR | O_CLOEXEC | (r.direct ? O_DIRECT : 0),
+                   0600));
+  if (fd.get() < 0) {
+    if (errno == EOPNOTSUPP || errno == EISDIR) return;
+    ThrowErrno(errno, "open", dir);
+  }
+  WriteBlock(fd.get(), buf, r.ioSize, 0, dir);
+  if (!r.direct) Sync(fd.get(), r.fsync, dir);
+  if (fd.Close() != 0) ThrowErrno(errno, "close", dir);
+}
+
 }  // namespace
 
 InspectResult Inspect(const InspectRequest& r) {
@@ -46,8 +102,9 @@ InspectResult Inspect(const InspectRequest& r) {
     }
     result.ino = st.st_ino;
   } else if (errno == ENOENT) {
-    // Removed by someone, or the directory was replaced or remounted: the
-    // probe goes on with a new file under the same name.
+    // Removed by someone, or the directory was replaced: the probe goes on
+    // with a new file under the same name.
+    RequireSameFilesystem(r);
     CreatedProbeFile created = CreateProbeFile(path, r.ioSize, r.direct);
     fd = std::move(created.fd);
     result.created = true;
@@ -60,9 +117,7 @@ InspectResult Inspect(const InspectRequest& r) {
   WriteBlock(fd.get(), written.get(), r.ioSize, offset, path);
   const uint64_t wrote = NowNs();
 
-  if ((r.fsync ? ::fsync(fd.get()) : fdatasync(fd.get())) != 0) {
-    ThrowErrno(errno, r.fsync ? "fsync" : "fdatasync", path);
-  }
+  Sync(fd.get(), r.fsync, path);
   const uint64_t synced = NowNs();
 
   if (!r.direct) {
@@ -100,5 +155,8 @@ InspectResult Inspect(const InspectRequest& r) {
   result.readNs = readDone - synced;
   result.closeNs = end - closing;
   result.totalNs = end - start;
+
+  // Untimed. A file made just now has just been given all its blocks.
+  if (r.freshBlock && !result.created) WriteFreshBlock(r, written.get());
   return result;
 }

@@ -227,7 +227,8 @@ CreatedProbeFile CreateProbeFile(const std::string& path, uint32_t ioSize,
                                     alignment.align * alignment.align);
   WriteLayout(fd.get(), path, size, alignment.align);
   cleanup.Keep();
-  return {std::move(fd), stx.stx_ino, size, alignment.align, alignment.source};
+  return {std::move(fd),    stx.stx_ino, stx.stx_dev_major, stx.stx_dev_minor,
+          size,             alignment.align, alignment.source};
 }
 
 PreparedProbeFile PrepareProbeFile(const std::string& dir, uint32_t ioSize,
@@ -244,8 +245,9 @@ PreparedProbeFile PrepareProbeFile(const std::string& dir, uint32_t ioSize,
     }
     ThrowErrno(err, "close", path);
   }
-  return {path,          created.ino,       created.ioSize,
-          created.align, created.alignSource, std::move(stale)};
+  return {path,           created.ino,   created.devMajor,
+          created.devMinor, created.ioSize, created.align,
+          created.alignSource, std::move(stale)};
 }
 
 std::vector<std::string> RemoveStaleProbeFiles(const std::string& dir) {

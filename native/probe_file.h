@@ -12,6 +12,8 @@ constexpr uint32_t kDataBlocks = 64;
 struct CreatedProbeFile {
   UniqueFd fd;
   uint64_t ino;
+  uint32_t devMajor;  // the filesystem the file is on
+  uint32_t devMinor;
   uint32_t ioSize;  // the requested size rounded up to the alignment
   uint32_t align;
   const char* alignSource;  // "statx", "logical-block-size" or "default"
@@ -27,6 +29,8 @@ CreatedProbeFile CreateProbeFile(const std::string& path, uint32_t ioSize,
 struct PreparedProbeFile {
   std::string path;
   uint64_t ino;
+  uint32_t devMajor;
+  uint32_t devMinor;
   uint32_t ioSize;
   uint32_t align;
   const char* alignSource;

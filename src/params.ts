@@ -71,3 +71,19 @@ export function formatDuration(ms: number): string {
   if (ms % 1000 === 0 && ms > 0) return `${ms / 1000}s`;
   return `${ms}ms`;
 }
+
+export interface HookParams {
+  /** Shell command run once when the reported store score reaches the eviction threshold. */
+  onEvict?: string;
+  /** Shell command run once when, after an eviction, the store has stayed at reported score 1 for recoverAfterMs. */
+  onRecover?: string;
+  /** A hook still running after this long is killed with its process group. */
+  timeoutMs: number;
+  /** PD's recovery duration: how long a store must stay at 1 before its eviction is lifted. */
+  recoverAfterMs: number;
+}
+
+export const DEFAULT_HOOK_PARAMS: Readonly<Omit<HookParams, 'onEvict' | 'onRecover'>> = Object.freeze({
+  timeoutMs: 30_000,
+  recoverAfterMs: 1_800_000,
+});

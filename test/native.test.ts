@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MEMORY_FS_MAGICS, ProbeError, ProbeWorker, type InspectRequest, type ProbeFile } from '../src/native/addon.js';
+import { deadPid, probeHeader as header } from './helpers/probe-file-fakes.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
 
 const ADDON = fileURLToPath(new URL('../build/Release/slowdisk_probe.node', import.meta.url));
@@ -59,13 +60,6 @@ afterAll(() => {
   fs.rmSync(base, { recursive: true, force: true });
 });
 
-function header(pid: number): Buffer {
-  const text = `slowdisk probe file\nversion=1\npid=${pid}\ncreated=0\n`;
-  const block = Buffer.alloc(4096);
-  block.write(text, 'latin1');
-  return block;
-}
-
 function readBlock(file: ProbeFile, index: number): Buffer {
   const fd = fs.openSync(file.path, 'r');
   try {
@@ -90,11 +84,6 @@ async function probeError(promise: Promise<unknown>): Promise<ProbeError> {
   );
   expect(error).toBeInstanceOf(ProbeError);
   return error as ProbeError;
-}
-
-function deadPid(): number {
-  const { pid } = spawnSync('true');
-  return pid!;
 }
 
 const gate = requireRootFacilities(['root']);
@@ -271,6 +260,44 @@ describe.skipIf(gate.skip)('inspect', () => {
 
     const next = await w.inspect(request({ ...file, ino: result.ino }, { block: 6, seed: 100 }));
     expect(next.created).toBe(false);
+  });
+
+  it('makes no probe file on another filesystem mounted over its directory (EOTHERFS)', async () => {
+    const dir = tempDir();
+    const w = worker();
+    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    mount(['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs'], dir);
+
+    const error = await probeError(w.inspect(request(file)));
+    expect(error).toMatchObject({ code: 'EOTHERFS', errno: 0, syscall: 'open', path: file.path });
+    expect(error.message).toMatch(
+      new RegExp(`^EOTHERFS: open ${file.path} is missing, and ${dir} is now on another filesystem \\(0:\\d+\\) than the file was made on \\(${file.devMajor}:${file.devMinor}\\); no probe file made there$`),
+    );
+    expect(fs.readdirSync(dir)).toEqual([]);
+
+    execFileSync('umount', [dir]);
+    mounts.splice(mounts.indexOf(dir), 1);
+    await expect(w.inspect(request(file))).resolves.toMatchObject({ created: false, ino: file.ino });
+  });
+
+  it('a fresh block fails on a full filesystem, where rewrites of the probe file still pass, and leaves nothing', async () => {
+    const dir = tempDir();
+    mount(['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs'], dir);
+    const w = worker();
+    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    // dd runs until the filesystem is full, then fails with ENOSPC.
+    spawnSync('dd', ['if=/dev/zero', `of=${path.join(dir, 'filler')}`, 'bs=4k', 'status=none']);
+
+    await expect(w.inspect(request(file))).resolves.toMatchObject({ created: false });
+    const error = await probeError(w.inspect(request(file, { freshBlock: true })));
+    expect(error).toMatchObject({ code: 'ENOSPC', syscall: 'pwrite', path: dir });
+
+    fs.unlinkSync(path.join(dir, 'filler'));
+    const free = () => fs.statfsSync(dir).bfree;
+    const before = free();
+    await expect(w.inspect(request(file, { freshBlock: true }))).resolves.toMatchObject({ created: false });
+    expect(fs.readdirSync(dir)).toEqual([path.basename(file.path)]);
+    expect(free()).toBe(before);
   });
 });
 

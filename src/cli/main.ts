@@ -4,6 +4,7 @@ import { DEFAULT_CHECK_DURATION_MS } from '../params.js';
 import { VERSION } from '../version.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
 import { fail } from './fail.js';
+import { addHookOptions, hookParamsFrom, type HookOptionValues } from './hook-options.js';
 import {
   addProbeOptions,
   addRecordOption,
@@ -17,15 +18,18 @@ import {
   type ScoreOptionValues,
   type TargetOptionValues,
 } from './options.js';
+import { addFormatOption, addOutputOptions, outputOptionsFrom, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { replayCommand } from './replay-command.js';
 import { runProbe, type RunOptions } from './run-probe.js';
+import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
-type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & { record?: string };
+type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues;
 
 
-function runOptions(mode: RunOptions['mode'], values: ProbeCommandValues): RunOptions {
-  return { mode, targets: targetsFrom(values), score: scoreParamsFrom(values), probe: probeParamsFrom(values), record: values.record };
+function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): RunOptions {
+  const values = withTikvConfig(given, command);
+  return { mode, targets: targetsFrom(values), score: scoreParamsFrom(values), probe: probeParamsFrom(values), record: values.record, hooks: hookParamsFrom(values), output: outputOptionsFrom(values) };
 }
 
 function probeCommand(name: string, summary: string, examples: string): Command {
@@ -34,6 +38,9 @@ function probeCommand(name: string, summary: string, examples: string): Command 
   addScoreOptions(command);
   addProbeOptions(command);
   addRecordOption(command);
+  addTikvConfigOptions(command);
+  addHookOptions(command);
+  addOutputOptions(command);
   return command.addHelpText('after', `\n${examples}\n\n${EXIT_CODE_HELP}\n`);
 }
 
@@ -50,10 +57,15 @@ export function buildProgram(): Command {
     `Examples:
   slowdisk watch                                   # the filesystem of the current directory
   slowdisk watch --raft /data/tikv/raft --kv /data/tikv/db
-  slowdisk watch --path wal=/mnt/nvme0 --path data=/mnt/sdb --keep-going`,
+  slowdisk watch --path wal=/mnt/nvme0 --path data=/mnt/sdb --keep-going
+  slowdisk watch --tikv-config /etc/tikv/tikv.toml --keep-going --on-evict /usr/local/bin/slowdisk-evict --on-recover /usr/local/bin/slowdisk-recover
+  slowdisk watch --tikv-config conf/tikv.toml --kv /tidb-data/tikv-20160   # TiUP passes the data dir as tikv-server --data-dir
+  slowdisk watch --kv /data/tikv/db --keep-going --listen :9258            # Prometheus scrapes http://HOST:9258/metrics
+  slowdisk watch --kv /data/tikv/db --keep-going --textfile /var/lib/prometheus/node-exporter
+  slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'`,
   ).option('--keep-going', 'go on past the eviction threshold instead of exiting');
-  watch.action((values: ProbeCommandValues & { keepGoing?: boolean }) =>
-    runProbe({ ...runOptions('watch', values), keepGoing: values.keepGoing === true }),
+  watch.action((values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
+    runProbe({ ...runOptions('watch', values, command), keepGoing: values.keepGoing === true }),
   );
 
   const check = probeCommand(
@@ -62,10 +74,15 @@ export function buildProgram(): Command {
     `Examples:
   slowdisk check                                   # 30 s on the filesystem of the current directory
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --duration 1m
-  */5 * * * * root slowdisk check --kv /data/tikv/db || logger -t slowdisk "exit $?"`,
+  */5 * * * * root slowdisk check --kv /data/tikv/db || logger -t slowdisk "exit $?"
+  slowdisk check --tikv-config /etc/tikv/tikv.toml --on-evict 'cat > /var/tmp/slowdisk-evict.json'   # the hook's JSON report on stdin
+  slowdisk check --kv /data/tikv/db --format nagios      # SLOWDISK OK - store score 1 ... | 'store_score'=1;80;100;1;100 ...
+  slowdisk check --kv /data/tikv/db --json | jq -c 'select(.type == "summary")'
+  */5 * * * * root slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null`,
   ).option('--duration <duration>', 'how long to probe; exits early at the eviction threshold', durationArg, DEFAULT_CHECK_DURATION_MS);
-  check.action((values: ProbeCommandValues & { duration: number }) =>
-    runProbe({ ...runOptions('check', values), durationMs: values.duration }),
+  addFormatOption(check);
+  check.action((values: ProbeCommandValues & { duration: number }, command: Command) =>
+    runProbe({ ...runOptions('check', values, command), durationMs: values.duration }),
   );
 
   program.addCommand(watch).addCommand(check);

@@ -5,9 +5,11 @@ import { Command } from 'commander';
 import ora, { type Ora } from 'ora';
 import type { ScoreParams } from '../params.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
-import { scoreLines } from '../replay/score-lines.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
 import { Timeline } from '../replay/timeline.js';
+import { JsonLines } from '../report/json-lines.js';
+import { stdoutFlushed } from '../report/stdout-flushed.js';
+import { canRedraw, spinnerColor } from '../report/terminal.js';
 import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
@@ -83,14 +85,15 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
     throw error;
   });
   // ora redraws by its line count, which a terminal of 0 columns (a pty nobody sized) makes infinite.
-  const progress = !values.json && process.stdout.isTTY && process.stdout.columns > 0 ? new ReplayProgress(trace) : null;
+  const progress = !values.json && canRedraw(process.stdout) ? new ReplayProgress(trace) : null;
   const timelineOut = progress ? (text: string) => progress.write(text) : write;
   const timeline = values.json ? null : new Timeline(params, (line) => timelineOut(`${line}\n`));
+  const json = values.json ? new JsonLines(params) : null;
   const plot = values.plot ? { file: values.plot, recorder: new PlotRecorder() } : null;
   const observer: ReplayObserver = {
     update: (update) => {
-      if (timeline) timeline.update(update);
-      else write(scoreLines(update));
+      timeline?.update(update);
+      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks: [...update.scores].map(([name, score]) => ({ name, score })) });
       plot?.recorder.update(update);
       progress?.at(update.tick);
     },
@@ -110,6 +113,7 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
       fail(`cannot write the plot ${plot.file}: ${error.message}`, EXIT_UNKNOWN),
     );
   }
+  await stdoutFlushed();
   process.exit(exitCodeOf(result.verdict.severity));
 }
 
@@ -147,7 +151,7 @@ class ReplayProgress {
   private refresh(): void {
     this.flush();
     if (this.spinner) this.spinner.text = this.text();
-    else this.spinner = ora({ text: this.text(), stream: process.stdout, discardStdin: false }).start();
+    else this.spinner = ora({ text: this.text(), stream: process.stdout, discardStdin: false, color: spinnerColor() }).start();
   }
 
   private flush(): void {

@@ -1,15 +1,16 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
-import type { ProbeParams, ScoreParams } from '../params.js';
+import { ActionHooks } from '../hooks/action-hooks.js';
+import type { HookParams, ProbeParams, ScoreParams } from '../params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
-import { checkSummary } from '../report/check-summary.js';
-import { LiveView } from '../report/live-view.js';
-import { RoundLines, type Reporter } from '../report/round-lines.js';
+import { MetricsExport } from '../report/metrics-export.js';
 import { RunVerdict } from '../score/store-score.js';
 import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
 import { EXIT_CRITICAL, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
 import { fail } from './fail.js';
+import type { OutputOptions } from './output-options.js';
+import { RunOutput } from './run-output.js';
 
 export interface RunOptions {
   mode: 'watch' | 'check';
@@ -22,6 +23,10 @@ export interface RunOptions {
   keepGoing?: boolean;
   /** Write every inspection to this trace file (never over an existing file). */
   record?: string;
+  /** --json, --format, --textfile, --listen. */
+  output?: OutputOptions;
+  /** Commands to run on eviction and recovery. */
+  hooks?: HookParams;
 }
 
 export async function runProbe(options: RunOptions): Promise<void> {
@@ -34,6 +39,10 @@ export async function runProbe(options: RunOptions): Promise<void> {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
   }
+  const metricsExport = await MetricsExport.start(options.output ?? {}, session, score, buffered).catch(async (error: Error) => {
+    await session.stop();
+    return fail(error.message, EXIT_UNKNOWN);
+  });
   let recorder: SessionRecorder | null = null;
   if (options.record !== undefined) {
     try {
@@ -43,13 +52,12 @@ export async function runProbe(options: RunOptions): Promise<void> {
       fail((error as Error).message, EXIT_UNKNOWN);
     }
   }
+  const hooks = options.hooks && ActionHooks.attach(session, options.hooks, score);
   const verdict = new RunVerdict(score);
   const startMs = MONOTONIC_CLOCK.now();
   let storeScore = 1;
-  let reporter: Reporter | null = null;
-  if (mode === 'watch') {
-    reporter = process.stdout.isTTY && process.stdout.columns > 0 ? new LiveView(() => session.statuses(), score, buffered) : new RoundLines(buffered);
-  }
+  const output = new RunOutput(mode, options.output, session, score, buffered);
+  const reporter = output.reporter;
 
   let finishing = false;
   const finish = async (code: number, interruptedBy?: string): Promise<void> => {
@@ -59,10 +67,13 @@ export async function runProbe(options: RunOptions): Promise<void> {
     const disks = session.statuses();
     await session.stop();
     await recorder?.stop();
+    await metricsExport?.stop();
     if (mode === 'check') {
-      const elapsed = MONOTONIC_CLOCK.now() - startMs;
-      process.stdout.write(`${checkSummary(verdict, storeScore, elapsed, disks, score, buffered, interruptedBy)}\n`);
+      const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
+      output.writeCheckResult({ verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode: code });
     }
+    await output.flushed();
+    await hooks?.settle();
     process.exit(code);
   };
 
@@ -78,10 +89,12 @@ export async function runProbe(options: RunOptions): Promise<void> {
     void session
       .stop()
       .then(() => recorder?.stop())
+      .then(() => hooks?.settle())
       .then(() => fail(message, EXIT_UNKNOWN));
   });
   process.on('SIGINT', () => void finish(EXIT_SIGINT, 'SIGINT'));
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
+  output.whenReaderGone(() => void finish(EXIT_UNKNOWN));
   if (mode === 'check') setTimeout(() => void finish(exitCodeOf(verdict.severity)), options.durationMs);
   session.start();
 }

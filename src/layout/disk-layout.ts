@@ -1,6 +1,6 @@
 // Which paths are inspected: paths on one filesystem are inspected once, as TiKV skips its
 // KV probe when the KV engine shares the Raft disk's mount. Pure; re-run every round.
-import { deviceOf, type MountTable } from '../mounts/mount-table.js';
+import { deviceOf, type MountEntry, type MountTable } from '../mounts/mount-table.js';
 import { MEMORY_FS_MAGICS } from '../native/addon.js';
 import type { ProbeTarget, Resolution } from '../prober/protocol.js';
 
@@ -23,32 +23,68 @@ export interface DiskPlacement {
   mount?: MountDescription;
   /** tmpfs and the like accept O_DIRECT but never reach a disk. */
   memoryBacked: boolean;
+  /** The filesystem is no longer mounted: the path keeps its place, and is down until it is back. */
+  vanished?: true;
 }
 
+type Filesystem = Pick<DiskPlacement, 'device' | 'mount' | 'memoryBacked'>;
+
+function isProperAncestor(ancestor: string, path: string): boolean {
+  return ancestor !== path && (ancestor === '/' || path.startsWith(`${ancestor}/`));
+}
+
+/**
+ * Whether the filesystem a path was placed on has vanished from under it: the mount the
+ * directory now resolves through is a proper ancestor of the one it was placed on (it was
+ * unmounted and the directory fell through to the filesystem below), or that mount is gone
+ * and nothing newer is known. A new mount on the directory, a bind mount onto it, or another
+ * disk mounted where the old one was, is not a vanish: the layout follows those.
+ */
+export function hasVanished(placedOn: MountDescription | undefined, now: MountEntry | undefined): boolean {
+  if (!placedOn) return false;
+  return now === undefined || isProperAncestor(now.mountPoint, placedOn.mountPoint);
+}
+
+function filesystemOf(resolution: Resolution, entry: MountEntry | undefined): Filesystem {
+  return {
+    device: `${resolution.devMajor}:${resolution.devMinor}`,
+    mount: entry && { mountPoint: entry.mountPoint, fsType: entry.fsType, source: entry.source, device: deviceOf(entry) },
+    memoryBacked: MEMORY_FS_MAGICS.has(resolution.fsMagic),
+  };
+}
+
+/**
+ * `previous` is the layout in use: a path whose filesystem vanished keeps its place there
+ * (it is not probed on the filesystem below, and shows as down until it is mounted again).
+ */
 export function placeDisks(
   targets: readonly ProbeTarget[],
   resolutions: ReadonlyMap<string, Resolution>,
   mounts: MountTable,
+  previous: readonly DiskPlacement[] = [],
 ): DiskPlacement[] {
   const inspectedByDevice = new Map<string, string>();
   return targets.map(({ name, dir }) => {
     const resolution = resolutions.get(name);
     // A path that cannot be resolved is still inspected, so that it shows as down.
     if (!resolution) return { name, dir, inspected: true, memoryBacked: false };
-    const device = `${resolution.devMajor}:${resolution.devMinor}`;
+    const before = previous.find((placement) => placement.name === name);
     const entry = mounts.byId(resolution.mntId);
-    const mount = entry
-      ? { mountPoint: entry.mountPoint, fsType: entry.fsType, source: entry.source, device: deviceOf(entry) }
-      : undefined;
-    const memoryBacked = MEMORY_FS_MAGICS.has(resolution.fsMagic);
-    const sameAs = inspectedByDevice.get(device);
-    if (sameAs !== undefined) return { name, dir, inspected: false, sameAs, device, mount, memoryBacked };
-    inspectedByDevice.set(device, name);
-    return { name, dir, inspected: true, device, mount, memoryBacked };
+    const vanished = before !== undefined && hasVanished(before.mount, entry);
+    const { device, mount, memoryBacked } = vanished ? before : filesystemOf(resolution, entry);
+    const flag = vanished ? { vanished: true as const } : {};
+    const sameAs = device === undefined ? undefined : inspectedByDevice.get(device);
+    if (sameAs !== undefined) return { name, dir, inspected: false, sameAs, device, mount, memoryBacked, ...flag };
+    if (device !== undefined) inspectedByDevice.set(device, name);
+    return { name, dir, inspected: true, device, mount, memoryBacked, ...flag };
   });
 }
 
-/** Whether two layouts differ in anything an operator would see. */
+/**
+ * Whether two layouts differ in which path is inspected on which filesystem. A vanished
+ * filesystem changes no place: its path shows as down instead.
+ */
 export function layoutChanged(before: readonly DiskPlacement[], after: readonly DiskPlacement[]): boolean {
-  return JSON.stringify(before) !== JSON.stringify(after);
+  const places = (layout: readonly DiskPlacement[]) => JSON.stringify(layout.map(({ vanished: _, ...place }) => place));
+  return places(before) !== places(after);
 }

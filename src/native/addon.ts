@@ -22,6 +22,9 @@ export interface ProbeFile {
   path: string;
   /** Inode numbers above 2^53 lose precision; both sides compare them as numbers. */
   ino: number;
+  /** The filesystem the file was made on: inspect makes a missing file again only there. */
+  devMajor: number;
+  devMinor: number;
   ioSize: number;
   align: number;
   alignSource: 'statx' | 'logical-block-size' | 'default';
@@ -39,6 +42,14 @@ export interface InspectRequest {
   sync: SyncMode;
   /** Pattern seed; use a new one for every inspection so each write carries new data. */
   seed: number;
+  /**
+   * After the timed round trip, untimed: write one block to an unnamed file in the probe
+   * file's directory (O_TMPFILE, gone on close), so that a filesystem that cannot allocate
+   * a block (full, or a thin-provisioned disk out of space) fails the inspection; rewrites
+   * of the probe file's own blocks never need one. Skipped when the probe file was made
+   * again, which allocated it all, and on a filesystem without O_TMPFILE.
+   */
+  freshBlock?: boolean;
 }
 
 export interface InspectResult {
@@ -67,6 +78,10 @@ export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
  *   is the file offset of the first differing byte.
  * - `ENOTOURS`: the path no longer names this prober's probe file, so it was
  *   neither written nor removed.
+ * - `EOTHERFS`: the probe file (`path`) is missing and its directory is now on
+ *   another filesystem than the one the file was made on, so no file was made
+ *   there: the filesystem was unmounted from under the directory, or another
+ *   one was mounted onto it.
  */
 export class ProbeError extends Error {
   readonly code: string;
@@ -92,6 +107,8 @@ export class ProbeError extends Error {
 interface NativeInspectRequest {
   path: string;
   ino: number;
+  devMajor: number;
+  devMinor: number;
   block: number;
   blocks: number;
   ioSize: number;
@@ -99,6 +116,7 @@ interface NativeInspectRequest {
   direct: boolean;
   sync: SyncMode;
   seed: number;
+  freshBlock: boolean;
 }
 
 interface NativeWorker {
@@ -204,7 +222,10 @@ export class ProbeWorker {
       .catch(toProbeError);
   }
 
-  /** One timed open, write, sync, read-back and close of block `block % file.blocks`. */
+  /**
+   * One timed open, write, sync, read-back and close of block `block % file.blocks`. A
+   * missing probe file is made again, on the filesystem it was made on only (else EOTHERFS).
+   */
   inspect(req: InspectRequest): Promise<InspectResult> {
     const { file } = req;
     if (req.sync !== 'fdatasync' && req.sync !== 'fsync') {
@@ -214,6 +235,8 @@ export class ProbeWorker {
       .inspect({
         path: requireString(file.path, 'file.path'),
         ino: requireInteger(file.ino, 'file.ino', 0, Number.MAX_VALUE),
+        devMajor: requireInteger(file.devMajor, 'file.devMajor', 0, 2 ** 32 - 1),
+        devMinor: requireInteger(file.devMinor, 'file.devMinor', 0, 2 ** 32 - 1),
         block: requireInteger(req.block, 'block', 0, Number.MAX_SAFE_INTEGER),
         blocks: requireInteger(file.blocks, 'file.blocks', 1, 64),
         ioSize: requireInteger(file.ioSize, 'file.ioSize', 1, MAX_IO_SIZE),
@@ -221,6 +244,7 @@ export class ProbeWorker {
         direct: requireBoolean(req.direct, 'direct'),
         sync: req.sync,
         seed: requireInteger(req.seed, 'seed', 0, Number.MAX_SAFE_INTEGER),
+        freshBlock: requireBoolean(req.freshBlock ?? false, 'freshBlock'),
       })
       .catch(toProbeError);
   }

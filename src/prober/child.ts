@@ -9,6 +9,11 @@ interface ProbedPath {
   target: ProbeTarget;
   worker: ProbeWorker;
   file: ProbeFile | null;
+  /**
+   * Files released so far. One released while another filesystem was mounted over it was
+   * out of reach then, and may be back by the time the prober exits, which removes it.
+   */
+  released: ProbeFile[];
   /** The inspection under way: its probe file may only exist once it returns. */
   busy: Promise<void>;
 }
@@ -36,24 +41,44 @@ function serialize(error: unknown): SerializedProbeError {
 
 const nsToMs = (ns: number): number => ns / 1e6;
 
-/** Makes the path's probe file, after removing those that dead runs left behind. */
-async function prepare(path: ProbedPath, params: ProbeParams): Promise<{ file: ProbeFile; staleRemoved: string[] }> {
-  const { staleRemoved, ...file } = await path.worker.prepare(path.target.dir, { ioSize: params.ioSize, direct: params.direct });
+/**
+ * Makes the path's probe file, after removing those that dead runs left behind; only on the
+ * filesystem `device` the path is placed on, as inspect re-creates one only on its own.
+ */
+async function prepare(
+  path: ProbedPath,
+  params: ProbeParams,
+  device: string | undefined,
+): Promise<{ file: ProbeFile; staleRemoved: string[] }> {
+  const { dir } = path.target;
+  if (device !== undefined) {
+    const { devMajor, devMinor } = await path.worker.resolve(dir);
+    const actual = `${devMajor}:${devMinor}`;
+    if (actual !== device) {
+      const detail = `is on another filesystem (${actual}) than the one it is placed on (${device}); no probe file made there`;
+      throw new ProbeError(`EOTHERFS: statx ${dir} ${detail}`, { code: 'EOTHERFS', errno: 0, syscall: 'statx', path: dir });
+    }
+  }
+  const { staleRemoved, ...file } = await path.worker.prepare(dir, { ioSize: params.ioSize, direct: params.direct });
   path.file = file;
   return { file, staleRemoved };
 }
 
-async function inspect(path: ProbedPath, params: ProbeParams, tick: number): Promise<void> {
+async function inspect(path: ProbedPath, params: ProbeParams, request: ToProber & { type: 'inspect' }): Promise<void> {
+  const { tick, freshBlock } = request;
   try {
     // A path that has no probe file yet gets one as part of its inspection, so that a disk
     // that hangs at start is scored like any other hang.
-    const { file, staleRemoved } = path.file ? { file: path.file, staleRemoved: [] } : await prepare(path, params);
+    const prepared = path.file ? null : await prepare(path, params, request.device);
+    const { file, staleRemoved } = prepared ?? { file: path.file!, staleRemoved: [] };
     const result = await path.worker.inspect({
       file,
       block: tick,
       direct: params.direct,
       sync: params.sync,
       seed: seedBase + tick,
+      // A file made just now has just been given all its blocks.
+      freshBlock: freshBlock && !prepared,
     });
     if (result.created) path.file = { ...file, ino: result.ino };
     send({
@@ -79,17 +104,25 @@ async function inspect(path: ProbedPath, params: ProbeParams, tick: number): Pro
 async function release(path: ProbedPath): Promise<void> {
   const file = path.file;
   path.file = null;
-  if (file) await path.worker.remove(file);
+  if (!file) return;
+  path.released.push(file);
+  await path.worker.remove(file);
 }
 
-/** Removes every probe file (each after its path's pending I/O), then exits. */
+/**
+ * Removes every probe file, each after its path's pending I/O, saying so path by path (a CLI
+ * leaving a hung disk behind waits for the others only), then exits.
+ */
 async function shutdown(): Promise<void> {
   if (stopping) return;
   stopping = true;
   await Promise.allSettled(
     [...paths.values()].map(async (path) => {
       await path.busy;
-      await release(path);
+      await release(path).catch(() => {});
+      // remove() leaves alone whatever is not this very file, and a file already gone.
+      await Promise.allSettled(path.released.map((file) => path.worker.remove(file)));
+      send({ type: 'released', name: path.target.name });
     }),
   );
   for (const path of paths.values()) path.worker.close();
@@ -102,7 +135,7 @@ function handle(message: ToProber): void {
   if (message.type === 'configure') {
     probe = message.probe;
     for (const target of message.targets) {
-      paths.set(target.name, { target, worker: new ProbeWorker(target.name), file: null, busy: Promise.resolve() });
+      paths.set(target.name, { target, worker: new ProbeWorker(target.name), file: null, released: [], busy: Promise.resolve() });
     }
     return;
   }
@@ -120,7 +153,7 @@ function handle(message: ToProber): void {
       );
       return;
     case 'inspect':
-      path.busy = inspect(path, probe, message.tick);
+      path.busy = inspect(path, probe, message);
       return;
     case 'release':
       release(path).then(

@@ -60,11 +60,13 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
 
   /**
    * Asks the prober to remove its probe files and exit, and waits for that at most
-   * `waitMs`. A prober stuck on a hung disk finishes on its own once the disk lets it.
+   * `waitMs`; with `only`, waits only until those paths' files are removed. A prober stuck
+   * on a hung disk finishes on its own once the disk lets it.
    */
-  stop(waitMs: number): Promise<void> {
+  stop(waitMs: number, only?: readonly string[]): Promise<void> {
     this.stopRequested = true;
     if (this.exited || !this.child.connected) return Promise.resolve();
+    const pending = new Set(only);
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -73,12 +75,14 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
         resolve();
       };
       const onMessage = (message: FromProber) => {
-        if (message.type === 'stopped') done();
+        if (message.type === 'released') pending.delete(message.name);
+        if (message.type === 'stopped' || (only && pending.size === 0)) done();
       };
       const timer = setTimeout(done, waitMs);
       this.on('message', onMessage);
       this.child.once('exit', done);
       this.send({ type: 'stop' });
+      if (only && pending.size === 0) done();
     });
   }
 

@@ -34,7 +34,15 @@ export interface PhaseTimings {
 export type ToProber =
   | { type: 'configure'; targets: ProbeTarget[]; probe: ProbeParams }
   | { type: 'resolve'; name: string }
-  | { type: 'inspect'; name: string; tick: number }
+  | {
+      type: 'inspect';
+      name: string;
+      tick: number;
+      /** Also write a block the filesystem has to allocate (see InspectRequest.freshBlock). */
+      freshBlock: boolean;
+      /** MAJ:MIN of the filesystem the path is placed on: a probe file is made there only. */
+      device?: string;
+    }
   | { type: 'release'; name: string }
   | { type: 'stop' };
 
@@ -51,5 +59,6 @@ export type FromProber =
       staleRemoved?: string[];
       error?: SerializedProbeError;
     }
+  /** A path's probe file was removed: on request, and for each path as the prober stops. */
   | { type: 'released'; name: string; error?: SerializedProbeError }
   | { type: 'stopped' };

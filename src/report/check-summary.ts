@@ -4,6 +4,17 @@ import type { DiskStatus } from '../session/probe-session.js';
 import { SEVERITY_LABELS, type RunVerdict } from '../score/store-score.js';
 import { formatDiskLine, formatElapsed, formatScore } from './format.js';
 
+/** How check ended: its last line's input, in every format. */
+export interface CheckOutcome {
+  verdict: RunVerdict;
+  storeScore: number;
+  elapsedMs: number;
+  disks: DiskStatus[];
+  /** The signal that cut the check short. */
+  interruptedBy?: string;
+  exitCode: number;
+}
+
 export function checkSummary(
   verdict: RunVerdict,
   storeScore: number,

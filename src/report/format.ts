@@ -61,6 +61,8 @@ export function formatEvent(event: SessionEvent): string {
       return `${event.disk} is back`;
     case 'stale-removed':
       return `${event.disk}: removed probe files left by a dead slowdisk: ${event.paths.join(', ')}`;
+    case 'prober-restarted':
+      return `${event.reason}; started a new prober (pid ${event.pid ?? '?'})`;
     case 'layout':
       return `layout changed: ${event.disks
         .map((disk) => (disk.inspected ? `${disk.name} on ${disk.mount?.source ?? disk.device ?? '?'}` : `${disk.name} skipped (same filesystem as ${disk.sameAs})`))

@@ -6,6 +6,7 @@ import type { DiskStatus, RoundReport, SessionEvent } from '../session/probe-ses
 import { severityOf } from '../score/store-score.js';
 import { formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 import type { Reporter } from './round-lines.js';
+import { spinnerColor } from './terminal.js';
 
 const REDRAW_MS = 250;
 
@@ -19,7 +20,8 @@ export class LiveView implements Reporter {
     private readonly params: ScoreParams,
     private readonly buffered: boolean,
   ) {
-    this.spinner = ora({ text: 'starting the probes', discardStdin: false }).start();
+    // On stdout, which the caller found to be a terminal, with the events written between frames.
+    this.spinner = ora({ text: 'starting the probes', stream: process.stdout, discardStdin: false, color: spinnerColor() }).start();
     this.timer = setInterval(() => this.redraw(), REDRAW_MS);
   }
 

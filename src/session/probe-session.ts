@@ -5,11 +5,14 @@ import { EventEmitter } from 'node:events';
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
-import { ProberClient } from '../prober/prober-client.js';
 import type { FromProber, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
+import { RestartingProber } from '../prober/restarting-prober.js';
 import { reportedScore } from '../score/store-score.js';
 import { InspectionTicker, MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { StoreTicks } from '../ticks/store-ticks.js';
+import { describeError, shownError } from './shown-error.js';
+
+export { describeError } from './shown-error.js';
 
 export type DiskState = 'starting' | 'up' | 'down' | 'skipped';
 
@@ -38,7 +41,9 @@ export type SessionEvent =
   | { kind: 'down'; disk: string; error: SerializedProbeError }
   | { kind: 'back'; disk: string }
   | { kind: 'layout'; disks: DiskPlacement[] }
-  | { kind: 'stale-removed'; disk: string; paths: string[] };
+  | { kind: 'stale-removed'; disk: string; paths: string[] }
+  /** The prober died (`reason` names its pid and how) and a new one took over. */
+  | { kind: 'prober-restarted'; reason: string; pid?: number };
 
 /** One inspection as it came back: what the recorder and the detectors consume. */
 export interface InspectionRecord {
@@ -77,23 +82,26 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
+  /** Resolutions came back since the layout was last applied (see onMessage). */
+  private layoutStale = false;
   private layout: DiskPlacement[] = [];
 
   private constructor(
     private readonly targets: ProbeTarget[],
     private readonly score: ScoreParams,
-    private readonly prober: ProberClient,
+    private readonly prober: RestartingProber,
   ) {
     super();
     this.ticks = new StoreTicks(score);
     this.ticker = new InspectionTicker(score.intervalMs, (_index, scheduled) => this.onTick(scheduled));
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
+    prober.on('restarted', ({ reason, pid }) => this.onProberRestarted(reason, pid));
   }
 
   /** Starts the prober and resolves every path; a path that does not exist fails here. */
   static async open(targets: ProbeTarget[], score: ScoreParams, probe: ProbeParams): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, new ProberClient(targets, probe));
+    const session = new ProbeSession(targets, score, new RestartingProber(targets, probe));
     try {
       await session.resolveAtStart();
     } catch (error) {
@@ -107,25 +115,35 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return this.ticks.currentTick;
   }
 
+  /** Ticks charged as timeouts per disk since the start: the metrics' counter. */
+  chargedTimeouts(): ReadonlyMap<string, number> {
+    return this.ticks.chargedTimeouts();
+  }
+
   start(): void {
     this.ticker.start();
   }
 
   /**
-   * Stops ticking and asks the prober to remove its probe files. Waits for that unless a
-   * disk is hung (an inspection has missed its tick), so a stuck disk never holds up exit.
+   * Stops ticking and asks the prober to remove its probe files, and waits for that. A hung
+   * disk (an inspection has missed its tick) is not waited for, so that it never holds up
+   * exit: the prober removes its file once the disk lets it.
    */
   async stop(): Promise<void> {
     this.ticker.stop();
     const now = MONOTONIC_CLOCK.now();
-    const hung = [...this.disks.values()].some(
-      (disk) => disk.inFlightSinceMs !== null && now - disk.inFlightSinceMs > this.score.intervalMs,
+    const hung = new Set(
+      [...this.disks.values()]
+        .filter((disk) => disk.inFlightSinceMs !== null && now - disk.inFlightSinceMs > this.score.intervalMs)
+        .map((disk) => disk.status.name),
     );
-    if (hung) {
-      this.prober.detach();
+    if (hung.size === 0) {
+      await this.prober.stop(2000);
       return;
     }
-    await this.prober.stop(2000);
+    // The other disks' probe files are removed before exit all the same.
+    await this.prober.stop(2000, this.targets.map(({ name }) => name).filter((name) => !hung.has(name)));
+    this.prober.detach();
   }
 
   statuses(): DiskStatus[] {
@@ -171,12 +189,17 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
 
   /** `sinceStartMs`: the tick's scheduled time, the clock the scores run on. */
   private onTick(sinceStartMs: number): void {
+    this.applyStaleLayout();
     const tick = this.ticks.tick(sinceStartMs);
     const now = MONOTONIC_CLOCK.now();
     for (const name of tick.start) {
       const disk = this.disks.get(name);
       if (disk) disk.inFlightSinceMs = now;
-      this.prober.send({ type: 'inspect', name, tick: tick.tickId });
+      // Once a round, and on every tick while the disk is down so that a fault only a new
+      // block meets (a full filesystem) is seen to lift at once.
+      const freshBlock = (tick.tickId - 1) % this.score.roundTicks === 0 || disk?.status.state === 'down';
+      const device = disk?.status.device;
+      this.prober.send({ type: 'inspect', name, tick: tick.tickId, freshBlock, ...(device === undefined ? {} : { device }) });
     }
     if (!tick.updated) return;
     this.resolveAll();
@@ -195,12 +218,22 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   private resolveAll(): void {
-    for (const { name } of this.targets) {
-      // A path whose last statx has not come back (a hung filesystem) is not asked again.
-      if (this.resolving.has(name)) continue;
-      this.resolving.add(name);
-      this.prober.send({ type: 'resolve', name });
-    }
+    for (const { name } of this.targets) this.resolve(name);
+  }
+
+  private resolve(name: string): void {
+    // A path whose last statx has not come back (a hung filesystem) is not asked again.
+    if (this.resolving.has(name)) return;
+    this.resolving.add(name);
+    this.prober.send({ type: 'resolve', name });
+  }
+
+  /** What the dead prober had in flight will never come back; the new one starts afresh. */
+  private onProberRestarted(reason: string, pid: number | undefined): void {
+    this.ticks.abandonInFlight();
+    for (const disk of this.disks.values()) disk.inFlightSinceMs = null;
+    this.resolving.clear();
+    this.emit('event', { kind: 'prober-restarted', reason, ...(pid === undefined ? {} : { pid }) });
   }
 
   private onMessage(message: FromProber): void {
@@ -208,7 +241,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       case 'resolved':
         this.resolving.delete(message.name);
         if (message.resolution) this.resolutions.set(message.name, message.resolution);
-        if (this.layout.length > 0) this.applyLayout(true);
+        if (this.layout.length === 0) return;
+        // One layout for a round's answers, not one per path: each reads and parses the
+        // mount table and places every path, and 64 paths' answers in a row held the event
+        // loop for most of a tick (scripts/bench/scale.mjs). Applied when the last answer
+        // is in, or at the next tick if one is still out (a hung filesystem's statx).
+        this.layoutStale = true;
+        if (this.resolving.size === 0) this.applyStaleLayout();
         return;
       case 'inspected':
         this.onInspected(message);
@@ -221,7 +260,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
 
   private onInspected(message: FromProber & { type: 'inspected' }): void {
     const disk = this.disks.get(message.name);
-    if (!disk) return;
+    // A skipped path's last inspection, come back after its release, says nothing of it.
+    if (!disk?.status.inspected) return;
     if (this.ticks.inFlightTick(message.name) === message.tick) disk.inFlightSinceMs = null;
     const firstAttempt = !disk.attempted;
     disk.attempted = true;
@@ -239,12 +279,18 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       if (wasDown) this.emit('event', { kind: 'back', disk: message.name });
       return;
     }
-    const error = message.error!;
+    const error = shownError(message.error!, status);
     this.ticks.failed(message.name, message.tick);
     this.emit('inspection', { tick: message.tick, disk: message.name, error, late: false, wallMs: Date.now() });
     status.errors += 1;
     if (firstAttempt) {
-      this.emit('fatal', `cannot probe ${message.name}=${status.dir}: ${describeError(error, status)}`);
+      this.emit('fatal', `cannot probe ${message.name}=${status.dir}: ${error.message}`);
+      return;
+    }
+    if (error.code === 'EOTHERFS') {
+      // The directory is on another filesystem now. Placed again at once, the path is either
+      // shown as down (its filesystem vanished) or followed onto the new one.
+      this.resolve(message.name);
       return;
     }
     const changed = status.state !== 'down' || status.error?.code !== error.code;
@@ -253,50 +299,62 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     if (changed) this.emit('event', { kind: 'down', disk: message.name, error });
   }
 
-  /** Recomputes which paths are inspected; tells the outputs when anything changed. */
+  private applyStaleLayout(): void {
+    if (!this.layoutStale) return;
+    this.layoutStale = false;
+    this.applyLayout(true);
+  }
+
+  /**
+   * Recomputes which paths are inspected, from the mount table as it is now; tells the
+   * outputs when anything changed. A path whose filesystem vanished keeps its place.
+   */
   private applyLayout(announce: boolean): void {
-    const next = placeDisks(this.targets, this.resolutions, MountTable.read());
-    if (!layoutChanged(this.layout, next) && this.disks.size > 0) return;
-    for (const placement of next) {
-      const disk = this.disks.get(placement.name);
-      const state: DiskState = placement.inspected ? 'starting' : 'skipped';
-      if (!disk) {
-        this.disks.set(placement.name, {
-          status: { ...placement, state, score: 1, inspections: 0, errors: 0 },
-          inFlightSinceMs: null,
-          attempted: !placement.inspected,
-        });
-        continue;
-      }
-      const wasInspected = disk.status.inspected;
-      if (placement.inspected) delete disk.status.sameAs;
-      Object.assign(disk.status, placement);
-      if (placement.inspected && !wasInspected) {
-        disk.status.state = 'starting';
-      } else if (!placement.inspected && wasInspected) {
-        disk.status.state = 'skipped';
-        delete disk.status.error;
-        disk.inFlightSinceMs = null;
-        this.prober.send({ type: 'release', name: placement.name });
-      }
-    }
+    const next = placeDisks(this.targets, this.resolutions, MountTable.read(), this.layout);
+    const changed = layoutChanged(this.layout, next);
+    for (const placement of next) this.place(placement);
     this.layout = next;
+    if (!changed) return;
     this.ticks.setInspected(
       next.filter((placement) => placement.inspected).map((placement) => placement.name),
       this.ticks.currentTick * this.score.intervalMs,
     );
     if (announce) this.emit('event', { kind: 'layout', disks: next });
   }
-}
 
-/** One line that keeps the errno name, the syscall and the path, and says what to do. */
-export function describeError(error: SerializedProbeError, placement?: DiskPlacement): string {
-  if (error.code === 'EINVAL' && error.syscall === 'open' && placement?.mount) {
-    const { fsType, mountPoint } = placement.mount;
-    return `the ${fsType} filesystem at ${mountPoint} refuses O_DIRECT (EINVAL: open ${error.path}); --buffered probes it through the page cache instead`;
+  private place(placement: DiskPlacement): void {
+    const disk = this.disks.get(placement.name);
+    if (!disk) {
+      const state: DiskState = placement.inspected ? 'starting' : 'skipped';
+      this.disks.set(placement.name, {
+        status: { ...placement, state, score: 1, inspections: 0, errors: 0 },
+        inFlightSinceMs: null,
+        attempted: !placement.inspected,
+      });
+      return;
+    }
+    const status = disk.status;
+    const wasInspected = status.inspected;
+    const deviceBefore = status.device;
+    if (placement.inspected) delete status.sameAs;
+    if (!placement.vanished) delete status.vanished;
+    Object.assign(status, placement);
+    if (!placement.inspected) {
+      if (!wasInspected) return;
+      status.state = 'skipped';
+      delete status.error;
+      disk.inFlightSinceMs = null;
+      this.prober.send({ type: 'release', name: placement.name });
+    } else if (!wasInspected) {
+      status.state = 'starting';
+    } else if (deviceBefore !== undefined && placement.device !== undefined && placement.device !== deviceBefore) {
+      // Another filesystem was mounted onto the directory: another disk, probed from 1 with
+      // a probe file of its own. The old file stays where it is, out of reach under the mount.
+      status.state = 'starting';
+      delete status.error;
+      disk.inFlightSinceMs = null;
+      this.prober.send({ type: 'release', name: placement.name });
+      this.ticks.restart(placement.name, this.ticks.currentTick * this.score.intervalMs);
+    }
   }
-  if (error.code === 'ELOOP' && error.syscall === 'open') {
-    return `refusing to follow a symbolic link at the probe file's name (ELOOP: open ${error.path})`;
-  }
-  return error.message;
 }

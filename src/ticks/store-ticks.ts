@@ -21,6 +21,8 @@ export interface StoreTick {
 
 export class StoreTicks {
   private readonly disks = new Map<string, DiskTicks>();
+  /** Per disk name, every tick charged as a timeout since the start: a disk that leaves or restarts keeps its count. */
+  private readonly timeoutsCharged = new Map<string, number>();
   private tickId = 0;
 
   constructor(private readonly params: ScoreParams) {}
@@ -36,18 +38,29 @@ export class StoreTicks {
    */
   setInspected(names: readonly string[], nowMs: number): void {
     for (const name of [...this.disks.keys()]) if (!names.includes(name)) this.disks.delete(name);
-    for (const name of names) {
-      if (this.disks.has(name)) continue;
-      const score = new SlowScore(this.params, nowMs);
-      score.tickId = this.tickId;
-      this.disks.set(name, { score, inFlight: null });
-    }
+    for (const name of names) if (!this.disks.has(name)) this.join(name, nowMs);
+  }
+
+  /** Scores an inspected disk afresh, from 1, as a disk that joins: another disk took its place. */
+  restart(name: string, nowMs: number): void {
+    if (this.disks.has(name)) this.join(name, nowMs);
+  }
+
+  /**
+   * Forgets the inspections in flight, which will never come back (their prober died), so
+   * that the next tick starts new ones. Their ticks are charged as timeouts, as those of any
+   * inspection that did not come back in time.
+   */
+  abandonInFlight(): void {
+    for (const disk of this.disks.values()) disk.inFlight = null;
   }
 
   tick(nowMs: number): StoreTick {
     this.tickId += 1;
     const start: string[] = [];
     for (const [name, disk] of this.disks) {
+      // The score charges the previous tick as a timeout when its inspection has not finished.
+      if (!disk.score.lastTickFinished) this.charge(name);
       disk.score.tick(nowMs);
       if (disk.inFlight === null) {
         disk.inFlight = this.tickId;
@@ -60,7 +73,9 @@ export class StoreTicks {
   /** An inspection finished; returns whether it counted for its tick. */
   finished(name: string, tickId: number, durationMs: number): boolean {
     const disk = this.release(name, tickId);
-    return disk ? disk.score.record(tickId, durationMs) : false;
+    if (!disk?.score.record(tickId, durationMs)) return false;
+    if (durationMs >= this.params.timeoutMs) this.charge(name);
+    return true;
   }
 
   /** An inspection failed: no result, so its tick is charged as a timeout at the next tick. */
@@ -82,6 +97,21 @@ export class StoreTicks {
 
   storeScore(): number {
     return storeScore([...this.disks.values()].map((disk) => disk.score.value));
+  }
+
+  /** Ticks charged as timeouts per disk since the start, never reset: a monitoring counter. */
+  chargedTimeouts(): ReadonlyMap<string, number> {
+    return new Map(this.timeoutsCharged);
+  }
+
+  private charge(name: string): void {
+    this.timeoutsCharged.set(name, (this.timeoutsCharged.get(name) ?? 0) + 1);
+  }
+
+  private join(name: string, nowMs: number): void {
+    const score = new SlowScore(this.params, nowMs);
+    score.tickId = this.tickId;
+    this.disks.set(name, { score, inFlight: null });
   }
 
   private release(name: string, tickId: number): DiskTicks | undefined {

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { expect } from 'vitest';
 
-export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs';
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux';
 
 export type FacilityGate = { skip: false } | { skip: true; reason: string };
 
@@ -30,6 +30,9 @@ const facilities: Record<RootFacility, { what: string; isPresent: () => boolean 
   blkio: { what: `cgroup v1 blkio throttling (${blkioWriteIops} writable)`, isPresent: () => isAccessible(blkioWriteIops, constants.W_OK) },
   fsfreeze: { what: 'fsfreeze on PATH', isPresent: () => isOnPath('fsfreeze') },
   xfs: { what: 'mkfs.xfs on PATH (xfsprogs)', isPresent: () => isOnPath('mkfs.xfs') },
+  promtool: { what: 'promtool on PATH (apt-get install prometheus)', isPresent: () => isOnPath('promtool') },
+  prometheus: { what: 'prometheus on PATH (apt-get install prometheus)', isPresent: () => isOnPath('prometheus') },
+  tmux: { what: 'tmux on PATH (a terminal for the live view)', isPresent: () => isOnPath('tmux') },
 };
 
 /**

@@ -18,12 +18,23 @@ export interface RunningCli {
   child: ChildProcess;
   /** Everything printed on stdout so far. */
   stdout(): string;
+  /** Everything printed on stderr so far. */
+  stderr(): string;
   done: Promise<CliResult>;
 }
 
-export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RunningCli {
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Run as this user and group instead of root, with no supplementary groups (setpriv execs, so the pid is the CLI's). */
+  as?: { user: string; group: string };
+}
+
+export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const command = [process.execPath, BIN, ...args];
+  if (options.as) command.unshift('setpriv', `--reuid=${options.as.user}`, `--regid=${options.as.group}`, '--clear-groups');
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,10 +48,10 @@ export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.P
     // 'close' waits for the pipes: a prober that kept them open would show here.
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, elapsedMs: performance.now() - started }));
   });
-  return { child, stdout: () => stdout, done };
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
 }
 
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }
 

@@ -11,6 +11,8 @@ const execFileAsync = promisify(execFile);
 const kitDir = fileURLToPath(new URL('../../scripts/fault/', import.meta.url));
 
 export interface TestDiskOptions {
+  /** Mount it here (made if missing), e.g. on a directory of another test disk; default: a fresh temp dir. */
+  dir?: string;
   fs?: 'ext4' | 'xfs';
   sizeMiB?: number;
   /** Needed for writeErrors(): see scripts/fault/make-disk --help. */
@@ -62,9 +64,9 @@ async function removeTestDisk(dir: string): Promise<string> {
   return said;
 }
 
-/** Makes a disk mounted on a fresh directory under the system temp dir. */
+/** Makes a disk mounted on `opts.dir`, or on a fresh directory under the system temp dir. */
 export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk> {
-  const dir = await mkdtemp(join(tmpdir(), 'slowdisk-test-disk-'));
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'slowdisk-test-disk-')));
   liveDisks.add(dir);
   const args = [dir];
   if (opts.fs) args.push('--fs', opts.fs);
@@ -107,7 +109,8 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
  */
 export async function removeAllTestDisks(): Promise<void> {
   const failures: unknown[] = [];
-  for (const dir of [...liveDisks]) {
+  // Newest first: a disk made on another one's directory has to go before it.
+  for (const dir of [...liveDisks].reverse()) {
     try {
       await removeTestDisk(dir);
     } catch (error) {
@@ -120,7 +123,7 @@ export async function removeAllTestDisks(): Promise<void> {
 // For a run that ends before its afterAll hooks: nothing can be reported any
 // more and the listeners must be synchronous, so this only tries.
 function removeLeftoverDisksSync(): void {
-  for (const dir of liveDisks) {
+  for (const dir of [...liveDisks].reverse()) {
     try {
       execFileSync(join(kitDir, 'remove-disk'), [dir], { stdio: 'ignore' });
       rmSync(dir, { recursive: true, force: true });

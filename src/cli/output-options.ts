@@ -1,0 +1,56 @@
+// The flags that choose how watch and check report: --json, check's --format, and the
+// Prometheus exports --textfile and --listen.
+import path from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { parseListenAddress, type ListenAddress } from '../report/metrics-server.js';
+
+export type CheckFormat = 'human' | 'nagios';
+
+export interface OutputOptions {
+  /** JSON Lines on stdout, and nothing else there. */
+  json: boolean;
+  /** check's last line. */
+  format: CheckFormat;
+  /** The directory of node_exporter's textfile collector. */
+  textfile?: string;
+  listen?: ListenAddress;
+}
+
+export interface OutputOptionValues {
+  json?: boolean;
+  format?: CheckFormat;
+  textfile?: string;
+  listen?: ListenAddress;
+}
+
+function listenArg(value: string): ListenAddress {
+  try {
+    return parseListenAddress(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+export function addOutputOptions(command: Command): Command {
+  return command
+    .option('--json', 'print JSON Lines instead: a line per disk and one for the store every round, one per event')
+    .option('--textfile <dir>', "write DIR/slowdisk.prom every round, for node_exporter's textfile collector (atomically)")
+    .option('--listen <addr:port>', 'serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9258, or :9258 for every interface)', listenArg);
+}
+
+export function addFormatOption(command: Command): Command {
+  return command.addOption(
+    new Option('--format <format>', "the last line: human, or nagios (a monitoring plugin's status line with perfdata)").choices(['human', 'nagios']).default('human'),
+  );
+}
+
+export function outputOptionsFrom(values: OutputOptionValues, cwd: string = process.cwd()): OutputOptions {
+  const format = values.format ?? 'human';
+  if (values.json && format !== 'human') throw new InvalidArgumentError(`--json and --format ${format} both say how to print the result: choose one`);
+  return {
+    json: values.json === true,
+    format,
+    ...(values.textfile === undefined ? {} : { textfile: path.resolve(cwd, values.textfile) }),
+    ...(values.listen === undefined ? {} : { listen: values.listen }),
+  };
+}

@@ -1,0 +1,75 @@
+// What watch and check print on stdout while they run, and check's last line, in the form
+// the flags ask for: the live view or round lines, JSON Lines, the human or Nagios summary.
+import type { ScoreParams } from '../params.js';
+import { checkSummary, type CheckOutcome } from '../report/check-summary.js';
+import { JsonLines } from '../report/json-lines.js';
+import { LiveView } from '../report/live-view.js';
+import { nagiosLine } from '../report/nagios.js';
+import { PhaseLatencies } from '../report/phase-latencies.js';
+import { RoundLines, type Reporter } from '../report/round-lines.js';
+import { stdoutFlushed } from '../report/stdout-flushed.js';
+import { canRedraw } from '../report/terminal.js';
+import type { ProbeSession } from '../session/probe-session.js';
+import type { OutputOptions } from './output-options.js';
+
+const DEFAULT_OUTPUT: OutputOptions = { json: false, format: 'human' };
+
+/** As long as the recorder waits for its trace: a stopping run is not held longer. */
+const FLUSH_CAP_MS = 2000;
+
+export class RunOutput {
+  /** Shows the rounds and events as they come; check in its human and Nagios forms shows none. */
+  readonly reporter: Reporter | null;
+  private readonly json: JsonLines | null = null;
+  /** The Nagios perfdata's latencies, gathered over the check. */
+  private readonly latencies: PhaseLatencies | null = null;
+
+  constructor(
+    mode: 'watch' | 'check',
+    options: OutputOptions = DEFAULT_OUTPUT,
+    private readonly session: ProbeSession,
+    private readonly params: ScoreParams,
+    private readonly buffered: boolean,
+  ) {
+    if (options.json) {
+      this.json = new JsonLines(params, undefined, { now: Date.now, currentTick: () => session.currentTick, buffered });
+      this.reporter = this.json;
+    } else if (mode === 'watch') {
+      this.reporter = canRedraw(process.stdout) ? new LiveView(() => session.statuses(), params, buffered) : new RoundLines(buffered);
+    } else {
+      this.reporter = null;
+    }
+    if (mode === 'check' && options.format === 'nagios') {
+      const latencies = new PhaseLatencies();
+      session.on('inspection', (record) => latencies.add(record));
+      this.latencies = latencies;
+    }
+  }
+
+  /**
+   * A reader that went away (`| head`, a jq that exited) ends the run through `stop`, as
+   * replay ends, rather than with a stack trace; the probe files are removed as on a signal.
+   */
+  whenReaderGone(stop: () => void): void {
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      stop();
+    });
+  }
+
+  /** Before exiting: what was printed reaches the reader, unless it stopped reading for 2 s. */
+  flushed(): Promise<void> {
+    return stdoutFlushed(FLUSH_CAP_MS);
+  }
+
+  writeCheckResult(outcome: CheckOutcome): void {
+    if (this.json) {
+      this.json.summary(outcome);
+      return;
+    }
+    const line = this.latencies
+      ? nagiosLine(outcome, this.params, this.buffered, this.latencies, this.session.chargedTimeouts())
+      : checkSummary(outcome.verdict, outcome.storeScore, outcome.elapsedMs, outcome.disks, this.params, this.buffered, outcome.interruptedBy);
+    process.stdout.write(`${line}\n`);
+  }
+}

@@ -1,0 +1,37 @@
+// --tikv-config: the Raft and KV directories and the inspect interval taken from TiKV's own
+// configuration file, so that slowdisk probes what TiKV inspects. A flag given on the command
+// line wins over the file.
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { applyTikvConfig, readTikvSettings } from '../config/tikv-config.js';
+import type { ScoreOptionValues, TargetOptionValues } from './options.js';
+
+export interface TikvConfigOptionValues {
+  tikvConfig?: string;
+  tikvCwd?: string;
+}
+
+export function addTikvConfigOptions(command: Command): Command {
+  return command
+    .option('--tikv-config <file>', "take the Raft and KV directories and the inspect interval from TiKV's configuration file (flags win)")
+    .option('--tikv-cwd <dir>', "tikv-server's working directory, against which TiKV resolves relative paths in --tikv-config");
+}
+
+/** The option values with what the file gives filled in; notes about the file go to stderr. */
+export function withTikvConfig<Values extends TargetOptionValues & ScoreOptionValues & TikvConfigOptionValues>(
+  values: Values,
+  command: Command,
+): Values {
+  if (values.tikvConfig === undefined) {
+    if (values.tikvCwd !== undefined) throw new InvalidArgumentError('--tikv-cwd is only read with --tikv-config');
+    return values;
+  }
+  const fromConfig = applyTikvConfig(readTikvSettings(values.tikvConfig), {
+    raft: values.raft,
+    kv: values.kv,
+    intervalMs: command.getOptionValueSource('interval') === 'cli' ? values.interval : undefined,
+    tikvCwd: values.tikvCwd === undefined ? undefined : path.resolve(values.tikvCwd),
+  });
+  for (const note of fromConfig.notes) process.stderr.write(`slowdisk: ${note}\n`);
+  return { ...values, raft: fromConfig.raft, kv: fromConfig.kv, interval: fromConfig.intervalMs };
+}

@@ -1,0 +1,126 @@
+// The JSON a hook reads on stdin: enough to file a disk replacement ticket or to evict the
+// store's leaders, without asking anything else. Field names are snake_case, as in the trace.
+import os from 'node:os';
+import type { ScoreParams } from '../params.js';
+import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
+import { blockDeviceOf } from './block-device.js';
+import type { HookEvent } from './eviction-tracker.js';
+import type { SessionHistory } from './session-history.js';
+import { smartHealth, type SmartHealth } from './smart-health.js';
+
+export interface HookReport {
+  event: HookEvent;
+  time: string;
+  host: string;
+  store_score: number;
+  reported_score: number;
+  thresholds: { slow: number; evict: number };
+  disks: DiskReport[];
+  score_history: { tick: number; time: string; store_score: number; disks: Record<string, number> }[];
+  latest_inspections: Record<string, InspectionReport[]>;
+}
+
+export interface DiskReport {
+  name: string;
+  path: string;
+  score: number;
+  state: DiskStatus['state'];
+  /** For a skipped path: the inspected path on the same filesystem. */
+  same_as?: string;
+  error?: string;
+  /** How long the inspection in flight has been running, once it has missed its tick. */
+  waiting_ms?: number;
+  device: string | null;
+  block_device: string | null;
+  whole_disk: string | null;
+  mount: { mount_point: string; fstype: string; source: string } | null;
+  smart: { command: string; exit_code: number; output: string } | null;
+  /** Why smart is null. */
+  smart_unavailable?: string;
+}
+
+export interface InspectionReport {
+  tick: number;
+  time: string;
+  ms?: number;
+  write_ms?: number;
+  sync_ms?: number;
+  read_ms?: number;
+  error?: string;
+}
+
+export interface ReportContext {
+  event: HookEvent;
+  round: RoundReport;
+  wallMs: number;
+  history: SessionHistory;
+  score: ScoreParams;
+  /** smartctl's path, or null when it is not installed. */
+  smartctl: string | null;
+}
+
+const iso = (wallMs: number) => new Date(wallMs).toISOString();
+
+function inspectionReport(record: InspectionRecord): InspectionReport {
+  const base = { tick: record.tick, time: iso(record.wallMs) };
+  if (record.error) return { ...base, error: record.error.message };
+  const timings = record.timings!;
+  return { ...base, ms: timings.totalMs, write_ms: timings.writeMs, sync_ms: timings.syncMs, read_ms: timings.readMs };
+}
+
+async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Promise<SmartHealth>): Promise<DiskReport> {
+  const blockDevice = disk.device === undefined ? null : blockDeviceOf(disk.device);
+  let smart: SmartHealth;
+  if (!blockDevice) smart = { unavailable: `no block device is known for ${disk.device ?? 'this filesystem'}` };
+  else if (blockDevice.virtualBecause !== undefined) smart = { unavailable: blockDevice.virtualBecause };
+  else smart = await smartOf(blockDevice.wholeDisk);
+  return {
+    name: disk.name,
+    path: disk.dir,
+    score: disk.score,
+    state: disk.state,
+    ...(disk.sameAs === undefined ? {} : { same_as: disk.sameAs }),
+    ...(disk.error === undefined ? {} : { error: disk.error.message }),
+    ...(disk.waitingMs === undefined ? {} : { waiting_ms: disk.waitingMs }),
+    device: disk.device ?? null,
+    block_device: blockDevice?.node ?? null,
+    whole_disk: blockDevice?.wholeDisk ?? null,
+    mount: disk.mount ? { mount_point: disk.mount.mountPoint, fstype: disk.mount.fsType, source: disk.mount.source } : null,
+    ...('unavailable' in smart
+      ? { smart: null, smart_unavailable: smart.unavailable }
+      : { smart: { command: smart.command, exit_code: smart.exitCode, output: smart.output } }),
+  };
+}
+
+export async function hookReport(context: ReportContext): Promise<HookReport> {
+  const { round, score, smartctl } = context;
+  // One query per physical disk, however many paths it holds; all of them at once.
+  const queries = new Map<string, Promise<SmartHealth>>();
+  const smartOf = (wholeDisk: string): Promise<SmartHealth> => {
+    if (smartctl === null) return Promise.resolve({ unavailable: 'smartctl is not installed' });
+    let query = queries.get(wholeDisk);
+    if (!query) queries.set(wholeDisk, (query = smartHealth(wholeDisk, smartctl)));
+    return query;
+  };
+  // The past as it was at the event: smartctl may take seconds, and the session goes on.
+  const scoreHistory = context.history.rounds().map((entry) => ({
+    tick: entry.tick,
+    time: iso(entry.wallMs),
+    store_score: entry.storeScore,
+    disks: entry.disks,
+  }));
+  const latestInspections = Object.fromEntries(
+    [...context.history.inspections()].map(([disk, records]) => [disk, records.map(inspectionReport)]),
+  );
+  return {
+    event: context.event,
+    time: iso(context.wallMs),
+    host: os.hostname(),
+    store_score: round.storeScore,
+    reported_score: round.reportedScore,
+    thresholds: { slow: score.slowThreshold, evict: score.evictThreshold },
+    disks: await Promise.all(round.disks.map((disk) => diskReport(disk, smartOf))),
+    score_history: scoreHistory,
+    latest_inspections: latestInspections,
+  };
+}

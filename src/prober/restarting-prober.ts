@@ -1,0 +1,67 @@
+// Keeps a prober running for a session. A prober that dies after it has answered an
+// inspection is replaced at once: a long watch should outlive an OOM kill or a stray
+// kill -9, and the new prober removes the dead one's probe files as stale. One that dies
+// before it ever answered would only die again, so that is reported as lost.
+import { EventEmitter } from 'node:events';
+import type { ProbeParams } from '../params.js';
+import { ProberClient } from './prober-client.js';
+import type { FromProber, ProbeTarget, ToProber } from './protocol.js';
+
+export interface RestartingProberEvents {
+  message: [FromProber];
+  /** The prober died and was not replaced; the reason names its pid and how it ended. */
+  lost: [string];
+  /** The prober died and a new one took over; inspections in flight will not come back. */
+  restarted: [{ reason: string; pid: number | undefined }];
+}
+
+export class RestartingProber extends EventEmitter<RestartingProberEvents> {
+  private client: ProberClient;
+  private answered = false;
+
+  constructor(
+    private readonly targets: ProbeTarget[],
+    private readonly probe: ProbeParams,
+  ) {
+    super();
+    this.client = this.spawn();
+  }
+
+  get pid(): number | undefined {
+    return this.client.pid;
+  }
+
+  send(message: ToProber): void {
+    this.client.send(message);
+  }
+
+  /** See ProberClient.stop. */
+  stop(waitMs: number, only?: readonly string[]): Promise<void> {
+    return this.client.stop(waitMs, only);
+  }
+
+  /** See ProberClient.detach. */
+  detach(): void {
+    this.client.detach();
+  }
+
+  private spawn(): ProberClient {
+    const client = new ProberClient(this.targets, this.probe);
+    this.answered = false;
+    client.on('message', (message) => {
+      if (message.type === 'inspected') this.answered = true;
+      this.emit('message', message);
+    });
+    client.on('lost', (reason) => this.onLost(reason));
+    return client;
+  }
+
+  private onLost(reason: string): void {
+    if (!this.answered) {
+      this.emit('lost', reason);
+      return;
+    }
+    this.client = this.spawn();
+    this.emit('restarted', { reason, pid: this.client.pid });
+  }
+}

@@ -1,0 +1,165 @@
+// --json on watch, check and replay: JSON Lines, one object per disk and one for the store at
+// every round, one per event, and check's summary. Every line has a "type"; a timing's unit
+// is in its name; the README's table lists the fields. Replay's lines keep the keys of
+// trace-format.md ({"tick","disk","score"}, {"tick","store_score","evict"}) and add these.
+// Scores are written as JavaScript prints a double: the shortest text that reads back exactly.
+import type { DiskPlacement } from '../layout/disk-layout.js';
+import type { ScoreParams } from '../params.js';
+import type { SerializedProbeError } from '../prober/protocol.js';
+import { SEVERITY_LABELS, reportedScore, severityOf } from '../score/store-score.js';
+import type { DiskStatus, SessionEvent } from '../session/probe-session.js';
+import type { CheckOutcome } from './check-summary.js';
+import type { Reporter } from './round-lines.js';
+
+type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
+
+/** A disk at a round: replay knows its name and score, a live run its whole status. */
+export type RoundDisk = Pick<DiskStatus, 'name' | 'score'> | DiskStatus;
+
+export interface JsonRound {
+  tick: number;
+  /** Since the start, on the ticks' clock (replay's is virtual). */
+  elapsedMs: number;
+  storeScore: number;
+  disks: readonly RoundDisk[];
+}
+
+/** What only a live run knows. */
+export interface LiveContext {
+  /** Wall-clock ms since the epoch: each line's "time". */
+  now: () => number;
+  /** The tick an event happened at. */
+  currentTick: () => number;
+  /** --buffered: no O_DIRECT. */
+  buffered: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+const THRESHOLDS = [
+  ['slow', 'slowThreshold'],
+  ['evict', 'evictThreshold'],
+] as const;
+
+function errorFields(error: SerializedProbeError): Json {
+  return { code: error.code, errno: error.errno, syscall: error.syscall, path: error.path, message: error.message };
+}
+
+/** Where a path is and whether it is inspected: in disk lines and in layout events. */
+function placementFields(disk: DiskPlacement): Json {
+  return {
+    path: disk.dir,
+    inspected: disk.inspected,
+    skipped_for: disk.sameAs,
+    device: disk.mount?.source ?? disk.device,
+    major_minor: disk.device,
+    fstype: disk.mount?.fsType,
+    mountpoint: disk.mount?.mountPoint,
+    memory_backed: disk.memoryBacked,
+    vanished: disk.vanished,
+  };
+}
+
+function statusFields(disk: DiskStatus, buffered: boolean): Json {
+  const last = disk.last;
+  return {
+    ...placementFields(disk),
+    state: disk.state,
+    buffered,
+    last_open_ms: last?.openMs,
+    last_write_ms: last?.writeMs,
+    last_sync_ms: last?.syncMs,
+    last_read_ms: last?.readMs,
+    last_total_ms: last?.totalMs,
+    waiting_ms: disk.waitingMs,
+    inspections: disk.inspections,
+    errors: disk.errors,
+    error: disk.error && errorFields(disk.error),
+  };
+}
+
+function eventFields(event: SessionEvent): Json {
+  switch (event.kind) {
+    case 'down':
+      return { disk: event.disk, error: errorFields(event.error) };
+    case 'back':
+      return { disk: event.disk };
+    case 'stale-removed':
+      return { disk: event.disk, paths: event.paths };
+    case 'prober-restarted':
+      return { reason: event.reason, pid: event.pid };
+    case 'layout':
+      return { disks: event.disks.map((disk) => ({ disk: disk.name, ...placementFields(disk) })) };
+  }
+}
+
+export class JsonLines implements Reporter {
+  /** Whether the reported store score stood at each threshold after the last round. */
+  private readonly reached = { slow: false, evict: false };
+
+  /**
+   * `write` takes whole lines, each ending in a newline: a round's lines in one call, so that
+   * a long replay makes one write per round.
+   */
+  constructor(
+    private readonly params: Thresholds,
+    private readonly write: (lines: string) => void = (lines) => process.stdout.write(lines),
+    private readonly live?: LiveContext,
+  ) {}
+
+  /** A line per disk, one for the store, and an event for each threshold reached or cleared. */
+  round(round: JsonRound): void {
+    // One time for the whole round, so that its lines group by it.
+    const at = { ...this.time(), tick: round.tick, elapsed_seconds: round.elapsedMs / 1000 };
+    const lines: Json[] = [];
+    for (const disk of round.disks) {
+      const status = 'state' in disk && this.live ? statusFields(disk, this.live.buffered) : {};
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, ...status });
+    }
+    const reported = reportedScore(round.storeScore);
+    const severity = severityOf(round.storeScore, this.params);
+    lines.push({ type: 'store', ...at, store_score: round.storeScore, reported_score: reported, evict: severity === 'evict', severity });
+    for (const [name, param] of THRESHOLDS) {
+      const reached = reported >= this.params[param];
+      if (reached === this.reached[name]) continue;
+      this.reached[name] = reached;
+      const event = reached ? 'threshold-reached' : 'threshold-cleared';
+      lines.push({ type: 'event', ...at, event, threshold: name, threshold_score: this.params[param], reported_score: reported });
+    }
+    this.lines(...lines);
+  }
+
+  event(event: SessionEvent): void {
+    this.lines({ type: 'event', ...this.time(), tick: this.live?.currentTick(), event: event.kind, ...eventFields(event) });
+  }
+
+  /** check's last line: the verdict over the whole run, with its exit code. */
+  summary(outcome: CheckOutcome): void {
+    const { verdict, interruptedBy } = outcome;
+    this.lines({
+      type: 'summary',
+      ...this.time(),
+      status: interruptedBy ? 'UNKNOWN' : SEVERITY_LABELS[verdict.severity],
+      exit_code: outcome.exitCode,
+      severity: verdict.severity,
+      store_score: outcome.storeScore,
+      reported_score: reportedScore(outcome.storeScore),
+      max_reported_score: verdict.maxReported,
+      elapsed_seconds: outcome.elapsedMs / 1000,
+      slow_threshold: this.params.slowThreshold,
+      evict_threshold: this.params.evictThreshold,
+      interrupted_by: interruptedBy,
+    });
+  }
+
+  stop(): void {}
+
+  /** A live line's wall-clock time; replay's clock is virtual. */
+  private time(): { time?: string } {
+    return this.live ? { time: new Date(this.live.now()).toISOString() } : {};
+  }
+
+  private lines(...lines: Json[]): void {
+    this.write(lines.map((fields) => `${JSON.stringify(fields)}\n`).join(''));
+  }
+}

@@ -1,0 +1,45 @@
+// --textfile and --listen: the run's metrics, kept up to date from the session's rounds and
+// inspections, written to node_exporter's textfile directory and/or served for scraping.
+import type { ScoreParams } from '../params.js';
+import type { ProbeSession } from '../session/probe-session.js';
+import { SlowdiskMetrics } from './metrics.js';
+import { MetricsServer, type ListenAddress } from './metrics-server.js';
+import { TextfileWriter } from './textfile.js';
+
+export interface MetricsTargets {
+  /** node_exporter's --collector.textfile.directory. */
+  textfile?: string;
+  listen?: ListenAddress;
+}
+
+export class MetricsExport {
+  private constructor(
+    private readonly textfile: TextfileWriter | null,
+    private readonly server: MetricsServer | null,
+  ) {}
+
+  /** Binds the port and writes the first textfile; rejects with one line when either cannot be done. */
+  static async start(targets: MetricsTargets, session: ProbeSession, params: ScoreParams, buffered: boolean): Promise<MetricsExport | null> {
+    if (targets.textfile === undefined && targets.listen === undefined) return null;
+    const metrics = new SlowdiskMetrics(params, buffered);
+    metrics.begin(session.statuses(), Date.now());
+    const server = targets.listen ? await MetricsServer.listen(targets.listen, metrics.registry) : null;
+    const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.textfile, () => metrics.registry.metrics());
+    try {
+      await textfile?.start();
+    } catch (error) {
+      await server?.close();
+      throw error;
+    }
+    session.on('inspection', (record) => metrics.inspection(record));
+    session.on('round', (report) => {
+      metrics.round(report, session.chargedTimeouts(), Date.now());
+      textfile?.update();
+    });
+    return new MetricsExport(textfile, server);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.textfile?.stop(), this.server?.close()]);
+  }
+}

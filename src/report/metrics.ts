@@ -1,0 +1,162 @@
+// The Prometheus metrics of one run, for --textfile and --listen. In a registry of their own,
+// never prom-client's global one, so that nothing else in the process (and no process_*
+// metric, which would clash with node_exporter's own) reaches the textfile or /metrics.
+// Base units: seconds; the score is unitless, 1..100.
+import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
+import type { ScoreParams } from '../params.js';
+import type { PhaseTimings } from '../prober/protocol.js';
+import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
+
+const PHASES: readonly (readonly [phase: string, timing: keyof PhaseTimings])[] = [
+  ['open', 'openMs'],
+  ['write', 'writeMs'],
+  ['sync', 'syncMs'],
+  ['read', 'readMs'],
+  ['total', 'totalMs'],
+];
+
+/** 100 µs to 26 s, doubling: from a fast NVMe's sync to an inspection far past any timeout. */
+const INSPECTION_BUCKETS_SECONDS: readonly number[] = exponentialBuckets(0.0001, 2, 19);
+
+const flag = (value: boolean): number => (value ? 1 : 0);
+
+export class SlowdiskMetrics {
+  readonly registry = new Registry();
+  private readonly slowScore: Gauge<'disk' | 'path'>;
+  private readonly storeScore: Gauge;
+  private readonly storeReportedScore: Gauge;
+  private readonly diskUp: Gauge<'disk' | 'path'>;
+  private readonly diskInfo: Gauge<'disk' | 'path' | 'device' | 'fstype' | 'mountpoint' | 'skipped_for'>;
+  private readonly memoryBacked: Gauge<'disk'>;
+  private readonly lastRound: Gauge;
+  private readonly inspectionDuration: Histogram<'disk' | 'phase'>;
+  private readonly timeouts: Counter<'disk'>;
+  private readonly errors: Counter<'disk' | 'code'>;
+  /** The charged timeouts already counted, per disk. */
+  private readonly timeoutsSeen = new Map<string, number>();
+  /** Disks whose counter and histogram series exist. */
+  private readonly started = new Set<string>();
+  // The statistical detector's state is to be exported here when it is integrated into the
+  // session, as slowdisk_statistical_state{disk,state}: 1 for the disk's current state, 0 for
+  // the others, set from its state changes.
+
+  constructor(params: ScoreParams, buffered: boolean) {
+    const registers = [this.registry];
+    this.slowScore = new Gauge({
+      name: 'slowdisk_slow_score',
+      help: "TiKV's slow score of the disk, 1 to 100 (a path skipped for sharing another's filesystem keeps 1).",
+      labelNames: ['disk', 'path'],
+      registers,
+    });
+    this.storeScore = new Gauge({ name: 'slowdisk_store_score', help: 'The store score: the maximum over the disks, unrounded.', registers });
+    this.storeReportedScore = new Gauge({
+      name: 'slowdisk_store_reported_score',
+      help: 'The store score as PD sees it: its integer part. PD evicts leaders at the evict threshold.',
+      registers,
+    });
+    this.diskUp = new Gauge({
+      name: 'slowdisk_disk_up',
+      help: 'Whether the inspected disk answers: 0 while its inspections fail (an I/O error, a vanished filesystem).',
+      labelNames: ['disk', 'path'],
+      registers,
+    });
+    this.diskInfo = new Gauge({
+      name: 'slowdisk_disk_info',
+      help: 'Where each path is: device, fstype and mountpoint as node_exporter names them; skipped_for names the path inspected instead.',
+      labelNames: ['disk', 'path', 'device', 'fstype', 'mountpoint', 'skipped_for'],
+      registers,
+    });
+    this.memoryBacked = new Gauge({
+      name: 'slowdisk_memory_backed',
+      help: 'Whether the filesystem is memory-backed (tmpfs, ramfs): probed, but never a disk.',
+      labelNames: ['disk'],
+      registers,
+    });
+    new Gauge({ name: 'slowdisk_buffered', help: 'Whether the probes run without O_DIRECT (--buffered), through the page cache.', registers }).set(flag(buffered));
+    new Gauge({ name: 'slowdisk_evict_threshold', help: 'The reported store score at which PD evicts leaders (CRITICAL).', registers }).set(params.evictThreshold);
+    new Gauge({ name: 'slowdisk_slow_threshold', help: 'The reported store score at which PD counts the store as slow (WARNING).', registers }).set(params.slowThreshold);
+    this.lastRound = new Gauge({
+      name: 'slowdisk_last_round_timestamp_seconds',
+      help: 'When the scores were last updated (a round closed), or the run started: the staleness check.',
+      registers,
+    });
+    this.inspectionDuration = new Histogram({
+      name: 'slowdisk_inspection_duration_seconds',
+      help: 'How long each phase of the inspections that completed took; total is open to close.',
+      labelNames: ['disk', 'phase'],
+      buckets: [...INSPECTION_BUCKETS_SECONDS],
+      registers,
+    });
+    this.timeouts = new Counter({
+      name: 'slowdisk_inspection_timeouts_total',
+      help: 'Ticks charged as timeouts: an inspection at or over the timeout, one that missed its tick, or one that failed.',
+      labelNames: ['disk'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: 'slowdisk_inspection_errors_total',
+      help: 'Inspections that failed, by errno name (ECORRUPT: the read returned other data than was written).',
+      labelNames: ['disk', 'code'],
+      registers,
+    });
+  }
+
+  /** The run started with these disks: every series exists from the start, so rate() has a first sample. */
+  begin(disks: readonly DiskStatus[], wallMs: number): void {
+    this.storeScore.set(1);
+    this.storeReportedScore.set(1);
+    this.describe(disks);
+    this.lastRound.set(wallMs / 1000);
+  }
+
+  round(report: RoundReport, chargedTimeouts: ReadonlyMap<string, number>, wallMs: number): void {
+    this.storeScore.set(report.storeScore);
+    this.storeReportedScore.set(report.reportedScore);
+    this.describe(report.disks);
+    for (const [disk, charged] of chargedTimeouts) {
+      const seen = this.timeoutsSeen.get(disk) ?? 0;
+      if (charged > seen) this.timeouts.inc({ disk }, charged - seen);
+      this.timeoutsSeen.set(disk, charged);
+    }
+    this.lastRound.set(wallMs / 1000);
+  }
+
+  inspection(record: InspectionRecord): void {
+    const { disk, timings, error } = record;
+    this.startSeries(disk);
+    if (timings) for (const [phase, timing] of PHASES) this.inspectionDuration.observe({ disk, phase }, timings[timing] / 1000);
+    if (error) this.errors.inc({ disk, code: error.code });
+  }
+
+  /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
+  private describe(disks: readonly DiskStatus[]): void {
+    for (const gauge of [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked]) gauge.reset();
+    for (const disk of disks) {
+      const { name, dir: path } = disk;
+      this.slowScore.set({ disk: name, path }, disk.score);
+      this.memoryBacked.set({ disk: name }, flag(disk.memoryBacked));
+      this.diskInfo.set(
+        {
+          disk: name,
+          path,
+          device: disk.mount?.source ?? disk.device ?? '',
+          fstype: disk.mount?.fsType ?? '',
+          mountpoint: disk.mount?.mountPoint ?? '',
+          skipped_for: disk.sameAs ?? '',
+        },
+        1,
+      );
+      if (!disk.inspected) continue;
+      this.diskUp.set({ disk: name, path }, flag(disk.state !== 'down'));
+      this.startSeries(name);
+    }
+  }
+
+  /** A disk's counter and histograms start at 0 once, before its first inspection is counted. */
+  private startSeries(disk: string): void {
+    if (this.started.has(disk)) return;
+    this.started.add(disk);
+    this.timeouts.inc({ disk }, 0);
+    for (const [phase] of PHASES) this.inspectionDuration.zero({ disk, phase });
+  }
+}

@@ -1,0 +1,37 @@
+// How a failed inspection reads in every output: the errno name, the syscall and the path
+// are kept; the message says what the error means for the disk, and what to do.
+import { constants } from 'node:os';
+import type { DiskPlacement } from '../layout/disk-layout.js';
+import type { SerializedProbeError } from '../prober/protocol.js';
+
+/** One line that keeps the errno name, the syscall and the path, and says what to do. */
+export function describeError(error: SerializedProbeError, placement?: DiskPlacement): string {
+  if (error.code === 'EINVAL' && error.syscall === 'open' && placement?.mount) {
+    const { fsType, mountPoint } = placement.mount;
+    return `the ${fsType} filesystem at ${mountPoint} refuses O_DIRECT (EINVAL: open ${error.path}); --buffered probes it through the page cache instead`;
+  }
+  if (error.code === 'ELOOP' && error.syscall === 'open') {
+    return `refusing to follow a symbolic link at the probe file's name (ELOOP: open ${error.path})`;
+  }
+  return error.message;
+}
+
+/**
+ * The error as the outputs show it, its message described once here so that the event, the
+ * round lines and the structured outputs all say the same. On a path whose filesystem
+ * vanished, the prober's EOTHERFS (the directory is on the filesystem below now) and ENOENT
+ * (the directory was on the vanished one only) are the ENOENT of a disk that is not mounted.
+ */
+export function shownError(error: SerializedProbeError, placement: DiskPlacement): SerializedProbeError {
+  if ((error.code === 'EOTHERFS' || error.code === 'ENOENT') && placement.vanished && placement.mount) {
+    const { source, mountPoint } = placement.mount;
+    return {
+      code: 'ENOENT',
+      errno: constants.errno.ENOENT,
+      syscall: error.syscall,
+      path: error.path,
+      message: `ENOENT: ${placement.dir}: its filesystem (${source} at ${mountPoint}) is no longer mounted`,
+    };
+  }
+  return { ...error, message: describeError(error, placement) };
+}
