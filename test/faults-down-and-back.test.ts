@@ -53,7 +53,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
     await disk.readwrite();
     // Down and scored, not yet at the slow threshold: OK, with the path's state in the line.
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/\| kv \S+ score [2-9]\.\d\d down EROFS: open \S+\/\.slowdisk-probe-\d+-[0-9a-f]{8} \(Read-only file system\)\n$/);
+    expect(result.stdout).toMatch(/\| kv \S+ score [2-9]\.\d\d down EROFS: open \S+\/\.slowdisk-probe-\d+-[0-9a-f]{8} \(Read-only file system\) stat \S+\n$/);
   });
 
   it('a full filesystem: ENOSPC, from the fresh block written once a round', async () => {

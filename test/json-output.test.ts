@@ -156,7 +156,7 @@ describe('replay --json', () => {
     expect(result.code).toBe(2);
     const out = parseLines(result.stdout);
     expect(out.slice(0, 2)).toEqual([
-      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2 },
+      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2, statistical: 'ok' },
       { type: 'store', tick: 30, elapsed_seconds: 3, store_score: 2, reported_score: 2, evict: false, severity: 'ok' },
     ]);
     expect(ofType(out, 'event')).toEqual([

@@ -26,6 +26,7 @@ const FAMILIES = [
   'slowdisk_store_reported_score',
   'slowdisk_disk_up',
   'slowdisk_disk_info',
+  'slowdisk_statistical_state',
   'slowdisk_memory_backed',
   'slowdisk_buffered',
   'slowdisk_evict_threshold',

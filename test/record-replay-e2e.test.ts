@@ -10,13 +10,17 @@ import { makeTestDisk, removeAllTestDisks } from './helpers/test-disk.js';
 
 const gate = requireRootFacilities(['root', 'loop', 'blkio']);
 
-/** tick -> "store score | disk scores", from watch's round lines or replay's timeline. */
+/** tick -> "store score | each disk's score and statistical state", from watch's round lines or replay's timeline. */
 function timeline(output: string): Map<number, string> {
   const rounds = new Map<number, string>();
   for (const line of output.split('\n')) {
     const round = / tick (\d+) store \d+ \(([\d.]+)\) \| (.*)$/.exec(line);
     if (!round) continue;
-    const disks = [...round[3].matchAll(/(\w+) (?:\S+ score )?([\d.]+|100)(?= |$)/g)].map((m) => `${m[1]}=${m[2]}`);
+    const disks = round[3].split(' | ').map((chunk) => {
+      const [name, scoreOrDir, , scoreAfterLabel] = chunk.split(' ');
+      const score = /^[\d.]+$/.test(scoreOrDir) ? scoreOrDir : scoreAfterLabel;
+      return `${name}=${score} ${/ stat (\S+)/.exec(chunk)?.[1]}`;
+    });
     rounds.set(Number(round[1]), `${round[2]} | ${disks.join(' ')}`);
   }
   return rounds;

@@ -60,18 +60,18 @@ describe('slowdisk replay', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`${file}: interval 100ms, timeout 100ms, 30-tick rounds, ratio 0.1, min TTR 5m, slow at 80, evict at 100`);
     expect(lines.slice(1, 11)).toEqual([
-      '3.0s tick 30 store 2 (2.00) | raft 2.00',
-      '6.0s tick 60 store 4 (4.00) | raft 4.00',
-      '9.0s tick 90 store 8 (8.00) | raft 8.00',
-      '12.0s tick 120 store 16 (16.00) | raft 16.00',
-      '15.0s tick 150 store 32 (32.00) | raft 32.00',
-      '18.0s tick 180 store 64 (64.00) | raft 64.00',
-      '21.0s tick 210 store 100 (100) | raft 100',
+      '3.0s tick 30 store 2 (2.00) | raft 2.00 stat ok',
+      '6.0s tick 60 store 4 (4.00) | raft 4.00 stat ok',
+      '9.0s tick 90 store 8 (8.00) | raft 8.00 stat ok',
+      '12.0s tick 120 store 16 (16.00) | raft 16.00 stat ok',
+      '15.0s tick 150 store 32 (32.00) | raft 32.00 stat ok',
+      '18.0s tick 180 store 64 (64.00) | raft 64.00 stat ok',
+      '21.0s tick 210 store 100 (100) | raft 100 stat ok',
       '21.0s tick 210: slow threshold 80 first reached',
       '21.0s tick 210: eviction threshold 100 first reached',
-      '24.0s tick 240 store 100 (100) | raft 100',
+      '24.0s tick 240 store 100 (100) | raft 100 stat ok',
     ]);
-    expect(lines).toContain('27.0s tick 270 store 99 (99.00) | raft 99.00');
+    expect(lines).toContain('27.0s tick 270 store 99 (99.00) | raft 99.00 stat ok');
     expect(lines).toContain('321.0s tick 3210: recovered to 1 (peak 100)');
     expect(lines.at(-1)).toBe('CRITICAL: max reported store score 100 over 3240 ticks (324.0s); slow at 80, evict at 100');
     // Not a terminal: no spinner, no escape codes.
@@ -94,7 +94,7 @@ describe('slowdisk replay', () => {
       { tick: 60, disk: 'kv', score: kv1 * 2 },
       { tick: 60, store_score: kv1 * 2, evict: false },
     ]);
-    expect(result.stdout).toContain(`"score":${kv1}}`);
+    expect(result.stdout).toContain(`"score":${kv1},`);
     expect(result.code).toBe(0);
   });
 

@@ -9,12 +9,12 @@ import {
   medianInPlace,
   sortedMedian,
   statisticalParams,
-  worseSeverity,
   type DetectorState,
   type StateChange,
   type StatisticalParams,
 } from '../src/detect/index.js';
 import { Rng, ScenarioGenerator } from '../src/scenarios/index.js';
+import { worseSeverity } from '../src/score/store-score.js';
 
 const TICK = 100;
 

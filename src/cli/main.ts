@@ -8,14 +8,17 @@ import { addHookOptions, hookParamsFrom, type HookOptionValues } from './hook-op
 import {
   addProbeOptions,
   addRecordOption,
+  addStatisticalOptions,
   addScoreOptions,
   addTargetOptions,
   durationArg,
   probeParamsFrom,
   scoreParamsFrom,
+  statisticalParamsFrom,
   targetsFrom,
   type ProbeOptionValues,
   type ScoreOptionValues,
+  type StatisticalOptionValues,
   type TargetOptionValues,
 } from './options.js';
 import { addFormatOption, addOutputOptions, outputOptionsFrom, type OutputOptionValues } from './output-options.js';
@@ -24,12 +27,23 @@ import { replayCommand } from './replay-command.js';
 import { runProbe, type RunOptions } from './run-probe.js';
 import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
-type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues;
+type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & StatisticalOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues;
 
 
 function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): RunOptions {
   const values = withTikvConfig(given, command);
-  return { mode, targets: targetsFrom(values), score: scoreParamsFrom(values), probe: probeParamsFrom(values), record: values.record, hooks: hookParamsFrom(values), output: outputOptionsFrom(values) };
+  const score = scoreParamsFrom(values);
+  return {
+    mode,
+    targets: targetsFrom(values),
+    score,
+    probe: probeParamsFrom(values),
+    record: values.record,
+    hooks: hookParamsFrom(values),
+    output: outputOptionsFrom(values),
+    statistical: statisticalParamsFrom(values, score),
+    criticalOn: values.criticalOn,
+  };
 }
 
 function probeCommand(name: string, summary: string, examples: string): Command {
@@ -38,6 +52,7 @@ function probeCommand(name: string, summary: string, examples: string): Command 
   addScoreOptions(command);
   addProbeOptions(command);
   addRecordOption(command);
+  addStatisticalOptions(command);
   addTikvConfigOptions(command);
   addHookOptions(command);
   addOutputOptions(command);

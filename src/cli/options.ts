@@ -9,6 +9,7 @@ import {
   type ProbeParams,
   type ScoreParams,
 } from '../params.js';
+import { DEFAULT_STATISTICAL_PARAMS, statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 
 export function durationArg(value: string): number {
@@ -67,6 +68,50 @@ export function addProbeOptions(command: Command): Command {
     .option('--sync <call>', 'the flush after each write: fdatasync or fsync', syncArg, DEFAULT_PROBE_PARAMS.sync)
     .option('--buffered', 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)')
     .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize);
+}
+
+export function addStatisticalOptions(command: Command): Command {
+  const d = DEFAULT_STATISTICAL_PARAMS;
+  return command
+    .option('--stat-window <n>', "statistical detector: each disk's baseline is its last this-many inspections", numberArg(10, 1e6, true), d.windowSamples)
+    .option('--stat-refresh <duration>', 'statistical detector: how often the baseline is recomputed', durationArg, d.refreshMs)
+    .option('--stat-threshold <x>', 'statistical detector: a deviation above this many MADs counts', numberArg(0.1, 1000, false), d.threshold)
+    .option('--stat-suspect-after <duration>', 'statistical detector: deviating this long makes a disk suspect', durationArg, d.suspectAfterMs)
+    .option('--stat-observe <duration>', 'statistical detector: a suspect disk is observed this much longer', durationArg, d.observeMs)
+    .option('--stat-confirm-share <x>', 'statistical detector: confirmed when more than this share of the observation deviates', numberArg(0.01, 1, false), d.confirmShare)
+    .option('--critical-on <what>', "evict: CRITICAL at the eviction threshold only (a confirmed slow disk is WARNING); any: a confirmation is CRITICAL too", criticalOnArg, 'evict');
+}
+
+export interface StatisticalOptionValues {
+  statWindow: number;
+  statRefresh: number;
+  statThreshold: number;
+  statSuspectAfter: number;
+  statObserve: number;
+  statConfirmShare: number;
+  criticalOn: 'evict' | 'any';
+}
+
+function criticalOnArg(value: string): 'evict' | 'any' {
+  if (value !== 'evict' && value !== 'any') throw new InvalidArgumentError(`expected evict or any, got '${value}'`);
+  return value;
+}
+
+/** The detector's parameters; a tick with no result counts as an inspection of the timeout. */
+export function statisticalParamsFrom(options: StatisticalOptionValues, score: ScoreParams): StatisticalParams {
+  try {
+    return statisticalParams({
+      windowSamples: options.statWindow,
+      refreshMs: options.statRefresh,
+      threshold: options.statThreshold,
+      suspectAfterMs: options.statSuspectAfter,
+      observeMs: options.statObserve,
+      confirmShare: options.statConfirmShare,
+      failureLatencyMs: score.timeoutMs,
+    });
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 export function addRecordOption(command: Command): Command {

@@ -14,9 +14,17 @@ import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
 import { fail } from './fail.js';
-import { addScoreOptions, numberArg, scoreParamsFrom, type ScoreOptionValues } from './options.js';
+import {
+  addScoreOptions,
+  addStatisticalOptions,
+  numberArg,
+  scoreParamsFrom,
+  statisticalParamsFrom,
+  type ScoreOptionValues,
+  type StatisticalOptionValues,
+} from './options.js';
 
-interface ReplayValues extends ScoreOptionValues {
+interface ReplayValues extends ScoreOptionValues, StatisticalOptionValues {
   ticks?: number;
   json?: boolean;
   plot?: string;
@@ -40,6 +48,7 @@ export function replayCommand(): Command {
     .description(`${summary}; a flag given here overrides the value recorded in the trace's header`)
     .argument('<trace>', 'a trace written by watch --record or check --record (JSON Lines), or - for stdin');
   addScoreOptions(command);
+  addStatisticalOptions(command);
   return command
     .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
     .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
@@ -93,7 +102,8 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
   const observer: ReplayObserver = {
     update: (update) => {
       timeline?.update(update);
-      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks: [...update.scores].map(([name, score]) => ({ name, score })) });
+      const disks = [...update.scores].map(([name, score]) => ({ name, score, statistical: update.statistical.get(name) }));
+      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks });
       plot?.recorder.update(update);
       progress?.at(update.tick);
     },
@@ -102,7 +112,13 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
   };
 
   timeline?.start(trace.name);
-  const result = await replayBatches(trace.batches, { params, disks: trace.header?.disks, ticks: values.ticks }, observer).catch((error: unknown) => {
+  const result = await replayBatches(trace.batches, {
+    params,
+    disks: trace.header?.disks,
+    ticks: values.ticks,
+    statistical: statisticalParamsFrom(values, params),
+    criticalOn: values.criticalOn,
+  }, observer).catch((error: unknown) => {
     progress?.stop();
     return failTrace(trace.name, error);
   });

@@ -1,4 +1,6 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
+import { detectorSeverity } from '../detect/severity.js';
+import type { StatisticalParams } from '../detect/statistical-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
 import type { HookParams, ProbeParams, ScoreParams } from '../params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
@@ -27,6 +29,9 @@ export interface RunOptions {
   output?: OutputOptions;
   /** Commands to run on eviction and recovery. */
   hooks?: HookParams;
+  statistical: StatisticalParams;
+  /** 'any': a disk the statistical detector confirms makes the run CRITICAL, not WARNING. */
+  criticalOn: 'evict' | 'any';
 }
 
 export async function runProbe(options: RunOptions): Promise<void> {
@@ -34,7 +39,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const buffered = !probe.direct;
   let session: ProbeSession;
   try {
-    session = await ProbeSession.open(options.targets, score, probe);
+    session = await ProbeSession.open(options.targets, score, probe, options.statistical);
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
@@ -79,7 +84,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
 
   session.on('round', (report) => {
     storeScore = report.storeScore;
-    const severity = verdict.observe(report.storeScore);
+    const states = report.disks.flatMap((disk) => (disk.statistical ? [disk.statistical] : []));
+    const severity = verdict.observe(report.storeScore, detectorSeverity(states, { confirmedIsCritical: options.criticalOn === 'any' }));
     reporter?.round(report);
     if (severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
   });

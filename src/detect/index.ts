@@ -5,3 +5,4 @@ export * from './robust-stats.js';
 export * from './severity.js';
 export * from './statistical-detector.js';
 export * from './statistical-params.js';
+export * from './tick-feed.js';

@@ -10,14 +10,8 @@ export interface DetectorSeverityOptions {
   confirmedIsCritical?: boolean;
 }
 
-const ORDER: readonly Severity[] = ['ok', 'slow', 'evict'];
-
 export function detectorSeverity(states: Iterable<DetectorState>, options: DetectorSeverityOptions = {}): Severity {
   for (const state of states) if (state === 'confirmed') return options.confirmedIsCritical ? 'evict' : 'slow';
   return 'ok';
 }
 
-/** The worse of two severities: the score's and the detector's, say. */
-export function worseSeverity(a: Severity, b: Severity): Severity {
-  return ORDER.indexOf(a) >= ORDER.indexOf(b) ? a : b;
-}

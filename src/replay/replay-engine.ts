@@ -19,6 +19,10 @@
 import type { ScoreParams } from '../params.js';
 import { RunVerdict, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../ticks/store-ticks.js';
+import { detectorSeverity } from '../detect/severity.js';
+import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
+import { statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
+import { feedDetector } from '../detect/tick-feed.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { TraceError } from '../trace/trace-reader.js';
 
@@ -32,6 +36,8 @@ export interface ScoreUpdate {
   /** Each disk's score, unrounded, in the order of the disks. */
   scores: ReadonlyMap<string, number>;
   storeScore: number;
+  /** Each disk's statistical detector state, in the order of the disks. */
+  statistical: ReadonlyMap<string, DetectorState>;
   severity: Severity;
 }
 
@@ -52,6 +58,10 @@ export interface ReplayOptions {
   disks?: readonly string[];
   /** Replay exactly this many ticks; by default up to the largest tick on any line. */
   ticks?: number;
+  /** The statistical detector's; by default the seed's, a tick with no result counting as the timeout. */
+  statistical?: StatisticalParams;
+  /** 'any': a disk the detector confirms makes the verdict CRITICAL, as in watch and check. */
+  criticalOn?: 'evict' | 'any';
 }
 
 export interface ReplayResult {
@@ -93,6 +103,7 @@ class PendingLines {
 export class ReplayEngine {
   private readonly ticks: StoreTicks;
   private readonly verdict: RunVerdict;
+  private readonly detector: StatisticalDetector;
   private readonly disks = new Map<string, PendingLines>();
   private readonly disksKnown: boolean;
   private replayed = 0;
@@ -102,7 +113,8 @@ export class ReplayEngine {
     private readonly options: ReplayOptions,
     private readonly observer: ReplayObserver = {},
   ) {
-    this.ticks = new StoreTicks(options.params);
+    this.detector = new StatisticalDetector(options.statistical ?? statisticalParams({ failureLatencyMs: options.params.timeoutMs }));
+    this.ticks = new StoreTicks(options.params, feedDetector(this.detector, options.params.intervalMs));
     this.verdict = new RunVerdict(options.params);
     this.disksKnown = options.disks !== undefined;
     for (const name of options.disks ?? []) this.disks.set(name, new PendingLines(name));
@@ -191,8 +203,11 @@ export class ReplayEngine {
 
   private emitUpdate(k: number): void {
     const storeScore = this.ticks.storeScore();
-    const severity = this.verdict.observe(storeScore);
-    this.observer.update?.({ tick: k, timeMs: k * this.options.params.intervalMs, scores: this.ticks.scores(), storeScore, severity });
+    const scores = this.ticks.scores();
+    const statistical = new Map([...scores.keys()].map((disk) => [disk, this.detector.state(disk)]));
+    const also = detectorSeverity(statistical.values(), { confirmedIsCritical: this.options.criticalOn === 'any' });
+    const severity = this.verdict.observe(storeScore, also);
+    this.observer.update?.({ tick: k, timeMs: k * this.options.params.intervalMs, scores, storeScore, statistical, severity });
   }
 }
 

@@ -24,7 +24,7 @@ export class Timeline {
 
   update(update: ScoreUpdate): void {
     const reported = reportedScore(update.storeScore);
-    const disks = [...update.scores].map(([name, score]) => `${name} ${formatScore(score)}`);
+    const disks = [...update.scores].map(([name, score]) => `${name} ${formatScore(score)} stat ${update.statistical.get(name)}`);
     const at = `${formatElapsed(update.timeMs)} tick ${update.tick}`;
     this.write([`${at} store ${reported} (${formatScore(update.storeScore)})`, ...disks].join(' | '));
     if (update.severity !== 'ok' && !this.slowReached) {

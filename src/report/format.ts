@@ -50,7 +50,8 @@ export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   if (disk.state === 'skipped') return `${disk.name} ${disk.dir} ${formatState(disk)}${flagText}`;
   const phases = disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
-  return `${disk.name} ${disk.dir} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${flagText}`;
+  const statistical = disk.statistical ? ` stat ${disk.statistical}` : '';
+  return `${disk.name} ${disk.dir} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${flagText}`;
 }
 
 export function formatEvent(event: SessionEvent): string {

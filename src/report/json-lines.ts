@@ -14,7 +14,7 @@ import type { Reporter } from './round-lines.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = Pick<DiskStatus, 'name' | 'score'> | DiskStatus;
+export type RoundDisk = Pick<DiskStatus, 'name' | 'score' | 'statistical'> | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -114,7 +114,7 @@ export class JsonLines implements Reporter {
     const lines: Json[] = [];
     for (const disk of round.disks) {
       const status = 'state' in disk && this.live ? statusFields(disk, this.live.buffered) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, ...status });
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...status });
     }
     const reported = reportedScore(round.storeScore);
     const severity = severityOf(round.storeScore, this.params);

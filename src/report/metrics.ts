@@ -3,6 +3,7 @@
 // metric, which would clash with node_exporter's own) reaches the textfile or /metrics.
 // Base units: seconds; the score is unitless, 1..100.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
+import { DETECTOR_STATES } from '../detect/statistical-detector.js';
 import type { ScoreParams } from '../params.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
@@ -36,9 +37,7 @@ export class SlowdiskMetrics {
   private readonly timeoutsSeen = new Map<string, number>();
   /** Disks whose counter and histogram series exist. */
   private readonly started = new Set<string>();
-  // The statistical detector's state is to be exported here when it is integrated into the
-  // session, as slowdisk_statistical_state{disk,state}: 1 for the disk's current state, 0 for
-  // the others, set from its state changes.
+  private readonly statisticalState: Gauge<'disk' | 'state'>;
 
   constructor(params: ScoreParams, buffered: boolean) {
     const registers = [this.registry];
@@ -64,6 +63,12 @@ export class SlowdiskMetrics {
       name: 'slowdisk_disk_info',
       help: 'Where each path is: device, fstype and mountpoint as node_exporter names them; skipped_for names the path inspected instead.',
       labelNames: ['disk', 'path', 'device', 'fstype', 'mountpoint', 'skipped_for'],
+      registers,
+    });
+    this.statisticalState = new Gauge({
+      name: 'slowdisk_statistical_state',
+      help: "The statistical detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed, host-wide), 0 for the others.",
+      labelNames: ['disk', 'state'],
       registers,
     });
     this.memoryBacked = new Gauge({
@@ -130,7 +135,7 @@ export class SlowdiskMetrics {
 
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    for (const gauge of [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked]) gauge.reset();
+    for (const gauge of [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked, this.statisticalState]) gauge.reset();
     for (const disk of disks) {
       const { name, dir: path } = disk;
       this.slowScore.set({ disk: name, path }, disk.score);
@@ -148,6 +153,7 @@ export class SlowdiskMetrics {
       );
       if (!disk.inspected) continue;
       this.diskUp.set({ disk: name, path }, flag(disk.state !== 'down'));
+      for (const state of DETECTOR_STATES) this.statisticalState.set({ disk: name, state }, flag(disk.statistical === state));
       this.startSeries(name);
     }
   }

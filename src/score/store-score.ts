@@ -27,6 +27,11 @@ export function severityOf(score: number, params: Pick<ScoreParams, 'evictThresh
 
 const SEVERITY_ORDER: readonly Severity[] = ['ok', 'slow', 'evict'];
 
+/** The worse of two severities: the score's and the statistical detector's, say. */
+export function worseSeverity(a: Severity, b: Severity): Severity {
+  return SEVERITY_ORDER.indexOf(a) >= SEVERITY_ORDER.indexOf(b) ? a : b;
+}
+
 /** The worst the reported store score got over a run. */
 export class RunVerdict {
   private worst: Severity = 'ok';
@@ -34,10 +39,11 @@ export class RunVerdict {
 
   constructor(private readonly params: Pick<ScoreParams, 'evictThreshold' | 'slowThreshold'>) {}
 
-  observe(score: number): Severity {
-    const severity = severityOf(score, this.params);
+  /** A round's store score, and what else it makes the round (the detector's verdict). */
+  observe(score: number, also: Severity = 'ok'): Severity {
+    const severity = worseSeverity(severityOf(score, this.params), also);
     this.maxReported = Math.max(this.maxReported, reportedScore(score));
-    if (SEVERITY_ORDER.indexOf(severity) > SEVERITY_ORDER.indexOf(this.worst)) this.worst = severity;
+    this.worst = worseSeverity(this.worst, severity);
     return severity;
   }
 

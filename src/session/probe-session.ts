@@ -4,6 +4,9 @@
 import { EventEmitter } from 'node:events';
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
+import { feedDetector } from '../detect/tick-feed.js';
+import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
+import type { StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
 import type { FromProber, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
 import { RestartingProber } from '../prober/restarting-prober.js';
@@ -27,6 +30,8 @@ export interface DiskStatus extends DiskPlacement {
   waitingMs?: number;
   inspections: number;
   errors: number;
+  /** The statistical detector's state, for an inspected disk. */
+  statistical?: DetectorState;
 }
 
 export interface RoundReport {
@@ -78,6 +83,7 @@ const RESOLVE_TIMEOUT_MS = 5000;
 
 export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly ticks: StoreTicks;
+  private readonly detector: StatisticalDetector;
   private readonly ticker: InspectionTicker;
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
@@ -89,10 +95,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private constructor(
     private readonly targets: ProbeTarget[],
     private readonly score: ScoreParams,
+    statistical: StatisticalParams,
     private readonly prober: RestartingProber,
   ) {
     super();
-    this.ticks = new StoreTicks(score);
+    this.detector = new StatisticalDetector(statistical);
+    this.ticks = new StoreTicks(score, feedDetector(this.detector, score.intervalMs));
     this.ticker = new InspectionTicker(score.intervalMs, (_index, scheduled) => this.onTick(scheduled));
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
@@ -100,8 +108,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   /** Starts the prober and resolves every path; a path that does not exist fails here. */
-  static async open(targets: ProbeTarget[], score: ScoreParams, probe: ProbeParams): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, new RestartingProber(targets, probe));
+  static async open(
+    targets: ProbeTarget[],
+    score: ScoreParams,
+    probe: ProbeParams,
+    statistical: StatisticalParams,
+  ): Promise<ProbeSession> {
+    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe));
     try {
       await session.resolveAtStart();
     } catch (error) {
@@ -149,7 +162,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   statuses(): DiskStatus[] {
     const now = MONOTONIC_CLOCK.now();
     return [...this.disks.values()].map((disk) => {
-      const status = { ...disk.status, score: this.ticks.scoreOf(disk.status.name) ?? 1 };
+      const status: DiskStatus = { ...disk.status, score: this.ticks.scoreOf(disk.status.name) ?? 1 };
+      if (status.inspected) status.statistical = this.detector.state(status.name);
       const running = disk.inFlightSinceMs === null ? 0 : now - disk.inFlightSinceMs;
       if (running > this.score.intervalMs) status.waitingMs = running;
       return status;
@@ -344,6 +358,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'skipped';
       delete status.error;
       disk.inFlightSinceMs = null;
+      this.detector.forget(placement.name);
       this.prober.send({ type: 'release', name: placement.name });
     } else if (!wasInspected) {
       status.state = 'starting';
@@ -355,6 +370,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       disk.inFlightSinceMs = null;
       this.prober.send({ type: 'release', name: placement.name });
       this.ticks.restart(placement.name, this.ticks.currentTick * this.score.intervalMs);
+      this.detector.forget(placement.name);
     }
   }
 }

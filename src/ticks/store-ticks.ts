@@ -19,13 +19,23 @@ export interface StoreTick {
   updated: boolean;
 }
 
+/**
+ * What each tick of each disk came to, in tick order: the time of an inspection that counted
+ * for its tick, or null for a tick charged as a timeout. The statistical detector reads the
+ * inspections through this, so that live runs and replays feed it alike.
+ */
+export type TickOutcomeListener = (disk: string, tickId: number, durationMs: number | null) => void;
+
 export class StoreTicks {
   private readonly disks = new Map<string, DiskTicks>();
   /** Per disk name, every tick charged as a timeout since the start: a disk that leaves or restarts keeps its count. */
   private readonly timeoutsCharged = new Map<string, number>();
   private tickId = 0;
 
-  constructor(private readonly params: ScoreParams) {}
+  constructor(
+    private readonly params: ScoreParams,
+    private readonly onOutcome: TickOutcomeListener = () => {},
+  ) {}
 
   get currentTick(): number {
     return this.tickId;
@@ -60,7 +70,10 @@ export class StoreTicks {
     const start: string[] = [];
     for (const [name, disk] of this.disks) {
       // The score charges the previous tick as a timeout when its inspection has not finished.
-      if (!disk.score.lastTickFinished) this.charge(name);
+      if (!disk.score.lastTickFinished) {
+        this.charge(name);
+        this.onOutcome(name, disk.score.tickId, null);
+      }
       disk.score.tick(nowMs);
       if (disk.inFlight === null) {
         disk.inFlight = this.tickId;
@@ -75,6 +88,7 @@ export class StoreTicks {
     const disk = this.release(name, tickId);
     if (!disk?.score.record(tickId, durationMs)) return false;
     if (durationMs >= this.params.timeoutMs) this.charge(name);
+    this.onOutcome(name, tickId, durationMs);
     return true;
   }
 
