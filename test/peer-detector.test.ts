@@ -14,22 +14,12 @@ import { newCounters } from '../src/perseus/csv.js';
 import { findHosts, type HostDir } from '../src/perseus/layout.js';
 import { readHostDays } from '../src/perseus/analyze.js';
 import { readLabels, type Labels } from '../src/perseus/labels.js';
+import { Rng } from '../src/scenarios/prng.js';
 
 const params = peerParams();
 
 // ---------------------------------------------------------------------------------------------
 // Synthetic hosts: 12 drives, a latency that follows the host's load through the day, noise.
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Scenario {
   drives?: number;
@@ -50,7 +40,8 @@ const dayName = (day: number) => new Date(Date.UTC(2024, 0, 1 + day)).toISOStrin
 
 function synthetic(scenario: Scenario = {}): AlignedDay[] {
   const { drives = 12, days = 14, minutes = 180, seed = 1, elasticity = 0.3 } = scenario;
-  const random = mulberry32(seed);
+  const rng = new Rng(seed);
+  const random = () => rng.next();
   const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   const out: AlignedDay[] = [];
   for (let day = 0; day < days; day += 1) {

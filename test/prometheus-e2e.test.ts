@@ -2,12 +2,12 @@
 // shipped rules, and fires SlowdiskEvict; the shipped dashboard's queries run against it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dashboardQueries, substituteVariables } from './helpers/dashboard-queries.js';
+import { freePort } from './helpers/free-port.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
 import { startCli, waitFor, type RunningCli } from './helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from './helpers/test-disk.js';
@@ -15,17 +15,6 @@ import { makeTestDisk, removeAllTestDisks } from './helpers/test-disk.js';
 const gate = requireRootFacilities(['root', 'loop', 'blkio', 'prometheus']);
 const RULES = fileURLToPath(new URL('../contrib/prometheus/slowdisk-rules.yml', import.meta.url));
 
-/** A port free right now on 127.0.0.1, from the kernel. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Ends a process this test started, by its PID: SIGTERM, then SIGKILL if it lingers. */
 async function stopProcess(child: ChildProcess | undefined, exited: Promise<unknown>): Promise<void> {

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './helpers/free-port.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
 import { probeFiles, runCli, startCli, waitFor } from './helpers/run-cli.js';
 
@@ -58,16 +59,6 @@ async function promtoolCheckMetrics(text: string): Promise<string> {
   return stdout + stderr;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(gate.skip)('--textfile DIR', () => {
   it('DIR/slowdisk.prom is complete whenever it is read, 50 rounds a second, and valid for promtool', async () => {

@@ -24,6 +24,7 @@ const dist = (file) => new URL(`file://${path.join(root, 'dist', file)}`).href;
 
 const { DEFAULT_PEER_PARAMS, peerParams, judgeDay, judgeHost, daysToDetection, naturalCompare } = await import(dist('peer/index.js'));
 const { cachedUnpack, findHosts, readHostDays, analyzeHost, newCounters, readLabels, labelKey } = await import(dist('perseus/index.js'));
+const { Rng } = await import(dist('scenarios/prng.js'));
 
 /** What the artifact repository's own outputs reach on cluster C, scored against the labels (cited, not re-run here). */
 const ARTIFACT_BASELINES = [
@@ -127,24 +128,14 @@ function singleDayReference(series, hosts, params, labels) {
   return evaluate(series, hosts, { ...params, minSlowDays: 1 }, labels);
 }
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The series with every unlabelled drive made `factor` times slower on `count` of its days,
  * drawn at random (seeded): what other clusters show, healthy drives well above their peers
  * on single days. Only the copies are changed.
  */
 function withExcursions(series, hosts, labels, count, factor, seed) {
-  const random = mulberry32(seed);
+  const rng = new Rng(seed);
+  const random = () => rng.next();
   const out = new Map();
   for (const host of hosts) {
     const days = series.get(host).map((day) => ({ ...day, latency: [...day.latency] }));
