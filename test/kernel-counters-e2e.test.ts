@@ -166,7 +166,8 @@ describe.skipIf(gate.skip)("a real disk's kernel counters", () => {
     const dd = await writer.done;
     const whole = ratesOf(disk.majMin, start, snapshot());
     const ddIops = dd.writes / dd.seconds;
-    const writes = (whole.writeIops * whole.elapsedMs) / 1000;
+    // A count, back from a rate: rounded, as the rate was a count divided by the span.
+    const writes = Math.round((whole.writeIops * whole.elapsedMs) / 1000);
     console.log(
       `load: dd ${dd.writes} writes in ${dd.seconds.toFixed(2)} s (${ddIops.toFixed(0)}/s); counters ${writes.toFixed(0)} writes, ` +
         `${whole.writeIops.toFixed(0)}/s over ${(whole.elapsedMs / 1000).toFixed(2)} s, ${whole.writeLatencyMs!.toFixed(3)} ms each, ` +
