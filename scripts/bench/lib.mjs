@@ -1,0 +1,623 @@
+// Shared by the benchmark parts: statistics, progress, real test disks and their
+// clean-up, /proc readers, the slowdisk CLI as a measured process, and the
+// results file. Plain JS over the compiled project (dist/), as a user runs it.
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ora from 'ora';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const HERE = fileURLToPath(new URL('./', import.meta.url));
+export const BIN = join(ROOT, 'bin/slowdisk.js');
+export const KIT = join(ROOT, 'scripts/fault');
+export const OBSERVER = join(HERE, 'observer.mjs');
+export const HARNESS = join(HERE, 'harness.mjs');
+export const RESULTS_DIR = join(ROOT, 'bench-results');
+// A smoke run (BENCH_QUICK=1) keeps its figures apart, never over the real ones.
+const RESULTS_NAME = process.env.BENCH_QUICK === '1' ? 'probe-quick' : 'probe';
+export const RESULTS_FILE = join(RESULTS_DIR, `${RESULTS_NAME}.json`);
+export const ADDON = join(ROOT, 'build/Release/slowdisk_probe.node');
+
+function envInt(name, fallback) {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, got '${text}'`);
+  return value;
+}
+
+/**
+ * How much to measure. The defaults are what the figures in README.md were taken with;
+ * BENCH_QUICK=1 is a smoke run (figures too short to quote).
+ */
+export const SETTINGS = (() => {
+  const quick = process.env.BENCH_QUICK === '1';
+  return {
+    quick,
+    /** Each figure is the median of this many runs. */
+    repeats: envInt('BENCH_REPEATS', quick ? 1 : 3),
+    /** The measured window of every `watch` run. */
+    windowS: envInt('BENCH_WINDOW_S', quick ? 10 : 60),
+    /** Inspections per fidelity run (at 100 ms: 30 s). */
+    fidelitySamples: envInt('BENCH_SAMPLES', quick ? 40 : 300),
+    /** Disks in the scale run. */
+    scaleDisks: envInt('BENCH_SCALE_DISKS', quick ? 16 : 64),
+  };
+})();
+
+// ---------------------------------------------------------------------------
+// statistics
+
+/** The q-quantile with linear interpolation between order statistics (R's type 7). */
+export function quantile(values, q) {
+  if (values.length === 0) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+}
+
+export const median = (values) => quantile(values, 0.5);
+export const p99 = (values) => quantile(values, 0.99);
+
+/** Median over the repeats of one figure, each run's figure picked by `pick`. */
+export function medianOver(runs, pick) {
+  return median(runs.map(pick).filter((value) => Number.isFinite(value)));
+}
+
+// ---------------------------------------------------------------------------
+// output
+
+// A terminal without a size (a pty nobody set up) would make ora redraw without end.
+const interactive = process.stdout.isTTY === true && process.stdout.columns > 0;
+
+/**
+ * A spinner on a terminal; nothing at all otherwise, so that `npm run bench > file`
+ * holds the table only.
+ */
+export function progress(text) {
+  const spinner = interactive ? ora({ text, stream: process.stdout, discardStdin: false }).start() : null;
+  return {
+    set(next) {
+      if (spinner) spinner.text = next;
+    },
+    done(final) {
+      if (spinner) spinner.succeed(final ?? spinner.text);
+    },
+    fail(final) {
+      if (spinner) spinner.fail(final ?? spinner.text);
+    },
+    stop() {
+      spinner?.stop();
+    },
+  };
+}
+
+/** One line on stderr: a skipped part or a missing tool, never silently. */
+export function note(line) {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+/** Formats milliseconds for the table: 3 significant digits. */
+export function ms(value) {
+  if (!Number.isFinite(value)) return '-';
+  if (value >= 100) return `${value.toFixed(0)} ms`;
+  if (value >= 10) return `${value.toFixed(1)} ms`;
+  if (value >= 1) return `${value.toFixed(2)} ms`;
+  return `${(value * 1000).toFixed(value >= 0.1 ? 0 : 1)} µs`;
+}
+
+export function ratio(value) {
+  return Number.isFinite(value) ? value.toFixed(2) : '-';
+}
+
+export function pct(value, digits = 2) {
+  return Number.isFinite(value) ? `${value.toFixed(digits)} %` : '-';
+}
+
+export function mb(kib) {
+  return Number.isFinite(kib) ? `${(kib / 1024).toFixed(1)} MB` : '-';
+}
+
+/** A row of the results table: what, measured, target, verdict. */
+export function row(part, what, value, target = '', ok = null) {
+  return { part, what, value, target, verdict: ok === null ? '' : ok ? 'met' : 'MISSED' };
+}
+
+export function formatTable(rows) {
+  const header = { part: 'part', what: 'measure', value: 'measured', target: 'target', verdict: '' };
+  const all = [header, ...rows];
+  const keys = ['part', 'what', 'value', 'target', 'verdict'];
+  const width = Object.fromEntries(keys.map((key) => [key, Math.max(...all.map((r) => String(r[key]).length))]));
+  const line = (r) => keys.map((key) => String(r[key]).padEnd(width[key])).join('  ').trimEnd();
+  const rule = keys.map((key) => '-'.repeat(width[key])).join('  ');
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+export function markdownTable(rows) {
+  const lines = ['| part | measure | measured | target | |', '|---|---|---|---|---|'];
+  for (const r of rows) lines.push(`| ${r.part} | ${r.what} | ${r.value} | ${r.target} | ${r.verdict} |`);
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------
+// the machine and the results file
+
+export function machine() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  return {
+    nproc: Number(execFileSync('nproc', { encoding: 'utf8' }).trim()),
+    cpuModel: model,
+    kernel: execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim(),
+    node: process.version,
+    memTotalKiB: Number(/^MemTotal:\s*(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]),
+    loadAvgAtStart: loadavg().map((value) => Number(value.toFixed(2))),
+  };
+}
+
+/** Merges one part's figures into bench-results/probe.json, keeping the other parts'. */
+export function saveResults(part, figures) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  let all = {};
+  try {
+    all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8'));
+  } catch {
+    all = {};
+  }
+  all.parts ??= {};
+  all.parts[part] = { ...figures, finishedAt: new Date().toISOString() };
+  all.updatedAt = new Date().toISOString();
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(all, null, 2)}\n`);
+}
+
+// ---------------------------------------------------------------------------
+// preconditions
+
+export function onPath(command) {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The compiled project and the addon must exist; the bench never builds the addon itself. */
+export function requireBuilt() {
+  const missing = [];
+  if (!existsSync(join(ROOT, 'dist/session/probe-session.js'))) missing.push('dist/ (run `npx tsc -p tsconfig.json`)');
+  if (!existsSync(ADDON)) missing.push('the native addon (run `npm run build`)');
+  if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')}`);
+  const addonTime = statSync(ADDON).mtimeMs;
+  const newer = readdirSync(join(ROOT, 'native')).filter((file) => statSync(join(ROOT, 'native', file)).mtimeMs > addonTime);
+  if (newer.length > 0) note(`the native addon is older than native/${newer[0]}: the figures are the old addon's (npm run build)`);
+}
+
+export function requireRoot(what) {
+  if (process.geteuid?.() !== 0) throw new Error(`${what} needs root: it makes loop devices and throttles them`);
+}
+
+/** Compiles scripts/bench/plain-loop.c once per run into a temporary directory. */
+let plainLoopBinary = null;
+export function plainLoop() {
+  if (plainLoopBinary) return plainLoopBinary;
+  if (!onPath('cc')) throw new Error('cc not found: the plain C loop needs a C compiler (apt-get install -y gcc)');
+  const dir = mkdtempSync(join(tmpdir(), 'slowdisk-bench-cc-'));
+  onCleanup(() => {
+    rmSync(dir, { recursive: true, force: true });
+    plainLoopBinary = null;
+  });
+  plainLoopBinary = join(dir, 'plain-loop');
+  execFileSync('cc', ['-O2', '-Wall', '-o', plainLoopBinary, join(HERE, 'plain-loop.c')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return plainLoopBinary;
+}
+
+// ---------------------------------------------------------------------------
+// clean-up: disks, frozen filesystems and child processes, also on Ctrl-C
+
+const cleanups = [];
+const children = new Set();
+let cleaningUp = false;
+
+/** Registers an undo step; steps run last-in first-out. Returns a function that runs it now. */
+export function onCleanup(step) {
+  const entry = { step, done: false };
+  cleanups.push(entry);
+  return () => {
+    if (entry.done) return;
+    entry.done = true;
+    step();
+  };
+}
+
+export function runCleanups() {
+  while (cleanups.length > 0) {
+    const entry = cleanups.pop();
+    if (entry.done) continue;
+    entry.done = true;
+    try {
+      entry.step();
+    } catch (error) {
+      note(`clean-up: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+/** Spawns a child the bench owns: it is killed (by its PID) if the bench is interrupted. */
+export function spawnTracked(command, args, options = {}) {
+  const child = spawn(command, args, options);
+  children.add(child);
+  child.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  child.exited.then(() => children.delete(child));
+  return child;
+}
+
+function killChildrenNow() {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      try {
+        process.kill(child.pid, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+    }
+  }
+}
+
+function sleepSync(msToSleep) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, msToSleep);
+}
+
+function interrupted(signal) {
+  if (cleaningUp) return;
+  cleaningUp = true;
+  note(`${signal}: stopping what the bench started and removing its disks`);
+  killChildrenNow();
+  // The CLI stops its prober on SIGTERM; give both a moment before the disks go.
+  const until = Date.now() + 3000;
+  while (Date.now() < until && [...children].some((c) => c.exitCode === null && c.signalCode === null && alive(c.pid))) sleepSync(100);
+  runCleanups();
+  process.exit({ SIGINT: 130, SIGHUP: 129 }[signal] ?? 143);
+}
+
+// Kept installed: a second Ctrl-C while the disks are being removed must not cut that short.
+// SIGHUP too: a closed terminal must not leave loop devices and frozen filesystems behind.
+process.on('SIGINT', () => interrupted('SIGINT'));
+process.on('SIGTERM', () => interrupted('SIGTERM'));
+process.on('SIGHUP', () => interrupted('SIGHUP'));
+process.once('exit', () => {
+  if (!cleaningUp) {
+    killChildrenNow();
+    runCleanups();
+  }
+});
+
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return false;
+  }
+}
+
+export async function waitUntil(predicate, timeoutMs, stepMs = 50) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (predicate()) return true;
+    await sleep(stepMs);
+  }
+  return predicate();
+}
+
+export const sleep = (msToSleep) => new Promise((resolve) => setTimeout(resolve, msToSleep));
+
+// ---------------------------------------------------------------------------
+// disks, made with the fault kit
+
+/** A fresh directory to mount the bench's disks under; removed at the end if empty. */
+export function benchDir(label) {
+  const dir = mkdtempSync(join(tmpdir(), `slowdisk-bench-${label}-`));
+  onCleanup(() => {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // not empty: something of a disk is left, and remove-disk said so
+    }
+  });
+  return dir;
+}
+
+function kit(script, args) {
+  return execFileSync(join(KIT, script), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/**
+ * A loop-device ext4 disk mounted at `dir` (scripts/fault/make-disk), removed at the
+ * end of the run whatever happens: thawed first, unthrottled, unmounted, detached.
+ */
+export function makeDisk(dir, sizeMib) {
+  const removeNow = onCleanup(() => {
+    try {
+      kit('thaw', [dir]);
+    } catch {
+      // not mounted (any more): remove-disk copes
+    }
+    kit('remove-disk', [dir]);
+  });
+  const made = kit('make-disk', [dir, '--size-mib', String(sizeMib)]);
+  const match = /^made (\/dev\/loop\d+) \((\w+), (\d+:\d+)\)/.exec(made);
+  if (!match) throw new Error(`make-disk said: ${made}`);
+  return { dir, loop: match[1], fs: match[2], majmin: match[3], remove: removeNow };
+}
+
+export function slowDisk(disk, writeIops) {
+  kit('slow', [disk.dir, '--write-iops', String(writeIops)]);
+}
+
+export function unslowDisk(disk) {
+  kit('unslow', [disk.dir]);
+}
+
+export function freezeDisk(disk) {
+  kit('hang', [disk.dir]);
+}
+
+export function thawDisk(disk) {
+  kit('thaw', [disk.dir]);
+}
+
+/** Completed write and flush requests of a block device, from /sys/block/NAME/stat. */
+export function deviceWrites(loop) {
+  const fields = readFileSync(`/sys/block/${loop.replace('/dev/', '')}/stat`, 'utf8').trim().split(/\s+/).map(Number);
+  // Documentation/block/stat.rst: [0] read I/Os ... [4] write I/Os ... [11..14] discard, [15] flush I/Os
+  return { writes: fields[4], flushes: fields[15] ?? NaN };
+}
+
+// ---------------------------------------------------------------------------
+// /proc
+
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** User + system CPU time of a process, all its threads, in ms (resolution 1/CLK_TCK s). */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+/** VmHWM and VmRSS in KiB, and the proportional set size (shared pages split among users). */
+export function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key) => Number(new RegExp(`^${key}:\\s*(\\d+)`, 'm').exec(status)?.[1]);
+  let pssKiB = NaN;
+  try {
+    pssKiB = Number(/^Pss:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1]);
+  } catch {
+    // no smaps_rollup on this kernel
+  }
+  return { hwmKiB: kib('VmHWM'), rssKiB: kib('VmRSS'), pssKiB };
+}
+
+export function childrenOf(pid) {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------
+// the real CLI, measured from outside
+
+/**
+ * Starts `slowdisk watch --path NAME=DIR ... --keep-going` off a terminal (so it prints
+ * round lines), optionally with scripts/bench/observer.mjs preloaded to record tick
+ * lateness and inspections. Resolves once its prober is running and (waitForRound) it
+ * printed its first round line.
+ */
+export async function startWatch(disks, { observe = false, samples = false, phase = false, extraArgs = [], waitForRound = true } = {}) {
+  const observeDir = observe ? mkdtempSync(join(tmpdir(), 'slowdisk-bench-observe-')) : null;
+  if (observeDir) onCleanup(() => rmSync(observeDir, { recursive: true, force: true }));
+  const observeFile = observeDir ? join(observeDir, 'observe.json') : null;
+  const phaseFile = observeDir && phase ? join(observeDir, 'phase') : null;
+  const args = [
+    ...(observe ? ['--import', OBSERVER] : []),
+    BIN,
+    'watch',
+    ...disks.flatMap(({ name, dir }) => ['--path', `${name}=${dir}`]),
+    '--keep-going',
+    ...extraArgs,
+  ];
+  const env = { ...process.env };
+  if (observeFile) env.SLOWDISK_BENCH_OBSERVE = observeFile;
+  if (samples) env.SLOWDISK_BENCH_SAMPLES = '1';
+  if (phaseFile) env.SLOWDISK_BENCH_PHASE = phaseFile;
+  const cli = spawnTracked(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  cli.stdout.on('data', (chunk) => (stdout += chunk));
+  cli.stderr.on('data', (chunk) => (stderr += chunk));
+  let proberPid = null;
+  const started = await waitUntil(() => {
+    if (cli.exitCode !== null) return true;
+    proberPid = childrenOf(cli.pid)[0] ?? null;
+    // The first round line (after 30 ticks) means the session is ticking.
+    return proberPid !== null && (!waitForRound || /tick \d+/.test(stdout));
+  }, 15_000);
+  if (!started || cli.exitCode !== null || proberPid === null) {
+    killPid(cli.pid);
+    throw new Error(`slowdisk watch did not start: ${stderr.trim() || stdout.trim() || 'no output'}`);
+  }
+  return {
+    pid: cli.pid,
+    proberPid,
+    observeFile,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    /** Asks the observer to take a snapshot of its counters (window start / end). */
+    mark() {
+      process.kill(cli.pid, 'SIGUSR2');
+    },
+    async stop() {
+      if (cli.exitCode === null && cli.signalCode === null) process.kill(cli.pid, 'SIGTERM');
+      const { code, signal } = await cli.exited;
+      return { code, signal };
+    },
+    readObservation() {
+      return JSON.parse(readFileSync(observeFile, 'utf8'));
+    },
+    /** Where the ticks fall: their deadlines mod the interval on CLOCK_MONOTONIC, in ms. */
+    async tickPhaseMs() {
+      if (!(await waitUntil(() => existsSync(phaseFile) && readFileSync(phaseFile, 'utf8').endsWith('\n'), 10_000))) {
+        throw new Error('the observer did not report the tick phase');
+      }
+      const [deadlineNs, intervalMs] = readFileSync(phaseFile, 'utf8').trim().split(' ');
+      const interval = BigInt(Math.round(Number(intervalMs) * 1e6));
+      return Number(BigInt(deadlineNs) % interval) / 1e6;
+    },
+  };
+}
+
+export function killPid(pid, signal = 'SIGTERM') {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already
+  }
+}
+
+/** Reads the CPU time of the CLI and its prober at one moment. */
+export function sampleProcesses(watch) {
+  return { atMs: performance.now(), cli: cpuMs(watch.pid), prober: cpuMs(watch.proberPid) };
+}
+
+/** Busy loops on every core, started and killed by PID: the "loaded" condition. */
+export function startLoad(count) {
+  const devNull = { stdio: ['ignore', 'ignore', 'ignore'] };
+  const hogs = Array.from({ length: count }, () => spawnTracked('yes', [], devNull));
+  return {
+    pids: hogs.map((hog) => hog.pid),
+    async stop() {
+      for (const hog of hogs) killPid(hog.pid, 'SIGKILL');
+      await Promise.all(hogs.map((hog) => hog.exited));
+    },
+  };
+}
+
+/** Lines of a child's stdout, as numbers split on whitespace. */
+export function numbersOf(text) {
+  return text
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => line.trim().split(/\s+/).map(Number));
+}
+
+export async function run(command, args, options = {}) {
+  const child = spawnTracked(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const { code, signal } = await child.exited;
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${signal ?? code}): ${stderr.trim()}`);
+  return { stdout, stderr, pid: child.pid };
+}
+
+// ---------------------------------------------------------------------------
+// running parts
+
+/**
+ * Runs benchmark parts in order: each is { name, run() -> { rows, figures } }. Prints
+ * one table on stdout, merges the figures into bench-results/probe.json (and the table
+ * into bench-results/probe.md), removes everything the parts made, and exits 0 when
+ * every part ran (missed targets are results, not failures).
+ */
+export async function runParts(parts, { extraRows = [] } = {}) {
+  const started = machine();
+  const rows = [];
+  let failed = false;
+  try {
+    requireRoot('the benchmark');
+    requireBuilt();
+    for (const part of parts) {
+      const partMachine = machine();
+      try {
+        const result = await part.run();
+        rows.push(...result.rows);
+        saveResults(part.name, { machine: partMachine, settings: SETTINGS, figures: result.figures, rows: result.rows });
+      } catch (error) {
+        failed = true;
+        note(`${part.name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+        rows.push(row(part.name, 'did not complete', error instanceof Error ? error.message.split('\n')[0] : String(error)));
+      } finally {
+        runCleanups();
+      }
+    }
+  } catch (error) {
+    failed = true;
+    note(error instanceof Error ? error.message : String(error));
+  } finally {
+    runCleanups();
+  }
+  rows.push(...extraRows);
+  if (rows.length > 0) {
+    const m = started;
+    const header = `slowdisk bench: ${m.nproc} x ${m.cpuModel}, Linux ${m.kernel}, Node ${m.node}, load average at start ${m.loadAvgAtStart.join(' ')}; medians of ${SETTINGS.repeats} run(s)`;
+    process.stdout.write(`${header}\n\n${formatTable(rows)}\n`);
+    writeMarkdown(extraRows);
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+/**
+ * bench-results/probe.md: the table of every part's latest run (from probe.json), for the
+ * README; each part's date, load average and settings are in the JSON.
+ */
+function writeMarkdown(extraRows) {
+  let all;
+  try {
+    all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8'));
+  } catch {
+    return;
+  }
+  const parts = Object.entries(all.parts ?? {});
+  const rows = [...parts.flatMap(([, part]) => part.rows ?? []), ...extraRows];
+  const lines = parts.map(([name, part]) => {
+    const m = part.machine;
+    return `- ${name}: ${part.finishedAt}, ${m.nproc} x ${m.cpuModel}, Linux ${m.kernel}, Node ${m.node}, load average at start ${m.loadAvgAtStart.join(' ')}, medians of ${part.settings.repeats} run(s)`;
+  });
+  writeFileSync(join(RESULTS_DIR, `${RESULTS_NAME}.md`), `${lines.join('\n')}\n\n${markdownTable(rows)}\n`);
+}
+
+/** True when the module at `url` is the script node was started with. */
+export function isMain(url) {
+  return process.argv[1] !== undefined && fileURLToPath(url) === process.argv[1];
+}
