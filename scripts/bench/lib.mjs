@@ -546,7 +546,8 @@ export async function run(command, args, options = {}) {
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const { code, signal } = await child.exited;
+  // 'close', not 'exit': the last of its output can still be on its way when it exits.
+  const { code, signal } = await new Promise((resolve) => child.once('close', (c, s) => resolve({ code: c, signal: s })));
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${signal ?? code}): ${stderr.trim()}`);
   return { stdout, stderr, pid: child.pid };
 }
