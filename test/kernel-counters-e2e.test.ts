@@ -5,24 +5,20 @@
 // failing drive. The same faults put on the disk itself act above its request queue (a
 // frozen filesystem holds writes before they are requests, blk-throttle holds bios before
 // they are), where its counters cannot see the wait: the last tests show what they see.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { devicesToCount, resolveBlockDevices } from '../src/kernel/block-devices.js';
 import { deviceRates, type DeviceRates } from '../src/kernel/device-rates.js';
 import { readDiskstats, type DiskCounters } from '../src/kernel/diskstats.js';
 import { MountTable, deviceOf } from '../src/mounts/mount-table.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
-import { makeTestDisk, removeAllTestDisks, type TestDisk } from './helpers/test-disk.js';
+import { makeTestDisk, removeAllTestDisks, runKit, type TestDisk } from './helpers/test-disk.js';
 
-const execFileAsync = promisify(execFile);
-const kitDir = fileURLToPath(new URL('../scripts/fault/', import.meta.url));
-const kit = async (script: string, ...args: string[]) => (await execFileAsync(join(kitDir, script), args)).stdout.trim();
+const kit = (script: string, ...args: string[]) => runKit(script, args);
 
 const ROUND_MS = 1000;
 // dd's load lasts one to a few seconds: shorter rounds see it from the inside.

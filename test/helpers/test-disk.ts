@@ -45,7 +45,8 @@ export interface TestDisk {
 // so every disk is listed here from before it is made until it is gone.
 const liveDisks = new Set<string>();
 
-async function runKit(script: string, args: string[]): Promise<string> {
+/** Runs one fault-kit script; a failure carries the script's own stderr. */
+export async function runKit(script: string, args: string[]): Promise<string> {
   try {
     const { stdout } = await execFileAsync(join(kitDir, script), args);
     return stdout.trim();
