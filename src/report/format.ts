@@ -1,6 +1,6 @@
 // How numbers and disks read at a glance, in every human-facing output.
 import type { SessionEvent, DiskStatus } from '../session/probe-session.js';
-import { describeError } from '../session/probe-session.js';
+import { describeError } from '../session/shown-error.js';
 
 export function formatScore(score: number): string {
   return score >= 100 ? '100' : score.toFixed(2);

@@ -15,8 +15,6 @@ import { InspectionTicker, MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js
 import { StoreTicks } from '../ticks/store-ticks.js';
 import { describeError, shownError } from './shown-error.js';
 
-export { describeError } from './shown-error.js';
-
 export type DiskState = 'starting' | 'up' | 'down' | 'skipped';
 
 export interface DiskStatus extends DiskPlacement {
