@@ -1,5 +1,5 @@
 // slowdisk's command line: parses flags into params, then hands over to the run loop.
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { DEFAULT_CHECK_DURATION_MS } from '../params.js';
 import { VERSION } from '../version.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
@@ -23,19 +23,21 @@ import {
 } from './options.js';
 import { addFormatOption, addOutputOptions, outputOptionsFrom, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
+import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
+import { runDrives } from './run-drives.js';
 import { replayCommand } from './replay-command.js';
 import { runProbe, type RunOptions } from './run-probe.js';
 import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
-type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & StatisticalOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues;
-
+type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & StatisticalOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues & DriveOptionValues;
 
 function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): RunOptions {
   const values = withTikvConfig(given, command);
   const score = scoreParamsFrom(values);
+  const drives = driveRequestFrom(values);
   return {
     mode,
-    targets: targetsFrom(values),
+    targets: targetsFrom(values, process.cwd(), drives === null),
     score,
     probe: probeParamsFrom(values),
     record: values.record,
@@ -43,7 +45,23 @@ function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),
     criticalOn: values.criticalOn,
+    ...(drives === null ? {} : { drives }),
   };
+}
+
+/** Without a path to probe, --all-devices and --devices run alone: the flags that need probed paths are refused. */
+function run(options: RunOptions): Promise<void> {
+  if (options.targets.length > 0 || !options.drives) return runProbe(options);
+  const needPaths = [
+    [options.record !== undefined, '--record'],
+    [options.output?.textfile !== undefined, '--textfile'],
+    [options.output?.listen !== undefined, '--listen'],
+    [options.output?.format === 'nagios', '--format nagios'],
+    [options.hooks !== undefined, '--on-evict and --on-recover'],
+  ] as const;
+  const given = needPaths.find(([on]) => on);
+  if (given) throw new InvalidArgumentError(`${given[1]} reports on probed paths: give --raft, --kv or --path with it`);
+  return runDrives({ mode: options.mode, drives: options.drives, json: options.output?.json === true, durationMs: options.durationMs });
 }
 
 function probeCommand(name: string, summary: string, examples: string): Command {
@@ -55,6 +73,7 @@ function probeCommand(name: string, summary: string, examples: string): Command 
   addStatisticalOptions(command);
   addTikvConfigOptions(command);
   addHookOptions(command);
+  addDriveOptions(command);
   addOutputOptions(command);
   return command.addHelpText('after', `\n${examples}\n\n${EXIT_CODE_HELP}\n`);
 }
@@ -80,7 +99,7 @@ export function buildProgram(): Command {
   slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'`,
   ).option('--keep-going', 'go on past the eviction threshold instead of exiting');
   watch.action((values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
-    runProbe({ ...runOptions('watch', values, command), keepGoing: values.keepGoing === true }),
+    run({ ...runOptions('watch', values, command), keepGoing: values.keepGoing === true }),
   );
 
   const check = probeCommand(
@@ -97,7 +116,7 @@ export function buildProgram(): Command {
   ).option('--duration <duration>', 'how long to probe; exits early at the eviction threshold', durationArg, DEFAULT_CHECK_DURATION_MS);
   addFormatOption(check);
   check.action((values: ProbeCommandValues & { duration: number }, command: Command) =>
-    runProbe({ ...runOptions('check', values, command), durationMs: values.duration }),
+    run({ ...runOptions('check', values, command), durationMs: values.duration }),
   );
 
   program.addCommand(watch).addCommand(check);

@@ -166,13 +166,16 @@ export interface TargetOptionValues {
   path: ProbeTarget[];
 }
 
-/** The paths to probe, absolute; with none given, the current directory's filesystem. */
-export function targetsFrom(options: TargetOptionValues, cwd: string = process.cwd()): ProbeTarget[] {
+/**
+ * The paths to probe, absolute; with none given, the current directory's filesystem, unless
+ * `cwdByDefault` is false (the drives are judged instead: --all-devices, --devices).
+ */
+export function targetsFrom(options: TargetOptionValues, cwd: string = process.cwd(), cwdByDefault = true): ProbeTarget[] {
   const targets: ProbeTarget[] = [];
   if (options.raft !== undefined) targets.push({ name: 'raft', dir: options.raft });
   if (options.kv !== undefined) targets.push({ name: 'kv', dir: options.kv });
   targets.push(...options.path);
-  if (targets.length === 0) targets.push({ name: 'cwd', dir: cwd });
+  if (targets.length === 0 && cwdByDefault) targets.push({ name: 'cwd', dir: cwd });
   const seen = new Set<string>();
   for (const target of targets) {
     if (target.dir === '') throw new InvalidArgumentError(`the ${target.name} directory is empty`);

@@ -9,7 +9,9 @@ import { RunVerdict } from '../score/store-score.js';
 import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
-import { EXIT_CRITICAL, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
+import type { DriveRequest } from './drive-options.js';
+import { DriveRun, DriveStartError } from './drive-run.js';
+import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING, exitCodeOf } from './exit-codes.js';
 import { fail } from './fail.js';
 import type { OutputOptions } from './output-options.js';
 import { RunOutput } from './run-output.js';
@@ -32,6 +34,14 @@ export interface RunOptions {
   statistical: StatisticalParams;
   /** 'any': a disk the statistical detector confirms makes the run CRITICAL, not WARNING. */
   criticalOn: 'evict' | 'any';
+  /** --all-devices, --devices: the drives judged against each other beside the probed paths. */
+  drives?: DriveRequest;
+}
+
+/** The run's exit code with the drives': a signal or UNKNOWN stays; else the worse of the two. */
+function withDrives(code: number, drives: number): number {
+  if (code !== EXIT_OK && code !== EXIT_WARNING) return code;
+  return Math.max(code, drives);
 }
 
 export async function runProbe(options: RunOptions): Promise<void> {
@@ -57,6 +67,21 @@ export async function runProbe(options: RunOptions): Promise<void> {
       fail((error as Error).message, EXIT_UNKNOWN);
     }
   }
+  let drives: DriveRun | null = null;
+  if (options.drives) {
+    try {
+      drives = DriveRun.start(options.drives, { json: options.output?.json === true });
+    } catch (error) {
+      await session.stop();
+      await recorder?.stop();
+      await metricsExport?.stop();
+      if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
+      throw error;
+    }
+    // The live view owns the terminal: drives that turn slow are shown as they do in JSON only.
+    const live = drives;
+    live.every(() => (options.output?.json ? live.reportChanges() : undefined));
+  }
   const hooks = options.hooks && ActionHooks.attach(session, options.hooks, score);
   const verdict = new RunVerdict(score);
   const startMs = MONOTONIC_CLOCK.now();
@@ -77,9 +102,10 @@ export async function runProbe(options: RunOptions): Promise<void> {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
       output.writeCheckResult({ verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode: code });
     }
+    const judgement = drives?.finish();
     await output.flushed();
     await hooks?.settle();
-    process.exit(code);
+    process.exit(drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code);
   };
 
   session.on('round', (report) => {

@@ -1,0 +1,47 @@
+// --all-devices, --devices and --state-dir on watch and check: judge every drive of the host
+// against its peers from the kernel's counters, with a history kept between runs.
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { kernelName } from '../drives/block-disks.js';
+import { DEFAULT_STATE_DIR } from '../drives/params.js';
+
+export interface DriveOptionValues {
+  allDevices?: boolean;
+  devices?: string[];
+  stateDir?: string;
+}
+
+export interface DriveRequest {
+  /** Every whole disk, or the names given. */
+  devices: 'all' | string[];
+  stateDir: string;
+}
+
+const DEVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:!+-]*$/;
+
+function deviceList(value: string): string[] {
+  const names = value.split(',').map((name) => kernelName(name.trim()));
+  for (const name of names) {
+    if (!DEVICE_NAME.test(name)) throw new InvalidArgumentError(`expected kernel device names separated by commas (sda,sdb or /dev/sda,/dev/sdb), got '${value}'`);
+  }
+  if (new Set(names).size !== names.length) throw new InvalidArgumentError(`a device is named twice in '${value}'`);
+  return names;
+}
+
+export function addDriveOptions(command: Command): Command {
+  return command
+    .option('--all-devices', "judge every whole disk of the host against the others from the kernel's counters, over days (not loop, ram, zram, dm, md, sr: name those with --devices)")
+    .option('--devices <names>', 'judge these drives against each other instead, e.g. sda,sdb,sdc,sdd (at least 4)', deviceList)
+    .option('--state-dir <dir>', `where the drives' history is kept between runs (default: ${DEFAULT_STATE_DIR})`);
+}
+
+/** The drives to judge; null when neither --all-devices nor --devices is given. */
+export function driveRequestFrom(values: DriveOptionValues, cwd: string = process.cwd()): DriveRequest | null {
+  if (values.allDevices && values.devices) throw new InvalidArgumentError('--all-devices and --devices both choose the drives: give one');
+  if (!values.allDevices && !values.devices) {
+    if (values.stateDir !== undefined) throw new InvalidArgumentError('--state-dir keeps the history of --all-devices or --devices: give one of them');
+    return null;
+  }
+  if (values.stateDir === '') throw new InvalidArgumentError('--state-dir is empty');
+  return { devices: values.devices ?? 'all', stateDir: path.resolve(cwd, values.stateDir ?? DEFAULT_STATE_DIR) };
+}

@@ -1,0 +1,151 @@
+// The drives' side of watch and check: chooses the drives, opens their history, samples the
+// kernel's counters every 15 s, and reports each drive's verdict against its peers.
+import { allDisks } from '../drives/block-disks.js';
+import { DriveMonitor, KERNEL_SOURCE, type DriveJudgement, type DriveSource } from '../drives/drive-monitor.js';
+import { DEFAULT_DRIVE_PARAMS, type DriveParams } from '../drives/params.js';
+import { FileStateStore, StateStoreError } from '../drives/state-file.js';
+import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
+import { driveJson, drivesJson, driveSummaryLine, isSlow, slowDriveLine, type DriveContext } from '../report/drive-verdicts.js';
+import type { DriveRequest } from './drive-options.js';
+import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
+
+/** Thrown at start: one line for stderr, exit UNKNOWN. */
+export class DriveStartError extends Error {}
+
+export interface DriveRunOptions {
+  json: boolean;
+  source?: DriveSource;
+  clock?: () => number;
+  sysRoot?: string;
+  params?: DriveParams;
+  peer?: PeerParams;
+  /** Where a problem found while running goes (stderr). */
+  warn?: (line: string) => void;
+  write?: (text: string) => void;
+}
+
+export class DriveRun {
+  private timer: NodeJS.Timeout | null = null;
+  /** The last save's error, if the last save failed. */
+  saveError: string | null = null;
+  private shownSlow = new Set<string>();
+  private reported = false;
+  private readonly warn: (line: string) => void;
+  private readonly write: (text: string) => void;
+
+  private constructor(
+    private readonly monitor: DriveMonitor,
+    private readonly store: FileStateStore,
+    private readonly context: DriveContext,
+    private readonly options: DriveRunOptions,
+    private readonly params: DriveParams,
+  ) {
+    this.warn = options.warn ?? ((line) => process.stderr.write(`slowdisk: ${line}\n`));
+    this.write = options.write ?? ((text) => process.stdout.write(text));
+  }
+
+  /** Chooses the drives, opens the history (reporting a corrupt one) and takes the first sample. */
+  static start(request: DriveRequest, options: DriveRunOptions): DriveRun {
+    const source = options.source ?? KERNEL_SOURCE;
+    const peer = options.peer ?? DEFAULT_PEER_PARAMS;
+    const params = options.params ?? DEFAULT_DRIVE_PARAMS;
+    let devices: string[];
+    let excluded: Record<string, string[]> = {};
+    const present = new Set([...source.diskstats().values()].map((counters) => counters.name));
+    if (request.devices === 'all') {
+      const found = allDisks(options.sysRoot);
+      devices = found.devices.filter((name) => present.has(name));
+      excluded = found.excluded;
+    } else {
+      devices = request.devices;
+      const missing = devices.filter((name) => !present.has(name));
+      if (missing.length > 0) throw new DriveStartError(`no block device ${missing.join(', ')} in /proc/diskstats`);
+    }
+    const needed = peer.minPeers + 1;
+    if (devices.length < needed) {
+      const which = devices.length === 0 ? 'none' : devices.join(', ');
+      throw new DriveStartError(`a drive is judged against at least ${peer.minPeers} peers: ${needed} drives are needed, ${request.devices === 'all' ? 'the host has' : 'given'} ${devices.length} (${which})`);
+    }
+    let opened;
+    try {
+      opened = FileStateStore.open(request.stateDir, options.clock);
+    } catch (error) {
+      if (error instanceof StateStoreError) throw new DriveStartError(error.message);
+      throw error;
+    }
+    const monitor = new DriveMonitor(devices, opened.history, opened.store, source, options.clock ?? Date.now, peer, params);
+    const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params);
+    for (const problem of opened.problems) run.warn(problem);
+    run.sample();
+    return run;
+  }
+
+  get devices(): readonly string[] {
+    return this.monitor.devices;
+  }
+
+  /** One sample; a failed save is reported once and retried at the next sample. */
+  sample(): void {
+    try {
+      this.monitor.sample();
+      this.saveError = null;
+    } catch (error) {
+      if (!(error instanceof StateStoreError)) throw error;
+      if (this.saveError !== error.message) this.warn(error.message);
+      this.saveError = error.message;
+    }
+  }
+
+  /** Samples every sampleIntervalMs; `onSample` runs after each. */
+  every(onSample: () => void): void {
+    this.timer = setInterval(() => {
+      this.sample();
+      onSample();
+    }, this.params.sampleIntervalMs);
+  }
+
+  judge(): DriveJudgement {
+    return this.monitor.judge();
+  }
+
+  /** watch: prints the drives that became slow (all of them the first time) and the summary when the set changed. */
+  reportChanges(): void {
+    const judgement = this.judge();
+    const slow = new Set(judgement.drives.filter(isSlow).map((drive) => drive.device));
+    const first = !this.reported;
+    this.reported = true;
+    const changed = first || slow.size !== this.shownSlow.size || [...slow].some((device) => !this.shownSlow.has(device));
+    if (!changed) return;
+    const now = (this.options.clock ?? Date.now)();
+    const drives = judgement.drives.filter((drive) => first || slow.has(drive.device) !== this.shownSlow.has(drive.device));
+    this.shownSlow = slow;
+    this.print(judgement, drives, now);
+  }
+
+  /** The last sample, the final report, and the lock released; returns the judgement. */
+  finish(): DriveJudgement {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.sample();
+    const judgement = this.judge();
+    this.store.close();
+    this.print(judgement, judgement.drives, (this.options.clock ?? Date.now)());
+    return judgement;
+  }
+
+  /** check's exit code for the drives: WARNING when one is slow; UNKNOWN when the history could not be saved. */
+  exitCode(judgement: DriveJudgement): number {
+    if (this.saveError !== null) return EXIT_UNKNOWN;
+    return judgement.drives.some(isSlow) ? EXIT_WARNING : EXIT_OK;
+  }
+
+  private print(judgement: DriveJudgement, drives: DriveJudgement['drives'], now: number): void {
+    if (this.options.json) {
+      const lines = [...drives.map((drive) => driveJson(drive, now)), drivesJson(judgement, this.context, now)];
+      this.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+      return;
+    }
+    const slowLines = drives.filter(isSlow).map(slowDriveLine);
+    this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${line}\n`).join(''));
+  }
+}

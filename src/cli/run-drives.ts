@@ -1,0 +1,48 @@
+// watch and check with --all-devices or --devices and no path to probe: the drives alone.
+import type { DriveRequest } from './drive-options.js';
+import { DriveRun, DriveStartError } from './drive-run.js';
+import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from './exit-codes.js';
+import { fail } from './fail.js';
+import { stdoutFlushed } from '../report/stdout-flushed.js';
+
+export interface DriveOnlyOptions {
+  mode: 'watch' | 'check';
+  drives: DriveRequest;
+  json: boolean;
+  /** check: how long to sample. */
+  durationMs?: number;
+}
+
+/** Before exiting: what was printed reaches the reader, unless it stopped reading for 2 s. */
+const FLUSH_CAP_MS = 2000;
+
+export async function runDrives(options: DriveOnlyOptions): Promise<void> {
+  let run: DriveRun;
+  try {
+    run = DriveRun.start(options.drives, { json: options.json });
+  } catch (error) {
+    if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
+    throw error;
+  }
+  let finishing = false;
+  const finish = async (code?: number): Promise<void> => {
+    if (finishing) return;
+    finishing = true;
+    const judgement = run.finish();
+    await stdoutFlushed(FLUSH_CAP_MS);
+    process.exit(code ?? run.exitCode(judgement));
+  };
+  process.on('SIGINT', () => void finish(EXIT_SIGINT));
+  process.on('SIGTERM', () => void finish(EXIT_SIGTERM));
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    void finish(EXIT_UNKNOWN);
+  });
+  if (options.mode === 'watch') {
+    run.reportChanges();
+    run.every(() => run.reportChanges());
+    return;
+  }
+  run.every(() => {});
+  setTimeout(() => void finish(), options.durationMs);
+}

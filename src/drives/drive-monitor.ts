@@ -1,0 +1,89 @@
+// Live drive sampling: reads the counters of the chosen drives, adds each interval to the
+// history, saves it, and judges the drives against each other. The kernel, the clock and the
+// store are passed in, so that a test can drive a watch and a series of cron checks over the
+// same counters and compare their verdicts.
+import { readFileSync } from 'node:fs';
+import { readDiskstats, type DiskCounters } from '../kernel/diskstats.js';
+import type { PeerParams } from '../peer/params.js';
+import type { DriveVerdict, HostVerdict } from '../peer/verdict.js';
+import { driveIdentity } from './block-disks.js';
+import { judgeHistory, recordSnapshot, type DriveHistory, type Recorded, type Snapshot } from './history.js';
+import type { DriveParams } from './params.js';
+
+export interface DriveSource {
+  /** Every block device's counters, by MAJ:MIN, in one read. */
+  diskstats(): Map<string, DiskCounters>;
+  /** The kernel's boot id; null when unknown. */
+  bootId(): string | null;
+  /** Who the device is (a WWID, a serial, ...). */
+  identity(name: string, majorMinor: string): string;
+}
+
+export const KERNEL_SOURCE: DriveSource = {
+  diskstats: () => readDiskstats(),
+  bootId: () => {
+    try {
+      return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      return null;
+    }
+  },
+  identity: (name, majorMinor) => driveIdentity(name, majorMinor),
+};
+
+export interface HistoryStore {
+  save(history: DriveHistory): void;
+}
+
+/** One drive's standing: its verdict, or null while the history holds nothing of it. */
+export interface DriveReport {
+  device: string;
+  id: string | null;
+  verdict: DriveVerdict | null;
+}
+
+export interface DriveJudgement {
+  drives: DriveReport[];
+  /** Days in the history (judged and open). */
+  days: number;
+  hostWideDays: number;
+}
+
+export class DriveMonitor {
+  constructor(
+    /** Kernel names, as chosen. */
+    readonly devices: readonly string[],
+    readonly history: DriveHistory,
+    private readonly store: HistoryStore | null,
+    private readonly source: DriveSource,
+    private readonly clock: () => number,
+    private readonly peer: PeerParams,
+    private readonly params: DriveParams,
+  ) {}
+
+  /** Reads the counters and records the interval since the last snapshot; throws what the store's save throws, after recording. */
+  sample(): Recorded {
+    const timeMs = this.clock();
+    const all = this.source.diskstats();
+    const wanted = new Set(this.devices);
+    const snapshot: Snapshot = { timeMs, bootId: this.source.bootId(), devices: {} };
+    for (const counters of all.values()) {
+      if (wanted.has(counters.name)) snapshot.devices[counters.name] = { id: this.source.identity(counters.name, counters.device), counters };
+    }
+    const recorded = recordSnapshot(this.history, snapshot, this.peer, this.params);
+    for (const device of this.devices) if (!snapshot.devices[device]) recorded.skipped.push({ device, why: 'not in /proc/diskstats' });
+    this.store?.save(this.history);
+    return recorded;
+  }
+
+  /** Every chosen drive judged against its peers over the history. */
+  judge(): DriveJudgement {
+    const verdict: HostVerdict = judgeHistory(this.history, this.peer);
+    const idOf = new Map(Object.entries(this.history.names).map(([id, name]) => [name, id]));
+    const drives = this.devices.map((device): DriveReport => {
+      const id = this.history.last?.devices[device]?.id ?? idOf.get(device) ?? null;
+      return { device, id, verdict: verdict.drives.find((drive) => drive.disk === id) ?? null };
+    });
+    return { drives, days: verdict.days.length, hostWideDays: verdict.hostWideDays };
+  }
+}

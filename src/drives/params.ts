@@ -1,0 +1,24 @@
+// The parameters of live drive sampling (watch/check --all-devices, --devices) and of the
+// drive history kept between runs. The judgement itself is the peer detector's, with its own
+// parameters (../peer/params.ts), unchanged: live data is shaped like the Perseus series.
+
+export interface DriveParams {
+  /** /proc/diskstats is read this often while watch or check runs. */
+  sampleIntervalMs: number;
+  /**
+   * The interval since the previous run (cron) is recorded only when it is at most this long:
+   * a longer one would spread one average over so many minutes that the detector's 10-minute
+   * windows would see a flat line instead of the drive; the counters are simply read afresh.
+   */
+  maxIntervalMs: number;
+  /** Judged days older than this many days are dropped from the history: its size stays bounded. */
+  retentionDays: number;
+}
+
+export const DEFAULT_STATE_DIR = '/var/lib/slowdisk';
+
+export const DEFAULT_DRIVE_PARAMS: Readonly<DriveParams> = Object.freeze({
+  sampleIntervalMs: 15_000,
+  maxIntervalMs: 30 * 60_000,
+  retentionDays: 30,
+});
