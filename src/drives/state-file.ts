@@ -25,10 +25,12 @@ export class StateStoreError extends Error {
   }
 }
 
-function syscallError(what: string, error: unknown): StateStoreError {
+/** `what: ENOSPC (write /path)`; the path of the file at hand when the error has none (write and fsync name no path). */
+function syscallError(what: string, error: unknown, file?: string): StateStoreError {
   const e = error as NodeJS.ErrnoException;
   if (e.code === undefined) return new StateStoreError(`${what}: ${e.message}`);
-  return new StateStoreError(`${what}: ${e.code} (${e.syscall ?? 'syscall'} ${e.path ?? ''})`.replace(' )', ')'), e.code);
+  const where = [e.syscall, e.path ?? file].filter((part) => part !== undefined).join(' ');
+  return new StateStoreError(`${what}: ${e.code}${where === '' ? '' : ` (${where})`}`, e.code);
 }
 
 /** The file's text: a header line with version, checksum and body length, then the JSON body. */
@@ -175,7 +177,7 @@ export class FileStateStore {
       } catch {
         // Already gone, or never made.
       }
-      throw syscallError(`cannot save the drive history ${this.file}, the previous one is kept`, error);
+      throw syscallError(`cannot save the drive history ${this.file}, the previous one is kept`, error, temp);
     }
     try {
       const dirFd = openSync(this.dir, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -185,7 +187,7 @@ export class FileStateStore {
         closeSync(dirFd);
       }
     } catch (error) {
-      throw syscallError(`saved the drive history ${this.file}, but its directory could not be synced`, error);
+      throw syscallError(`saved the drive history ${this.file}, but its directory could not be synced`, error, this.dir);
     }
   }
 
