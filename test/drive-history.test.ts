@@ -85,7 +85,7 @@ describe('turning snapshots into series', () => {
     const devices = ['sda', 'sdb', 'sdc', 'sdd'];
     const host = new SyntheticHost({ devices, seed: 7, factor: () => 1 }, T0);
     const source = sourceOf(host);
-    const monitor = new DriveMonitor(devices, history, null, source, () => clock, PEER, { ...PARAMS, retentionDays: 2 });
+    const monitor = new DriveMonitor(devices, history, source, () => clock, PEER, { ...PARAMS, retentionDays: 2 });
     let clock = T0;
     for (; clock <= T0 + 3 * DAY + 10 * MIN; clock += 5 * MIN) {
       host.advanceTo(clock);
@@ -113,7 +113,7 @@ describe('a cron check every few minutes and a long-running watch', () => {
     // watch: one process, a sample every 15 s.
     const watched = new SyntheticHost({ devices, seed: 42, factor }, T0);
     let watchClock = T0;
-    const watch = new DriveMonitor(devices, emptyHistory(), null, sourceOf(watched), () => watchClock, PEER, PARAMS);
+    const watch = new DriveMonitor(devices, emptyHistory(), sourceOf(watched), () => watchClock, PEER, PARAMS);
     for (; watchClock <= end; watchClock += PARAMS.sampleIntervalMs) {
       watched.advanceTo(watchClock);
       watch.sample();
@@ -187,7 +187,7 @@ describe('real Perseus drives sampled as if live', () => {
         bootId: () => 'boot',
         identity: (name) => `serial:${name}`,
       };
-      const live = new DriveMonitor(disks, emptyHistory(), null, source, () => clock, PEER, PARAMS);
+      const live = new DriveMonitor(disks, emptyHistory(), source, () => clock, PEER, PARAMS);
       for (const day of days) {
         for (let b = 0; b < day.bucketStart.length; b += 1) {
           clock = day.bucketStart[b]! * 1000;

@@ -110,7 +110,6 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     const monitor = new DriveMonitor(
       names,
       emptyHistory(),
-      null,
       { diskstats: () => host.diskstats(), bootId: () => 'an earlier boot', identity: (name) => driveIdentity(name, majMin.get(name)!) },
       () => clock,
       DEFAULT_PEER_PARAMS,

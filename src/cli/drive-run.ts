@@ -28,6 +28,7 @@ export class DriveRun {
   private timer: NodeJS.Timeout | null = null;
   /** The last save's error, if the last save failed. */
   saveError: string | null = null;
+  private savedAtMs: number | null = null;
   private shownSlow = new Set<string>();
   private reported = false;
   private readonly warn: (line: string) => void;
@@ -73,7 +74,7 @@ export class DriveRun {
       if (error instanceof StateStoreError) throw new DriveStartError(error.message);
       throw error;
     }
-    const monitor = new DriveMonitor(devices, opened.history, opened.store, source, options.clock ?? Date.now, peer, params);
+    const monitor = new DriveMonitor(devices, opened.history, source, options.clock ?? Date.now, peer, params);
     const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params);
     for (const problem of opened.problems) run.warn(problem);
     run.sample();
@@ -84,16 +85,28 @@ export class DriveRun {
     return this.monitor.devices;
   }
 
-  /** One sample; a failed save is reported once and retried at the next sample. */
+  /** One sample, saved when the last save is saveIntervalMs old (or failed). */
   sample(): void {
+    this.monitor.sample();
+    const now = this.clock();
+    if (this.savedAtMs === null || this.saveError !== null || now - this.savedAtMs >= this.params.saveIntervalMs) this.save(now);
+  }
+
+  /** A failed save is reported once (until one succeeds) and tried again at the next sample. */
+  private save(now: number): void {
     try {
-      this.monitor.sample();
+      this.store.save(this.monitor.history);
       this.saveError = null;
+      this.savedAtMs = now;
     } catch (error) {
       if (!(error instanceof StateStoreError)) throw error;
       if (this.saveError !== error.message) this.warn(error.message);
       this.saveError = error.message;
     }
+  }
+
+  private clock(): number {
+    return (this.options.clock ?? Date.now)();
   }
 
   /** Samples every sampleIntervalMs; `onSample` runs after each. */
@@ -116,7 +129,7 @@ export class DriveRun {
     this.reported = true;
     const changed = first || slow.size !== this.shownSlow.size || [...slow].some((device) => !this.shownSlow.has(device));
     if (!changed) return;
-    const now = (this.options.clock ?? Date.now)();
+    const now = this.clock();
     const drives = judgement.drives.filter((drive) => first || slow.has(drive.device) !== this.shownSlow.has(drive.device));
     this.shownSlow = slow;
     this.print(judgement, drives, now);
@@ -126,10 +139,11 @@ export class DriveRun {
   finish(): DriveJudgement {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.sample();
+    this.monitor.sample();
+    this.save(this.clock());
     const judgement = this.judge();
     this.store.close();
-    this.print(judgement, judgement.drives, (this.options.clock ?? Date.now)());
+    this.print(judgement, judgement.drives, this.clock());
     return judgement;
   }
 

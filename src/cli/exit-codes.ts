@@ -14,7 +14,9 @@ export function exitCodeOf(severity: Severity): number {
 
 export const EXIT_CODE_HELP = `Exit codes:
   0  OK        the store score stayed below the slow threshold
-  1  WARNING   the reported store score reached the slow threshold (default 80), not the eviction threshold
+  1  WARNING   the reported store score reached the slow threshold (default 80), not the eviction threshold;
+               or (--all-devices, --devices) a drive is judged slow against its peers
   2  CRITICAL  the reported store score reached the eviction threshold (default 100)
-  3  UNKNOWN   bad arguments, or a path that cannot be probed at start
+  3  UNKNOWN   bad arguments, a path that cannot be probed at start, fewer than 4 drives to judge,
+               or a state directory that cannot be used (the drives' history not saved)
   130, 143     interrupted by SIGINT, SIGTERM (probe files removed)`;

@@ -96,7 +96,9 @@ export function buildProgram(): Command {
   slowdisk watch --tikv-config conf/tikv.toml --kv /tidb-data/tikv-20160   # TiUP passes the data dir as tikv-server --data-dir
   slowdisk watch --kv /data/tikv/db --keep-going --listen :9258            # Prometheus scrapes http://HOST:9258/metrics
   slowdisk watch --kv /data/tikv/db --keep-going --textfile /var/lib/prometheus/node-exporter
-  slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'`,
+  slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'
+  slowdisk watch --all-devices                     # every drive of the host against its peers, over days (no path probed)
+  slowdisk watch --devices sdb,sdc,sdd,sde --state-dir /srv/slowdisk --json | jq -c 'select(.type == "drive")'`,
   ).option('--keep-going', 'go on past the eviction threshold instead of exiting');
   watch.action((values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
     run({ ...runOptions('watch', values, command), keepGoing: values.keepGoing === true }),
@@ -112,7 +114,9 @@ export function buildProgram(): Command {
   slowdisk check --tikv-config /etc/tikv/tikv.toml --on-evict 'cat > /var/tmp/slowdisk-evict.json'   # the hook's JSON report on stdin
   slowdisk check --kv /data/tikv/db --format nagios      # SLOWDISK OK - store score 1 ... | 'store_score'=1;80;100;1;100 ...
   slowdisk check --kv /data/tikv/db --json | jq -c 'select(.type == "summary")'
-  */5 * * * * root slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null`,
+  */5 * * * * root slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
+  */5 * * * * root out=$(slowdisk check --all-devices --duration 30s) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
+  slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json`,
   ).option('--duration <duration>', 'how long to probe; exits early at the eviction threshold', durationArg, DEFAULT_CHECK_DURATION_MS);
   addFormatOption(check);
   check.action((values: ProbeCommandValues & { duration: number }, command: Command) =>

@@ -1,6 +1,6 @@
 // Live drive sampling: reads the counters of the chosen drives, adds each interval to the
-// history, saves it, and judges the drives against each other. The kernel, the clock and the
-// store are passed in, so that a test can drive a watch and a series of cron checks over the
+// history, and judges the drives against each other. The kernel and the clock are passed in
+// (and the history, which the caller loads and saves), so that a test can drive a watch and a series of cron checks over the
 // same counters and compare their verdicts.
 import { readFileSync } from 'node:fs';
 import { readDiskstats, type DiskCounters } from '../kernel/diskstats.js';
@@ -31,10 +31,6 @@ export const KERNEL_SOURCE: DriveSource = {
   identity: (name, majorMinor) => driveIdentity(name, majorMinor),
 };
 
-export interface HistoryStore {
-  save(history: DriveHistory): void;
-}
-
 /** One drive's standing: its verdict, or null while the history holds nothing of it. */
 export interface DriveReport {
   device: string;
@@ -54,14 +50,13 @@ export class DriveMonitor {
     /** Kernel names, as chosen. */
     readonly devices: readonly string[],
     readonly history: DriveHistory,
-    private readonly store: HistoryStore | null,
     private readonly source: DriveSource,
     private readonly clock: () => number,
     private readonly peer: PeerParams,
     private readonly params: DriveParams,
   ) {}
 
-  /** Reads the counters and records the interval since the last snapshot; throws what the store's save throws, after recording. */
+  /** Reads the counters and records the interval since the last snapshot. */
   sample(): Recorded {
     const timeMs = this.clock();
     const all = this.source.diskstats();
@@ -72,7 +67,6 @@ export class DriveMonitor {
     }
     const recorded = recordSnapshot(this.history, snapshot, this.peer, this.params);
     for (const device of this.devices) if (!snapshot.devices[device]) recorded.skipped.push({ device, why: 'not in /proc/diskstats' });
-    this.store?.save(this.history);
     return recorded;
   }
 

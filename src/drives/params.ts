@@ -11,6 +11,12 @@ export interface DriveParams {
    * windows would see a flat line instead of the drive; the counters are simply read afresh.
    */
   maxIntervalMs: number;
+  /**
+   * While watch or check runs, the history is saved at most this often, and always when it
+   * ends: a crash loses at most this much, and a watch over 60 drives rewrites its ~3 MB file
+   * once a minute rather than every sample.
+   */
+  saveIntervalMs: number;
   /** Judged days older than this many days are dropped from the history: its size stays bounded. */
   retentionDays: number;
 }
@@ -20,5 +26,6 @@ export const DEFAULT_STATE_DIR = '/var/lib/slowdisk';
 export const DEFAULT_DRIVE_PARAMS: Readonly<DriveParams> = Object.freeze({
   sampleIntervalMs: 15_000,
   maxIntervalMs: 30 * 60_000,
+  saveIntervalMs: 60_000,
   retentionDays: 30,
 });
