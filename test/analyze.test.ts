@@ -11,7 +11,7 @@ import { cachedUnpack } from '../src/perseus/archive.js';
 import { newCounters, parseNumber, readDayFile } from '../src/perseus/csv.js';
 import { findHosts, LayoutError } from '../src/perseus/layout.js';
 import { parseLabels } from '../src/perseus/labels.js';
-import { runCli, type CliResult } from './helpers/run-cli.js';
+import { expectUnknown, jsonLines, runCli } from './helpers/run-cli.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = path.resolve(REPO, '../shared/data/perseus');
@@ -27,21 +27,6 @@ function newDir(): string {
   const dir = path.join(work, `dir-${dirs}`);
   mkdirSync(dir, { recursive: true });
   return dir;
-}
-
-type Line = Record<string, unknown>;
-const jsonLines = (stdout: string): Line[] =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Line);
-
-/** stderr is one line, and the exit code is UNKNOWN. */
-function expectUnknown(result: CliResult, pattern: RegExp): void {
-  expect(result.code).toBe(3);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(/^slowdisk: [^\n]+\n$/);
-  expect(result.stderr).toMatch(pattern);
 }
 
 describe('reading day files and labels', () => {

@@ -15,7 +15,7 @@ import { DEFAULT_DRIVE_PARAMS } from '../src/drives/params.js';
 import { decodeHistory, FileStateStore, STATE_FILE } from '../src/drives/state-file.js';
 import { DEFAULT_PEER_PARAMS } from '../src/peer/params.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
-import { runCli, startCli, waitFor, type CliResult } from './helpers/run-cli.js';
+import { expectUnknown, jsonLines, runCli, startCli, waitFor } from './helpers/run-cli.js';
 import { SyntheticHost } from './helpers/synthetic-diskstats.js';
 import { makeTestDisk, removeAllTestDisks, type TestDisk } from './helpers/test-disk.js';
 
@@ -23,19 +23,6 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-drives-cli-'));
 let dirs = 0;
 const newStateDir = () => path.join(work, `state-${++dirs}`);
 
-type Line = Record<string, unknown>;
-const jsonLines = (stdout: string): Line[] =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Line);
-
-function expectUnknown(result: CliResult, pattern: RegExp): void {
-  expect(result.stderr).toMatch(/^slowdisk: [^\n]+\n$/);
-  expect(result.stderr).toMatch(pattern);
-  expect(result.code).toBe(3);
-  expect(result.stdout).toBe('');
-}
 
 describe('bad drive flags', () => {
   const cases: [string[], RegExp][] = [

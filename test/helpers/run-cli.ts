@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/slowdisk.js', import.meta.url));
 
@@ -88,4 +89,20 @@ export function isAlive(pid: number): boolean {
 /** The probe files slowdisk has in `dir` right now. */
 export function probeFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith('.slowdisk-probe-'));
+}
+
+/** `--json` output, one object a line. */
+export function jsonLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** stderr is one line matching `pattern`, nothing is on stdout, and the exit code is UNKNOWN. */
+export function expectUnknown(result: CliResult, pattern: RegExp): void {
+  expect(result.code).toBe(3);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^slowdisk: [^\n]+\n$/);
+  expect(result.stderr).toMatch(pattern);
 }
