@@ -3,12 +3,13 @@
 // long gap); a cron check every few minutes reaching the verdict of a long-running watch over
 // the same counters; and slices of the real Perseus cluster C, sampled as if live, reaching
 // the verdict `slowdisk analyze` reaches on the same files.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DriveRun } from '../src/cli/drive-run.js';
+import { DriveRun, DriveStartError } from '../src/cli/drive-run.js';
+import { driveIdentity } from '../src/drives/block-disks.js';
 import { DriveMonitor, type DriveJudgement, type DriveSource } from '../src/drives/drive-monitor.js';
 import { alignOpenDay, emptyHistory, judgeHistory, recordSnapshot, type Snapshot } from '../src/drives/history.js';
 import { DEFAULT_DRIVE_PARAMS } from '../src/drives/params.js';
@@ -94,6 +95,65 @@ describe('turning snapshots into series', () => {
     expect(history.judged.map((day) => day.day)).toEqual(['2026-01-06', '2026-01-07']);
     expect(Object.keys(history.open)).toEqual(['2026-01-08']);
     expect(monitor.judge().days).toBe(3);
+  });
+});
+
+describe('choosing the drives', () => {
+  /** A /sys of whole disks, each with what sysfs tells of it. */
+  function fakeSys(disks: Record<string, Record<string, string>>): string {
+    const root = mkdtempSync(path.join(scratch, 'sys-'));
+    for (const [name, files] of Object.entries(disks)) {
+      mkdirSync(path.join(root, 'block', name), { recursive: true });
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(root, 'block', name, file)), { recursive: true });
+        writeFileSync(path.join(root, 'block', name, file), text);
+      }
+    }
+    return root;
+  }
+
+  it('knows a drive by its WWID, its serial, a loop device by its backing file, else by MAJ:MIN', () => {
+    const sys = fakeSys({
+      sda: { 'device/wwid': 'naa.5000c500a1b2c3d4\n', 'device/serial': 'ZA1\n' },
+      nvme0n1: { wwid: 'eui.0025388b91b2c3d4\n' },
+      vdb: { serial: 'disk-7\n' },
+      loop3: { 'loop/backing_file': '/srv/disk.img\n' },
+      sdb: { 'device/wwid': '\n' },
+    });
+    expect(driveIdentity('sda', '8:0', sys)).toBe('wwid:naa.5000c500a1b2c3d4');
+    expect(driveIdentity('nvme0n1', '259:0', sys)).toBe('wwid:eui.0025388b91b2c3d4');
+    expect(driveIdentity('vdb', '252:16', sys)).toBe('serial:disk-7');
+    expect(driveIdentity('loop3', '7:3', sys)).toBe('loop:/srv/disk.img');
+    expect(driveIdentity('sdb', '8:16', sys)).toBe('dev:8:16');
+  });
+
+  it('--all-devices takes the whole disks but loop, ram, zram, dm, md and sr, says which it left out, and picks up a drive plugged in later', () => {
+    const names = ['sda', 'sdb', 'sdc', 'sdd', 'sde'];
+    const sys = fakeSys(Object.fromEntries([...names.slice(0, 4), 'loop0', 'loop1', 'ram0', 'zram0', 'dm-0', 'md127', 'sr0'].map((name) => [name, {}])));
+    const host = new SyntheticHost({ devices: names, seed: 9, factor: () => 1 }, T0);
+    let clock = T0;
+    const inSys = () => new Set(readdirSync(path.join(sys, 'block')));
+    const source: DriveSource = {
+      diskstats: () => new Map([...host.diskstats()].filter(([, counters]) => inSys().has(counters.name))),
+      bootId: () => 'b',
+      identity: (name) => `wwid:${name}`,
+    };
+    let printed = '';
+    const run = DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'all-devices') }, { json: true, source, clock: () => clock, sysRoot: sys, write: (text) => (printed += text) });
+    expect(run.devices).toEqual(['sda', 'sdb', 'sdc', 'sdd']);
+    mkdirSync(path.join(sys, 'block', 'sde'));
+    clock += 15_000;
+    host.advanceTo(clock);
+    run.sample();
+    expect(run.devices).toEqual(names);
+    run.finish();
+    const summary = JSON.parse(printed.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ type: 'drives', drives: 5, excluded: { loop: ['loop0', 'loop1'], ram: ['ram0'], zram: ['zram0'], dm: ['dm-0'], md: ['md127'], sr: ['sr0'] } });
+
+    const small = fakeSys({ vda: {}, loop0: {} });
+    expect(() => DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'small') }, { json: true, source: { ...source, diskstats: () => new Map([['252:0', countersOf('252:0', 'vda', 0, 0, 0)]]) }, sysRoot: small })).toThrow(
+      new DriveStartError('a drive is judged against at least 3 peers: 4 drives are needed, the host has 1 (vda)'),
+    );
   });
 });
 

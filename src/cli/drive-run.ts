@@ -1,6 +1,6 @@
 // The drives' side of watch and check: chooses the drives, opens their history, samples the
 // kernel's counters every 15 s, and reports each drive's verdict against its peers.
-import { allDisks } from '../drives/block-disks.js';
+import { allDisks, type DiskSelection } from '../drives/block-disks.js';
 import { DriveMonitor, KERNEL_SOURCE, type DriveJudgement, type DriveSource } from '../drives/drive-monitor.js';
 import { DEFAULT_DRIVE_PARAMS, type DriveParams } from '../drives/params.js';
 import { FileStateStore, StateStoreError } from '../drives/state-file.js';
@@ -24,6 +24,13 @@ export interface DriveRunOptions {
   write?: (text: string) => void;
 }
 
+/** The whole disks of /sys/block that /proc/diskstats counts, and the kinds left out. */
+function wholeDisksIn(source: DriveSource, sysRoot?: string): DiskSelection {
+  const present = new Set([...source.diskstats().values()].map((counters) => counters.name));
+  const found = allDisks(sysRoot);
+  return { devices: found.devices.filter((name) => present.has(name)), excluded: found.excluded };
+}
+
 export class DriveRun {
   private timer: NodeJS.Timeout | null = null;
   /** The last save's error, if the last save failed. */
@@ -40,6 +47,8 @@ export class DriveRun {
     private readonly context: DriveContext,
     private readonly options: DriveRunOptions,
     private readonly params: DriveParams,
+    /** --all-devices: looks for drives that appeared, before each sample. */
+    private readonly rescan: (() => void) | null,
   ) {
     this.warn = options.warn ?? ((line) => process.stderr.write(`slowdisk: ${line}\n`));
     this.write = options.write ?? ((text) => process.stdout.write(text));
@@ -52,13 +61,11 @@ export class DriveRun {
     const params = options.params ?? DEFAULT_DRIVE_PARAMS;
     let devices: string[];
     let excluded: Record<string, string[]> = {};
-    const present = new Set([...source.diskstats().values()].map((counters) => counters.name));
     if (request.devices === 'all') {
-      const found = allDisks(options.sysRoot);
-      devices = found.devices.filter((name) => present.has(name));
-      excluded = found.excluded;
+      ({ devices, excluded } = wholeDisksIn(source, options.sysRoot));
     } else {
       devices = request.devices;
+      const present = new Set([...source.diskstats().values()].map((counters) => counters.name));
       const missing = devices.filter((name) => !present.has(name));
       if (missing.length > 0) throw new DriveStartError(`no block device ${missing.join(', ')} in /proc/diskstats`);
     }
@@ -75,7 +82,8 @@ export class DriveRun {
       throw error;
     }
     const monitor = new DriveMonitor(devices, opened.history, source, options.clock ?? Date.now, peer, params);
-    const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params);
+    const rescan = request.devices === 'all' ? () => monitor.addDevices(wholeDisksIn(source, options.sysRoot).devices) : null;
+    const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params, rescan);
     for (const problem of opened.problems) run.warn(problem);
     run.sample();
     return run;
@@ -87,6 +95,7 @@ export class DriveRun {
 
   /** One sample, saved when the last save is saveIntervalMs old (or failed). */
   sample(): void {
+    this.rescan?.();
     this.monitor.sample();
     const now = this.clock();
     if (this.savedAtMs === null || this.saveError !== null || now - this.savedAtMs >= this.params.saveIntervalMs) this.save(now);
@@ -139,6 +148,7 @@ export class DriveRun {
   finish(): DriveJudgement {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.rescan?.();
     this.monitor.sample();
     this.save(this.clock());
     const judgement = this.judge();

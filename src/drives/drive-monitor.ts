@@ -46,15 +46,32 @@ export interface DriveJudgement {
 }
 
 export class DriveMonitor {
+  private readonly chosen: string[];
+
   constructor(
     /** Kernel names, as chosen. */
-    readonly devices: readonly string[],
+    devices: readonly string[],
     readonly history: DriveHistory,
     private readonly source: DriveSource,
     private readonly clock: () => number,
     private readonly peer: PeerParams,
     private readonly params: DriveParams,
-  ) {}
+  ) {
+    this.chosen = [...devices];
+  }
+
+  get devices(): readonly string[] {
+    return this.chosen;
+  }
+
+  /**
+   * Drives that appeared since the start (--all-devices: a drive hot-plugged into the
+   * enclosure). None is ever dropped: a drive that leaves the kernel is reported as not
+   * sampled, with its history, and sampled again when it is back.
+   */
+  addDevices(names: readonly string[]): void {
+    for (const name of names) if (!this.chosen.includes(name)) this.chosen.push(name);
+  }
 
   /** Reads the counters and records the interval since the last snapshot. */
   sample(): Recorded {
