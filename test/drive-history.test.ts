@@ -127,7 +127,7 @@ describe('choosing the drives', () => {
     expect(driveIdentity('sdb', '8:16', sys)).toBe('dev:8:16');
   });
 
-  it('--all-devices takes the whole disks but loop, ram, zram, dm, md and sr, says which it left out, and picks up a drive plugged in later', () => {
+  it('--all-devices takes the whole disks but loop, ram, zram, dm, md and sr, says which it left out, and picks up a drive plugged in later', async () => {
     const names = ['sda', 'sdb', 'sdc', 'sdd', 'sde'];
     const sys = fakeSys(Object.fromEntries([...names.slice(0, 4), 'loop0', 'loop1', 'ram0', 'zram0', 'dm-0', 'md127', 'sr0'].map((name) => [name, {}])));
     const host = new SyntheticHost({ devices: names, seed: 9, factor: () => 1 }, T0);
@@ -139,19 +139,19 @@ describe('choosing the drives', () => {
       identity: (name) => `wwid:${name}`,
     };
     let printed = '';
-    const run = DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'all-devices') }, { json: true, source, clock: () => clock, sysRoot: sys, write: (text) => (printed += text) });
+    const run = await DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'all-devices') }, { json: true, source, clock: () => clock, sysRoot: sys, write: (text) => (printed += text) });
     expect(run.devices).toEqual(['sda', 'sdb', 'sdc', 'sdd']);
     mkdirSync(path.join(sys, 'block', 'sde'));
     clock += 15_000;
     host.advanceTo(clock);
     run.sample();
     expect(run.devices).toEqual(names);
-    run.finish();
+    await run.finish();
     const summary = JSON.parse(printed.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
     expect(summary).toMatchObject({ type: 'drives', drives: 5, excluded: { loop: ['loop0', 'loop1'], ram: ['ram0'], zram: ['zram0'], dm: ['dm-0'], md: ['md127'], sr: ['sr0'] } });
 
     const small = fakeSys({ vda: {}, loop0: {} });
-    expect(() => DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'small') }, { json: true, source: { ...source, diskstats: () => new Map([['252:0', countersOf('252:0', 'vda', 0, 0, 0)]]) }, sysRoot: small })).toThrow(
+    await expect(DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'small') }, { json: true, source: { ...source, diskstats: () => new Map([['252:0', countersOf('252:0', 'vda', 0, 0, 0)]]) }, sysRoot: small })).rejects.toThrow(
       new DriveStartError('a drive is judged against at least 3 peers: 4 drives are needed, the host has 1 (vda)'),
     );
   });
@@ -165,7 +165,7 @@ const verdictsOf = (judgement: DriveJudgement) =>
   judgement.drives.map((drive) => ({ device: drive.device, verdict: drive.verdict?.verdict, slowDays: drive.verdict?.slowDays, days: drive.verdict?.days, hostWideDays: drive.verdict?.hostWideDays }));
 
 describe('a cron check every few minutes and a long-running watch', () => {
-  it('reach the same verdict over the same counters: the slow drive slow, a host-wide slow day charged to none', () => {
+  it('reach the same verdict over the same counters: the slow drive slow, a host-wide slow day charged to none', async () => {
     const devices = ['sda', 'sdb', 'sdc', 'sdd', 'sde', 'sdf'];
     const factor = (device: string, day: number) => (device === 'sdc' ? 1.6 : 1) * (day === 2 && ['sda', 'sdb'].includes(device) ? 1.6 : 1);
     const end = T0 + 5 * DAY - 10 * MIN + 32_000;
@@ -194,11 +194,11 @@ describe('a cron check every few minutes and a long-running watch', () => {
       };
       moveTo(start);
       printed = '';
-      const run = DriveRun.start({ devices, stateDir }, { json: true, source: sourceOf(cronHost), clock: () => cronClock, write: (text) => (printed += text), warn: (line) => expect.fail(line) });
+      const run = await DriveRun.start({ devices, stateDir }, { json: true, source: sourceOf(cronHost), clock: () => cronClock, write: (text) => (printed += text), warn: (line) => expect.fail(line) });
       moveTo(start + 15_000);
       run.sample();
       moveTo(start + 30_000);
-      cronVerdict = run.finish();
+      cronVerdict = await run.finish();
       expect(run.exitCode(cronVerdict)).toBe(cronVerdict.drives.some((drive) => drive.verdict?.verdict === 'slow') ? 1 : 0);
     }
 

@@ -115,7 +115,7 @@ describe('the history file', () => {
 const gate = requireRootFacilities(['root']);
 
 describe.skipIf(gate.skip)('a full disk', () => {
-  it('leaves the previous history intact, reports ENOSPC with the path, and saves again once there is room', () => {
+  it('leaves the previous history intact, reports ENOSPC with the path, and saves again once there is room', async () => {
     const mount = newDir();
     mkdirSync(mount, { recursive: true });
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'slowdisk-test', mount]);
@@ -125,7 +125,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
       let clock = T0;
       const source = { diskstats: () => host.diskstats(), bootId: () => 'b', identity: (name: string) => `wwid:${name}` };
       const warnings: string[] = [];
-      const run = DriveRun.start({ devices: DEVICES, stateDir }, { json: true, source, clock: () => clock, write: () => {}, warn: (line) => warnings.push(line) });
+      const run = await DriveRun.start({ devices: DEVICES, stateDir }, { json: true, source, clock: () => clock, write: () => {}, warn: (line) => warnings.push(line) });
       for (let m = 1; m <= 30; m += 1) {
         clock = T0 + m * 60_000;
         host.advanceTo(clock);
@@ -151,7 +151,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
       host.advanceTo(clock);
       run.sample();
       expect(run.saveError).toBeNull();
-      const judgement = run.finish();
+      const judgement = await run.finish();
       expect(run.exitCode(judgement)).toBe(0);
       expect(warnings).toHaveLength(1);
       const after = decodeHistory(readFileSync(file, 'utf8'));

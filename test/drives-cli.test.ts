@@ -3,8 +3,8 @@
 // accumulate history, a history with a slow drive makes check exit WARNING, watch holds the
 // directory and lets go on SIGINT, a corrupt history is reported and set aside, and bad
 // flags end with one line and exit 3.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,13 +32,14 @@ describe('bad drive flags', () => {
     [['check', '--state-dir', '/tmp/nowhere'], /--state-dir keeps the history of --all-devices or --devices: give one of them/],
     [['check', '--devices', 'nosuch1,nosuch2,nosuch3,nosuch4', '--state-dir', '/tmp/nowhere'], /no block device nosuch1, nosuch2, nosuch3, nosuch4 in \/proc\/diskstats/],
     [['check', '--devices', 'sda,sdb,sdc,sdd', '--format', 'nagios'], /--format nagios reports on probed paths: give --raft, --kv or --path with it/],
+    [['watch', '--devices', 'sda,sdb,sdc,sdd', '--listen', ':9258'], /--listen reports on probed paths: give --raft, --kv or --path with it/],
   ];
   for (const [args, pattern] of cases) {
     it(`${args.join(' ')}: one line, exit 3`, async () => expectUnknown(await runCli(args), pattern));
   }
 });
 
-const gate = requireRootFacilities(['root', 'loop']);
+const gate = requireRootFacilities(['root', 'loop', 'promtool']);
 
 describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
   let disks: TestDisk[] = [];
@@ -110,13 +111,27 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     store.save(monitor.history);
     store.close();
 
-    const human = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+    const textfileDir = path.join(work, `textfile-${dirs}`);
+    mkdirSync(textfileDir);
+    const human = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--textfile', textfileDir]);
     expect(human.stderr).toBe('');
     expect(human.code).toBe(1);
     const [slowLine, summary, ...rest] = human.stdout.trimEnd().split('\n');
     expect(rest).toEqual([]);
     expect(slowLine).toMatch(new RegExp(`^${names[2]}: SLOW, 1\\.[5-7]\\dx its peers' latency at \\d\\.\\d\\dx their load, slow on [4-6] of [4-6] days \\(\\d{4}-\\d\\d-\\d\\d to \\d{4}-\\d\\d-\\d\\d\\), confidence (0|1)\\.\\d\\d$`));
     expect(summary).toBe(`drives: 1 of 4 drives slow (${names[2]}); 6 days of history in ${stateDir}`);
+    // node_exporter's textfile: a file of its own, beside the probes' slowdisk.prom.
+    expect(readdirSync(textfileDir)).toEqual(['slowdisk-drives.prom']);
+    const metrics = readFileSync(path.join(textfileDir, 'slowdisk-drives.prom'), 'utf8');
+    names.forEach((name, i) => {
+      const id = driveIdentity(name, disks[i]!.majMin);
+      expect(metrics).toContain(`slowdisk_drive_slow{device="${name}",id="${id}"} ${i === 2 ? 1 : 0}\n`);
+    });
+    expect(metrics).toMatch(new RegExp(`slowdisk_drive_latency_ratio\\{device="${names[2]}"\\} 1\\.[4-7]`));
+    expect(metrics).toContain('slowdisk_drive_history_seconds 518400\n');
+    const lint = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+    expect(lint.stdout + lint.stderr).toBe('');
+    expect(lint.status).toBe(0);
 
     const json = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--json']);
     expect(json.code).toBe(1);

@@ -6,6 +6,8 @@ import { DEFAULT_DRIVE_PARAMS, type DriveParams } from '../drives/params.js';
 import { FileStateStore, StateStoreError } from '../drives/state-file.js';
 import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
 import { driveJson, drivesJson, driveSummaryLine, isSlow, slowDriveLine, type DriveContext } from '../report/drive-verdicts.js';
+import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
+import { TextfileWriter } from '../report/textfile.js';
 import type { DriveRequest } from './drive-options.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
 
@@ -19,6 +21,8 @@ export interface DriveRunOptions {
   sysRoot?: string;
   params?: DriveParams;
   peer?: PeerParams;
+  /** node_exporter's textfile directory: DIR/slowdisk-drives.prom after every sample. */
+  textfile?: string;
   /** Where a problem found while running goes (stderr). */
   warn?: (line: string) => void;
   write?: (text: string) => void;
@@ -49,13 +53,14 @@ export class DriveRun {
     private readonly params: DriveParams,
     /** --all-devices: looks for drives that appeared, before each sample. */
     private readonly rescan: (() => void) | null,
+    private readonly metrics: { gauges: DriveMetrics; textfile: TextfileWriter } | null,
   ) {
     this.warn = options.warn ?? ((line) => process.stderr.write(`slowdisk: ${line}\n`));
     this.write = options.write ?? ((text) => process.stdout.write(text));
   }
 
-  /** Chooses the drives, opens the history (reporting a corrupt one) and takes the first sample. */
-  static start(request: DriveRequest, options: DriveRunOptions): DriveRun {
+  /** Chooses the drives, opens the history (reporting a corrupt one), takes the first sample and writes the first textfile. */
+  static async start(request: DriveRequest, options: DriveRunOptions): Promise<DriveRun> {
     const source = options.source ?? KERNEL_SOURCE;
     const peer = options.peer ?? DEFAULT_PEER_PARAMS;
     const params = options.params ?? DEFAULT_DRIVE_PARAMS;
@@ -83,9 +88,20 @@ export class DriveRun {
     }
     const monitor = new DriveMonitor(devices, opened.history, source, options.clock ?? Date.now, peer, params);
     const rescan = request.devices === 'all' ? () => monitor.addDevices(wholeDisksIn(source, options.sysRoot).devices) : null;
-    const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params, rescan);
+    const gauges = options.textfile === undefined ? null : new DriveMetrics();
+    const metrics = gauges && { gauges, textfile: new TextfileWriter(options.textfile!, () => gauges.registry.metrics(), DRIVES_TEXTFILE_NAME) };
+    const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params, rescan, metrics);
     for (const problem of opened.problems) run.warn(problem);
     run.sample();
+    if (metrics) {
+      metrics.gauges.update(run.judge(), run.clock());
+      try {
+        await metrics.textfile.start();
+      } catch (error) {
+        opened.store.close();
+        throw new DriveStartError((error as Error).message);
+      }
+    }
     return run;
   }
 
@@ -114,14 +130,18 @@ export class DriveRun {
     }
   }
 
-  private clock(): number {
+  clock(): number {
     return (this.options.clock ?? Date.now)();
   }
 
-  /** Samples every sampleIntervalMs; `onSample` runs after each. */
+  /** Samples every sampleIntervalMs (and updates the textfile); `onSample` runs after each. */
   every(onSample: () => void): void {
     this.timer = setInterval(() => {
       this.sample();
+      if (this.metrics) {
+        this.metrics.gauges.update(this.judge(), this.clock());
+        this.metrics.textfile.update();
+      }
       onSample();
     }, this.params.sampleIntervalMs);
   }
@@ -144,8 +164,8 @@ export class DriveRun {
     this.print(judgement, drives, now);
   }
 
-  /** The last sample, the final report, and the lock released; returns the judgement. */
-  finish(): DriveJudgement {
+  /** The last sample, the final report and textfile, and the lock released; returns the judgement. */
+  async finish(): Promise<DriveJudgement> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.rescan?.();
@@ -154,6 +174,12 @@ export class DriveRun {
     const judgement = this.judge();
     this.store.close();
     this.print(judgement, judgement.drives, this.clock());
+    if (this.metrics) {
+      this.metrics.gauges.update(judgement, this.clock());
+      // A write in progress is let finish, then the final one made and waited for.
+      await this.metrics.textfile.stop();
+      await this.metrics.textfile.start().catch((error: Error) => this.warn(error.message));
+    }
     return judgement;
   }
 

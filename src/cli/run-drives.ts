@@ -9,6 +9,8 @@ export interface DriveOnlyOptions {
   mode: 'watch' | 'check';
   drives: DriveRequest;
   json: boolean;
+  /** --textfile: node_exporter's textfile directory. */
+  textfile?: string;
   /** check: how long to sample. */
   durationMs?: number;
 }
@@ -19,7 +21,7 @@ const FLUSH_CAP_MS = 2000;
 export async function runDrives(options: DriveOnlyOptions): Promise<void> {
   let run: DriveRun;
   try {
-    run = DriveRun.start(options.drives, { json: options.json });
+    run = await DriveRun.start(options.drives, { json: options.json, textfile: options.textfile });
   } catch (error) {
     if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
     throw error;
@@ -28,7 +30,7 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
   const finish = async (code?: number): Promise<void> => {
     if (finishing) return;
     finishing = true;
-    const judgement = run.finish();
+    const judgement = await run.finish();
     await stdoutFlushed(FLUSH_CAP_MS);
     process.exit(code ?? run.exitCode(judgement));
   };

@@ -70,7 +70,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   let drives: DriveRun | null = null;
   if (options.drives) {
     try {
-      drives = DriveRun.start(options.drives, { json: options.output?.json === true });
+      drives = await DriveRun.start(options.drives, { json: options.output?.json === true, textfile: options.output?.textfile });
     } catch (error) {
       await session.stop();
       await recorder?.stop();
@@ -102,7 +102,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
       output.writeCheckResult({ verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode: code });
     }
-    const judgement = drives?.finish();
+    const judgement = await drives?.finish();
     await output.flushed();
     await hooks?.settle();
     process.exit(drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code);

@@ -5,7 +5,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-const TEXTFILE_NAME = 'slowdisk.prom';
+export const TEXTFILE_NAME = 'slowdisk.prom';
 
 /** How long stopping waits for a write in progress (the directory may be on a hung disk). */
 const STOP_WAIT_MS = 2000;
@@ -21,9 +21,10 @@ export class TextfileWriter {
   constructor(
     dir: string,
     private readonly render: () => Promise<string>,
+    name: string = TEXTFILE_NAME,
   ) {
-    this.file = path.join(dir, TEXTFILE_NAME);
-    this.temporary = path.join(dir, `.${TEXTFILE_NAME}.${process.pid}.tmp`);
+    this.file = path.join(dir, name);
+    this.temporary = path.join(dir, `.${name}.${process.pid}.tmp`);
   }
 
   /** The first write, at start: a directory that cannot take the file fails the run here. */

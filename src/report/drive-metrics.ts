@@ -1,0 +1,49 @@
+// The drives' verdicts as Prometheus metrics (--all-devices, --devices with --textfile), in a
+// registry and a textfile of their own (slowdisk-drives.prom), so that a cron check of the
+// drives and one of the probed paths can share node_exporter's directory.
+import { Gauge, Registry } from 'prom-client';
+import type { DriveJudgement } from '../drives/drive-monitor.js';
+
+export const DRIVES_TEXTFILE_NAME = 'slowdisk-drives.prom';
+
+export class DriveMetrics {
+  readonly registry = new Registry();
+  private readonly slow: Gauge<'device' | 'id'>;
+  private readonly ratio: Gauge<'device'>;
+  private readonly history: Gauge;
+  private readonly lastSample: Gauge;
+
+  constructor() {
+    const registers = [this.registry];
+    this.slow = new Gauge({
+      name: 'slowdisk_drive_slow',
+      help: 'Whether the drive is judged slow against its peers (fail-slow): slow on at least 4 of 7 days of the host. It latches.',
+      labelNames: ['device', 'id'],
+      registers,
+    });
+    this.ratio = new Gauge({
+      name: 'slowdisk_drive_latency_ratio',
+      help: "The drive's latency over its peers' at comparable load, the median of its daily figures over the days judged.",
+      labelNames: ['device'],
+      registers,
+    });
+    this.history = new Gauge({
+      name: 'slowdisk_drive_history_seconds',
+      help: "How much the drives' history holds: its days (a slow verdict needs 4, 345600 s) times 86400.",
+      registers,
+    });
+    this.lastSample = new Gauge({ name: 'slowdisk_drive_last_sample_timestamp_seconds', help: 'When the drives were last sampled: the staleness check.', registers });
+  }
+
+  /** Per-drive gauges are set afresh, so that a drive no longer chosen leaves them. */
+  update(judgement: DriveJudgement, wallMs: number): void {
+    for (const gauge of [this.slow, this.ratio]) gauge.reset();
+    for (const drive of judgement.drives) {
+      const verdict = drive.verdict;
+      this.slow.set({ device: drive.device, id: drive.id ?? '' }, verdict?.verdict === 'slow' ? 1 : 0);
+      if (verdict && Number.isFinite(verdict.ratio)) this.ratio.set({ device: drive.device }, verdict.ratio);
+    }
+    this.history.set(judgement.days * 86_400);
+    this.lastSample.set(wallMs / 1000);
+  }
+}
