@@ -34,7 +34,7 @@ function listenArg(value: string): ListenAddress {
 export function addOutputOptions(command: Command): Command {
   return command
     .option('--json', 'print JSON Lines instead: a line per disk and one for the store every round, one per event')
-    .option('--textfile <dir>', "write DIR/slowdisk.prom every round, for node_exporter's textfile collector (atomically)")
+    .option('--textfile <dir>', "write DIR/slowdisk.prom every round, for node_exporter's textfile collector (atomically); the drives' metrics go to DIR/slowdisk-drives.prom")
     .option('--listen <addr:port>', 'serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9258, or :9258 for every interface)', listenArg);
 }
 
