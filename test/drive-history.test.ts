@@ -146,7 +146,7 @@ describe('choosing the drives', () => {
     host.advanceTo(clock);
     run.sample();
     expect(run.devices).toEqual(names);
-    await run.finish();
+    run.report(await run.finish());
     const summary = JSON.parse(printed.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
     expect(summary).toMatchObject({ type: 'drives', drives: 5, excluded: { loop: ['loop0', 'loop1'], ram: ['ram0'], zram: ['zram0'], dm: ['dm-0'], md: ['md127'], sr: ['sr0'] } });
 
@@ -199,6 +199,7 @@ describe('a cron check every few minutes and a long-running watch', () => {
       run.sample();
       moveTo(start + 30_000);
       cronVerdict = await run.finish();
+      run.report(cronVerdict);
       expect(run.exitCode(cronVerdict)).toBe(cronVerdict.drives.some((drive) => drive.verdict?.verdict === 'slow') ? 1 : 0);
     }
 

@@ -44,6 +44,8 @@ const gate = requireRootFacilities(['root', 'loop', 'promtool']);
 describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
   let disks: TestDisk[] = [];
   let names: string[] = [];
+  /** The state directory of a history in which the third disk is slow. */
+  let slowHistoryDir = '';
   beforeAll(async () => {
     for (let i = 0; i < 4; i += 1) disks.push(await makeTestDisk());
     names = disks.map((disk) => path.basename(disk.device));
@@ -90,6 +92,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
   it('exits WARNING with a line naming a drive its history shows slow against its peers', async () => {
     // Five days of history, written as earlier runs would have, in which the third disk ran 1.6x its peers.
     const stateDir = newStateDir();
+    slowHistoryDir = stateDir;
     const now = Date.now();
     const start = Date.parse(`${new Date(now - 5 * 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`);
     const host = new SyntheticHost({ devices: names, seed: 11, factor: (device) => (device === names[2] ? 1.6 : 1) }, start);
@@ -179,5 +182,11 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^OK/);
     expect(lines[1]).toMatch(/^drives: no drive slow of 4; /);
+    // The history of the slow drive's test: the check is WARNING, and its summary says so.
+    const json = await runCli(['check', '--path', `d=${disks[0]!.dir}`, '--devices', names.join(','), '--state-dir', slowHistoryDir, '--duration', '1s', '--json']);
+    expect(json.code).toBe(1);
+    const summary = jsonLines(json.stdout).find((line) => line.type === 'summary');
+    expect(summary).toMatchObject({ status: 'OK', exit_code: 1 });
+    expect(jsonLines(json.stdout).at(-1)).toMatchObject({ type: 'drives', slow: [names[2]] });
   }, 30_000);
 });

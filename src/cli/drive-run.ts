@@ -164,7 +164,7 @@ export class DriveRun {
     this.print(judgement, drives, now);
   }
 
-  /** The last sample, the final report and textfile, and the lock released; returns the judgement. */
+  /** The last sample, the final textfile, and the lock released; returns the judgement, for report(). */
   async finish(): Promise<DriveJudgement> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
@@ -173,7 +173,6 @@ export class DriveRun {
     this.save(this.clock());
     const judgement = this.judge();
     this.store.close();
-    this.print(judgement, judgement.drives, this.clock());
     if (this.metrics) {
       this.metrics.gauges.update(judgement, this.clock());
       // A write in progress is let finish, then the final one made and waited for.
@@ -181,6 +180,11 @@ export class DriveRun {
       await this.metrics.textfile.start().catch((error: Error) => this.warn(error.message));
     }
     return judgement;
+  }
+
+  /** Every drive judged slow and the summary (JSON: every drive). */
+  report(judgement: DriveJudgement): void {
+    this.print(judgement, judgement.drives, this.clock());
   }
 
   /** check's exit code for the drives: WARNING when one is slow; UNKNOWN when the history could not be saved. */

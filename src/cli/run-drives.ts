@@ -31,6 +31,7 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
     if (finishing) return;
     finishing = true;
     const judgement = await run.finish();
+    run.report(judgement);
     await stdoutFlushed(FLUSH_CAP_MS);
     process.exit(code ?? run.exitCode(judgement));
   };

@@ -98,14 +98,17 @@ export async function runProbe(options: RunOptions): Promise<void> {
     await session.stop();
     await recorder?.stop();
     await metricsExport?.stop();
+    const judgement = await drives?.finish();
+    const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
     if (mode === 'check') {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
-      output.writeCheckResult({ verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode: code });
+      output.writeCheckResult({ verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode });
     }
-    const judgement = await drives?.finish();
+    // After check's line: a Nagios-style reader takes the first line as the status.
+    if (judgement) drives?.report(judgement);
     await output.flushed();
     await hooks?.settle();
-    process.exit(drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code);
+    process.exit(exitCode);
   };
 
   session.on('round', (report) => {
