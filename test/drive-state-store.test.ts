@@ -35,17 +35,17 @@ function historyOf(minutes: number): DriveHistory {
   return history;
 }
 
-function saved(dir: string, history: DriveHistory): void {
+async function saved(dir: string, history: DriveHistory): Promise<void> {
   const { store } = FileStateStore.open(dir);
-  store.save(history);
+  await store.save(history);
   store.close();
 }
 
 describe('the history file', () => {
-  it('reads back what was saved, with its header, and leaves no temp file', () => {
+  it('reads back what was saved, with its header, and leaves no temp file', async () => {
     const dir = newDir();
     const history = historyOf(30);
-    saved(dir, history);
+    await saved(dir, history);
     const text = readFileSync(path.join(dir, STATE_FILE), 'utf8');
     expect(text).toMatch(/^slowdisk-drive-history 1 sha256:[0-9a-f]{64} \d+\n\{/);
     const opened = FileStateStore.open(dir);
@@ -55,10 +55,10 @@ describe('the history file', () => {
     expect(readdirSync(dir).sort()).toEqual([STATE_FILE]);
   });
 
-  it('keeps the previous history when a write was cut short by a crash (a leftover temp file), and clears the temp file', () => {
+  it('keeps the previous history when a write was cut short by a crash (a leftover temp file), and clears the temp file', async () => {
     const dir = newDir();
     const history = historyOf(20);
-    saved(dir, history);
+    await saved(dir, history);
     // A run killed between writing its temp file and renaming it.
     writeFileSync(path.join(dir, `.${STATE_FILE}.tmp-99999`), encodeHistory(historyOf(40)).slice(0, 500));
     const opened = FileStateStore.open(dir);
@@ -77,9 +77,9 @@ describe('the history file', () => {
     ['something else', () => 'hello\n', /no slowdisk drive history header/],
   ];
   for (const [what, corrupt, reason] of corruptions) {
-    it(`reports ${what}, sets the file aside and starts a new history`, () => {
+    it(`reports ${what}, sets the file aside and starts a new history`, async () => {
       const dir = newDir();
-      saved(dir, historyOf(10));
+      await saved(dir, historyOf(10));
       const file = path.join(dir, STATE_FILE);
       const bad = corrupt(readFileSync(file, 'utf8'));
       writeFileSync(file, bad);
@@ -91,7 +91,7 @@ describe('the history file', () => {
       expect(opened.problems[0]).toContain(`set aside as ${aside}, starting a new history`);
       expect(readFileSync(aside, 'utf8')).toBe(bad);
       expect(opened.history).toEqual(emptyHistory());
-      opened.store.save(historyOf(5));
+      await opened.store.save(historyOf(5));
       opened.store.close();
       expect(decodeHistory(readFileSync(file, 'utf8'))).toEqual(historyOf(5));
     });
@@ -130,6 +130,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
         clock = T0 + m * 60_000;
         host.advanceTo(clock);
         run.sample();
+        await run.settled();
       }
       const file = path.join(stateDir, STATE_FILE);
       const before = readFileSync(file, 'utf8');
@@ -140,6 +141,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
         clock = T0 + m * 60_000;
         host.advanceTo(clock);
         run.sample();
+        await run.settled();
       }
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(new RegExp(`^cannot save the drive history ${file}, the previous one is kept: ENOSPC \\((write|fsync|close) ${path.join(stateDir, `.${STATE_FILE}.tmp-${process.pid}`)}\\)$`));
@@ -150,6 +152,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
       clock += 60_000;
       host.advanceTo(clock);
       run.sample();
+      await run.settled();
       expect(run.saveError).toBeNull();
       const judgement = await run.finish();
       expect(run.exitCode(judgement)).toBe(0);

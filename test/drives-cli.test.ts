@@ -39,7 +39,7 @@ describe('bad drive flags', () => {
   }
 });
 
-const gate = requireRootFacilities(['root', 'loop', 'promtool']);
+const gate = requireRootFacilities(['root', 'loop', 'fsfreeze', 'promtool']);
 
 describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
   let disks: TestDisk[] = [];
@@ -111,7 +111,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
       monitor.sample();
     }
     const { store } = FileStateStore.open(stateDir);
-    store.save(monitor.history);
+    await store.save(monitor.history);
     store.close();
 
     const textfileDir = path.join(work, `textfile-${dirs}`);
@@ -159,6 +159,29 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     expect(lines.filter((line) => line.type === 'drive')).toHaveLength(8);
     expect(readdirSync(stateDir)).toEqual([STATE_FILE]);
   }, 30_000);
+
+  it('exits despite a state directory on a hung disk: the verdict printed, the unsaved history reported', async () => {
+    const frozen = disks[3]!;
+    const stateDir = path.join(frozen.dir, 'state');
+    const watch = startCli(['watch', '--devices', names.join(','), '--state-dir', stateDir]);
+    await waitFor(() => watch.stdout().includes('drives: '), 10_000, "watch's first judgement");
+    await frozen.hang();
+    try {
+      const stopped = performance.now();
+      watch.child.kill('SIGINT');
+      await waitFor(() => watch.stderr().includes('was not saved'), 20_000, 'the unsaved history reported');
+      expect(performance.now() - stopped).toBeLessThan(15_000);
+      expect(watch.stderr()).toBe(`slowdisk: the drive history ${path.join(stateDir, STATE_FILE)} was not saved within 10 s: its disk may hang\n`);
+      await waitFor(() => watch.stdout().split('\n').filter((line) => line.startsWith('drives: ')).length === 2, 5_000, 'the last judgement');
+    } finally {
+      await frozen.thaw();
+    }
+    expect((await watch.done).code).toBe(130);
+    // The lock it could not remove is taken over by the next run, its process being gone.
+    const next = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+    expect(next.stderr).toBe('');
+    expect(next.code).toBe(0);
+  }, 60_000);
 
   it('reports a corrupt history with its path, sets it aside and starts afresh', async () => {
     const stateDir = newStateDir();

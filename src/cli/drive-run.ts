@@ -40,6 +40,7 @@ export class DriveRun {
   /** The last save's error, if the last save failed. */
   saveError: string | null = null;
   private savedAtMs: number | null = null;
+  private saving: Promise<void> | null = null;
   private shownSlow = new Set<string>();
   private reported = false;
   private readonly warn: (line: string) => void;
@@ -93,6 +94,7 @@ export class DriveRun {
     const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params, rescan, metrics);
     for (const problem of opened.problems) run.warn(problem);
     run.sample();
+    await run.settled();
     if (metrics) {
       metrics.gauges.update(run.judge(), run.clock());
       try {
@@ -109,25 +111,54 @@ export class DriveRun {
     return this.monitor.devices;
   }
 
-  /** One sample, saved when the last save is saveIntervalMs old (or failed). */
+  /** One sample, saved when the last save is saveIntervalMs old (or failed) and none is in flight. */
   sample(): void {
     this.rescan?.();
     this.monitor.sample();
     const now = this.clock();
-    if (this.savedAtMs === null || this.saveError !== null || now - this.savedAtMs >= this.params.saveIntervalMs) this.save(now);
+    const due = this.savedAtMs === null || this.saveError !== null || now - this.savedAtMs >= this.params.saveIntervalMs;
+    if (due && this.saving === null) {
+      this.saving = this.save(now).finally(() => {
+        this.saving = null;
+      });
+    }
+  }
+
+  /** Resolves once no save is in flight. */
+  async settled(): Promise<void> {
+    await this.saving;
   }
 
   /** A failed save is reported once (until one succeeds) and tried again at the next sample. */
-  private save(now: number): void {
+  private async save(now: number): Promise<void> {
     try {
-      this.store.save(this.monitor.history);
+      await this.store.save(this.monitor.history);
       this.saveError = null;
       this.savedAtMs = now;
     } catch (error) {
       if (!(error instanceof StateStoreError)) throw error;
-      if (this.saveError !== error.message) this.warn(error.message);
-      this.saveError = error.message;
+      this.failedSave(error.message);
     }
+  }
+
+  private failedSave(message: string): void {
+    if (this.saveError !== message) this.warn(message);
+    this.saveError = message;
+  }
+
+  /** The last save, waited for at most finalSaveWaitMs: a state directory on a hung disk does not hold the exit. False when it did not finish. */
+  private async finalSave(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.params.finalSaveWaitMs)));
+    const save = (async () => {
+      await this.saving;
+      await this.save(this.clock());
+    })();
+    const outcome = await Promise.race([save.then(() => 'done' as const), late]);
+    clearTimeout(timer);
+    if (outcome === 'done') return true;
+    this.failedSave(`the drive history ${this.store.file} was not saved within ${this.params.finalSaveWaitMs / 1000} s: its disk may hang`);
+    return false;
   }
 
   clock(): number {
@@ -170,9 +201,10 @@ export class DriveRun {
     this.timer = null;
     this.rescan?.();
     this.monitor.sample();
-    this.save(this.clock());
+    // A hung directory would hang the lock's removal too: the lock is left, and the next run
+    // takes it over, its process being gone.
+    if (await this.finalSave()) this.store.close();
     const judgement = this.judge();
-    this.store.close();
     if (this.metrics) {
       this.metrics.gauges.update(judgement, this.clock());
       // A write in progress is let finish, then the final one made and waited for.

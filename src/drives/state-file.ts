@@ -5,7 +5,8 @@
 // renamed aside (never deleted, never silently reset) and a new history begun. A lock file
 // keeps two runs (a cron check and a watch) from interleaving their writes.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
 
@@ -157,34 +158,35 @@ export class FileStateStore {
     }
   }
 
-  /** Replaces the file atomically; on failure (ENOSPC...) the previous file is left as it was and a StateStoreError thrown. */
-  save(history: DriveHistory): void {
+  /**
+   * Replaces the file atomically; on failure (ENOSPC...) the previous file is left as it was
+   * and a StateStoreError thrown. The history is encoded at once, so it may change while the
+   * write goes on; the write itself is asynchronous, so that a state directory on a hung disk
+   * holds up no sampling or probing, only the next save.
+   */
+  async save(history: DriveHistory): Promise<void> {
     if (this.closed) throw new StateStoreError(`the drive history ${this.file} is closed`);
-    const temp = path.join(this.dir, `${TEMP_PREFIX}${process.pid}`);
     const data = Buffer.from(encodeHistory(history));
-    let fd: number | null = null;
+    const temp = path.join(this.dir, `${TEMP_PREFIX}${process.pid}`);
+    let handle: FileHandle | null = null;
     try {
-      fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
-      for (let written = 0; written < data.length; ) written += writeSync(fd, data, written);
-      fsyncSync(fd);
-      closeSync(fd);
-      fd = null;
-      renameSync(temp, this.file);
+      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+      await handle.writeFile(data);
+      await handle.sync();
+      await handle.close();
+      handle = null;
+      await rename(temp, this.file);
     } catch (error) {
-      if (fd !== null) closeSync(fd);
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Already gone, or never made.
-      }
+      await handle?.close().catch(() => {});
+      await rm(temp, { force: true }).catch(() => {});
       throw syscallError(`cannot save the drive history ${this.file}, the previous one is kept`, error, temp);
     }
     try {
-      const dirFd = openSync(this.dir, constants.O_RDONLY | constants.O_DIRECTORY);
+      const dir = await open(this.dir, constants.O_RDONLY | constants.O_DIRECTORY);
       try {
-        fsyncSync(dirFd);
+        await dir.sync();
       } finally {
-        closeSync(dirFd);
+        await dir.close();
       }
     } catch (error) {
       throw syscallError(`saved the drive history ${this.file}, but its directory could not be synced`, error, this.dir);
