@@ -138,6 +138,24 @@ describe('the scenario generator', () => {
     }
   });
 
+  it('ramps: the factor grows from x1 at the onset to the full factor rampMs later, geometrically or linearly, then stays', () => {
+    const base: ScenarioOptions = { kind: 'healthy', seed: 6, disks: 2, media: 'ssd', durationMs: 400_000 };
+    const ramp = { kind: 'ramp', onsetMs: 100_000, rampMs: 200_000, factor: 16 } as const;
+    const h = byTick(linesOf(base), 'raft');
+    const ratioAt = (shape: 'geometric' | 'linear', tick: number): number => {
+      const lines = byTick(linesOf({ ...base, ...ramp, slowDisk: 0, rampShape: shape }), 'raft');
+      return lines.get(tick)! / h.get(tick)!;
+    };
+    expect(new ScenarioGenerator({ ...base, ...ramp }).info.ramp).toEqual({ rampMs: 200_000, shape: 'geometric' });
+    // Before the onset, halfway, at the end and after: x1, x4 (16^0.5) or x8.5 (1 + 15/2), x16, x16.
+    expect(ratioAt('geometric', 900)).toBeCloseTo(1, 2);
+    expect(ratioAt('geometric', 2000)).toBeCloseTo(4, 1);
+    expect(ratioAt('linear', 2000)).toBeCloseTo(8.5, 1);
+    expect(ratioAt('geometric', 3000)).toBeCloseTo(16, 1);
+    expect(ratioAt('linear', 3500)).toBeCloseTo(16, 1);
+    expect(() => new ScenarioGenerator({ ...base, ...ramp, factor: 0.5 })).toThrow(RangeError);
+  });
+
   it('hangs: no line for the hung disk from the onset on, the others go on', () => {
     const lines = linesOf({ kind: 'hang', seed: 2, disks: 12, media: 'hdd', onsetMs: 200_000, slowDisk: 0, durationMs: 300_000 });
     const hung = [...byTick(lines, 'disk1').keys()];

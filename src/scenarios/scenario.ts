@@ -11,7 +11,8 @@
 //   HOST_LOAD.sigma, time constant HOST_LOAD.tauMs. A business peak multiplies it.
 // - disk drift: the same kind of process per disk (its share of the work moving), smaller.
 // - faults: a slowdown (the slow disk's latency times `factor` from `onsetMs`, to `healMs`
-//   for a slowdown that heals), a congestion burst (one disk times a burst factor for a few
+//   for a slowdown that heals), a ramp (a slowdown that grows from x1 at `onsetMs` to
+//   `factor` over `rampMs`, geometrically or linearly, then stays), a congestion burst (one disk times a burst factor for a few
 //   seconds), pauses (the disk serves nothing: periodic stalls, or a hang that never ends).
 //   A pause delays the inspections in flight by its length; a hang holds them forever.
 // - the probe: one inspection in flight per disk. An inspection that takes `ms` >= the
@@ -23,11 +24,14 @@
 import { drawDiskModel, drawLatency, type DiskModel, type Media } from './media.js';
 import { mixSeed, Rng } from './prng.js';
 
-export const SCENARIO_KINDS = ['healthy', 'peak', 'burst', 'slow', 'stall', 'hang', 'heal'] as const;
+export const SCENARIO_KINDS = ['healthy', 'peak', 'burst', 'slow', 'stall', 'hang', 'heal', 'ramp'] as const;
 export type ScenarioKind = (typeof SCENARIO_KINDS)[number];
 
 /** The kinds with one faulty disk and a known onset. */
-export const FAULT_KINDS: readonly ScenarioKind[] = ['slow', 'stall', 'hang', 'heal'];
+export const FAULT_KINDS: readonly ScenarioKind[] = ['slow', 'stall', 'hang', 'heal', 'ramp'];
+
+/** How a ramp's factor grows: by the same ratio each second (a fault feeding on itself), or by the same amount. */
+export type RampShape = 'geometric' | 'linear';
 
 /** The host's shared load and each disk's own drift: mean-reverting in log space. */
 export const HOST_LOAD = Object.freeze({ sigma: 0.1, tauMs: 120_000 });
@@ -79,8 +83,12 @@ export interface ScenarioOptions {
   onsetMs?: number;
   /** Faults: which disk (index; default drawn from the seed). */
   slowDisk?: number;
-  /** slow, heal: the latency multiplier (default 2 for slow, 3 for heal). */
+  /** slow, heal, ramp: the latency multiplier (default 2 for slow, 3 for heal, 100 for ramp). */
   factor?: number;
+  /** ramp: how long the factor takes to grow from 1 to `factor` (5 min). */
+  rampMs?: number;
+  /** ramp: how it grows (geometric). */
+  rampShape?: RampShape;
   /** heal: how long the slowdown lasts (5 min). */
   healAfterMs?: number;
   peak?: Partial<PeakOptions>;
@@ -98,13 +106,14 @@ export const DEFAULT_BURST: Readonly<BurstOptions> = Object.freeze({
 });
 export const DEFAULT_STALL: Readonly<StallOptions> = Object.freeze({ stallMs: 1000, periodMs: 20_000 });
 export const DEFAULT_HEAL_AFTER_MS = 300_000;
+export const DEFAULT_RAMP = Object.freeze({ factor: 100, rampMs: 300_000, shape: 'geometric' as RampShape });
 export const DEFAULT_ONSET_RANGE_MS = Object.freeze([300_000, 360_000] as const);
 
 /** What the generator leaves out; the README lists these too. */
 export const NOT_MODELLED: readonly string[] = [
   'Read/write mixes, request sizes and queue depths of the real workload: only the probe\'s 4 KiB inspection is drawn, as one latency.',
   'Correlations inside one inspection (a slow flush followed by a slow read) beyond what the drawn sum gives.',
-  'Gradual faults: every slowdown starts as a step at its onset and keeps one factor (a heal is a step back).',
+  'Gradual faults other than a ramp of one shape (geometric or linear) to one final factor: no wavering, no acceleration, no plateaus on the way.',
   'Different disks behind one controller or cable failing together: only the business peak moves all disks at once.',
   'Diurnal cycles and ramps: the host load wanders (AR(1)) and the peak is a step up and a step down.',
   'Errors (EIO, ENOSPC, corruption): a fault here makes a disk slow or unresponsive, never failing fast.',
@@ -152,6 +161,8 @@ export interface ScenarioInfo {
   /** heal: when the disk is healthy again. */
   healMs: number | null;
   factor: number | null;
+  /** ramp: how long the factor takes to grow, and how. */
+  ramp: { rampMs: number; shape: RampShape } | null;
   peak: { startMs: number; endMs: number } | null;
   bursts: Burst[];
 }
@@ -241,7 +252,11 @@ export class ScenarioGenerator {
     if (slowIndex !== null && (slowIndex < 0 || slowIndex >= n)) throw new RangeError(`slowDisk must be 0..${n - 1}`);
     const onsetDraw = setup.uniform(...DEFAULT_ONSET_RANGE_MS);
     const onsetMs = faulty ? (options.onsetMs ?? Math.round(onsetDraw / intervalMs) * intervalMs) : null;
-    const factor = kind === 'slow' ? (options.factor ?? 2) : kind === 'heal' ? (options.factor ?? 3) : null;
+    const factor =
+      kind === 'slow' ? (options.factor ?? 2) : kind === 'heal' ? (options.factor ?? 3) : kind === 'ramp' ? (options.factor ?? DEFAULT_RAMP.factor) : null;
+    if (factor !== null && !(factor >= 1)) throw new RangeError(`factor must be at least 1, got ${factor}`);
+    const ramp = kind === 'ramp' ? { rampMs: options.rampMs ?? DEFAULT_RAMP.rampMs, shape: options.rampShape ?? DEFAULT_RAMP.shape } : null;
+    if (ramp !== null && !(ramp.rampMs > 0)) throw new RangeError(`rampMs must be above 0, got ${ramp.rampMs}`);
     const healMs = kind === 'heal' && onsetMs !== null ? onsetMs + (options.healAfterMs ?? DEFAULT_HEAL_AFTER_MS) : null;
 
     this.peakOptions = { ...DEFAULT_PEAK, ...options.peak };
@@ -281,6 +296,7 @@ export class ScenarioGenerator {
       onsetMs,
       healMs,
       factor,
+      ramp,
       peak,
       bursts,
     };
@@ -341,10 +357,12 @@ export class ScenarioGenerator {
   }
 
   private slowFactor(t: number): number {
-    const { factor, onsetMs, healMs } = this.info;
+    const { factor, onsetMs, healMs, ramp } = this.info;
     if (factor === null || onsetMs === null || t < onsetMs) return 1;
     if (healMs !== null && t >= healMs) return 1;
-    return factor;
+    if (ramp === null) return factor;
+    const progress = Math.min(1, (t - onsetMs) / ramp.rampMs);
+    return ramp.shape === 'geometric' ? factor ** progress : 1 + (factor - 1) * progress;
   }
 
   /** When an inspection started at `start` that needs `service` ms of the disk finishes, through its pauses. */
@@ -396,6 +414,7 @@ export function* scenarioTrace(options: ScenarioOptions): Generator<string> {
       onset_ms: info.onsetMs,
       heal_ms: info.healMs,
       factor: info.factor,
+      ramp: info.ramp === null ? null : { ramp_ms: info.ramp.rampMs, shape: info.ramp.shape },
       peak: info.peak,
     },
   });

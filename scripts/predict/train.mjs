@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// Regenerates the predictor's network weights (src/predict/network-weights.json) from the
+// training selection of scripts/predict/corpus.mjs: generated scenarios and the traces
+// recorded on loop disks. Deterministic: the same repository gives the same file, byte for byte.
+//
+//   npm run train:predict                 # tsc, then this script
+//   node scripts/predict/train.mjs [--out FILE]
+//
+// --out   where the weights are written (src/predict/network-weights.json; run tsc afterwards
+//         so that dist/ ships them)
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, runJobs, TRAINING } from './corpus.mjs';
+
+const dist = (file) => new URL(`file://${path.join(ROOT, 'dist', file)}`).href;
+const { DEFAULT_PREDICTOR_PARAMS, seriesExamples, trainNetwork } = await import(dist('predict/index.js'));
+
+/** The settings the shipped weights were trained with. */
+export const SETTINGS = Object.freeze({
+  hidden: [16, 8],
+  epochs: 30,
+  batchSize: 64,
+  learningRate: 0.002,
+  // 1, 3 and 8 were tried on the validation selection: 1 gave the best F1 (bench:predict --validation).
+  positiveWeight: 1,
+  l2: 0.0001,
+  seed: 20_030,
+});
+
+const LATENCY_FEATURES = ['p50', 'p90', 'p99'];
+const COUNTERS = ['queueDepth', 'iops', 'errors'];
+
+function parseArgs(argv) {
+  const options = { out: path.join(ROOT, 'src/predict/network-weights.json') };
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--out' && argv[i + 1] !== undefined) options.out = path.resolve(argv[++i]);
+    else {
+      process.stderr.write('usage: node scripts/predict/train.mjs [--out FILE]\n');
+      process.exit(3);
+    }
+  }
+  return options;
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const tty = Boolean(process.stdout.isTTY) && (process.stdout.columns ?? 0) > 0;
+  const spinner = tty ? (await import('ora')).default({ text: 'generating', stream: process.stdout }).start() : null;
+
+  const jobs = runJobs(TRAINING);
+  const disks = [];
+  jobs.forEach((job, i) => {
+    if (spinner) spinner.text = `${i + 1}/${jobs.length} runs: ${job.label}`;
+    disks.push(...job.run().disks);
+  });
+  // A counter is an input only if training saw it vary: the network has nothing to learn from
+  // a constant, and would read an untrained weight at run time.
+  const features = [...LATENCY_FEATURES, ...COUNTERS.filter((name) => disks.some((d) => d.features.some((f) => (f[name] ?? 0) > 0)))];
+  const data = { inputs: [], labels: [] };
+  for (const disk of disks) {
+    const examples = seriesExamples(disk.features, DEFAULT_PREDICTOR_PARAMS, features);
+    data.inputs.push(...examples.inputs);
+    data.labels.push(...examples.labels);
+  }
+  const positives = data.labels.filter((y) => y === 1).length;
+  if (spinner) spinner.text = `training on ${data.inputs.length} examples (${positives} positive)`;
+  const { sampleMs, windowSamples, horizonMs } = DEFAULT_PREDICTOR_PARAMS;
+  const model = trainNetwork(data, SETTINGS, { sampleMs, windowSamples, horizonMs, features });
+  model.training = {
+    script: 'scripts/predict/train.mjs',
+    selection: TRAINING,
+    settings: SETTINGS,
+    examples: data.inputs.length,
+    positives,
+  };
+  writeFileSync(options.out, `${JSON.stringify(model)}\n`);
+  spinner?.succeed(`${path.relative(process.cwd(), options.out)}: ${data.inputs.length} examples (${positives} positive), ${features.join(', ')}`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`train: ${error.message}\n`);
+  process.exit(1);
+});

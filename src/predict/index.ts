@@ -1,0 +1,11 @@
+// The early-warning predictor of seed 003 (section 3): per disk, from 15 s samples of its
+// inspections, the probability that its P99 exceeds the SLA within 5 minutes.
+export * from './labels.js';
+export * from './linear-trend.js';
+export * from './network.js';
+export * from './predictor.js';
+export * from './predictor-params.js';
+export * from './sample-features.js';
+export * from './shipped-network.js';
+export * from './trace-samples.js';
+export * from './training.js';

@@ -1,0 +1,76 @@
+// Every parameter of the early-warning predictor (../shared/spec/statistical-detector.md,
+// seed 003 section 3), with the seed's values as defaults. The one place they are read from.
+
+/** Which model turns a window of samples into a probability. */
+export const PREDICTOR_MODELS = ['network', 'trend'] as const;
+export type PredictorModel = (typeof PREDICTOR_MODELS)[number];
+
+export interface PredictorParams {
+  /** The SLA on a disk's inspection P99 (seed: 200 ms): the predictor warns before it is exceeded. */
+  slaMs: number;
+  /** A probability above this puts the disk in state `warning` (seed: 0.7). */
+  warnProbability: number;
+  /** One sample per disk per this much of the caller's clock (seed: 15 s). */
+  sampleMs: number;
+  /** The window the model reads: this many samples (seed: 20, 5 minutes). */
+  windowSamples: number;
+  /** The question asked: will the P99 of a sample exceed the SLA within this long (seed: 5 minutes)? */
+  horizonMs: number;
+  /**
+   * A tick with no good result (an error, or an inspection still running) counts as an
+   * inspection of at least this many milliseconds: TiKV's inspection timeout (the interval).
+   */
+  timeoutMs: number;
+  /** No probability before this many samples (the missing older ones repeat the oldest). */
+  minSamples: number;
+  /**
+   * The model: the seed's three-layer network (weights in network-weights.json), or the
+   * linear trend of the P99 over the window. The default is whichever did better in
+   * `npm run bench:predict` on scenarios and seeds that training never saw (see the README).
+   */
+  model: PredictorModel;
+  /**
+   * The linear trend's score is a logistic function of the margin between its projected P99
+   * and the SLA, on a scale of this share of the SLA: with 0.1 the score is 0.5 at the SLA
+   * and 0.7 at 8.5 % above it.
+   */
+  trendSoftness: number;
+}
+
+export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze({
+  slaMs: 200,
+  warnProbability: 0.7,
+  sampleMs: 15_000,
+  windowSamples: 20,
+  horizonMs: 300_000,
+  timeoutMs: 100,
+  minSamples: 4,
+  model: 'network',
+  trendSoftness: 0.1,
+});
+
+/** Fills in the defaults and rejects values the predictor cannot work with. */
+export function predictorParams(overrides: Partial<PredictorParams> = {}): PredictorParams {
+  const params: PredictorParams = { ...DEFAULT_PREDICTOR_PARAMS, ...overrides };
+  for (const key of ['slaMs', 'sampleMs', 'horizonMs', 'timeoutMs', 'trendSoftness'] as const) {
+    const value = params[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`predictor: ${key} must be a number above 0, got ${String(value)}`);
+    }
+  }
+  for (const key of ['windowSamples', 'minSamples'] as const) {
+    if (!Number.isInteger(params[key]) || params[key] < 1) throw new RangeError(`predictor: ${key} must be a whole number above 0`);
+  }
+  if (params.minSamples > params.windowSamples) throw new RangeError('predictor: minSamples cannot exceed windowSamples');
+  if (!(params.warnProbability > 0 && params.warnProbability < 1)) throw new RangeError('predictor: warnProbability must be in (0, 1)');
+  if (!PREDICTOR_MODELS.includes(params.model)) {
+    throw new RangeError(`predictor: model must be one of ${PREDICTOR_MODELS.join(', ')}, got '${String(params.model)}'`);
+  }
+  if (params.horizonMs % params.sampleMs !== 0) throw new RangeError('predictor: horizonMs must be a whole number of samples');
+  return params;
+}
+
+/** The horizon in samples. */
+export function horizonSamples(params: PredictorParams): number {
+  return params.horizonMs / params.sampleMs;
+}

@@ -1,0 +1,5 @@
+// The network weights the repository ships, written by scripts/predict/train.mjs.
+import weights from './network-weights.json' with { type: 'json' };
+import { type NetworkModel, parseNetworkModel } from './network.js';
+
+export const SHIPPED_NETWORK: NetworkModel = parseNetworkModel(weights);
