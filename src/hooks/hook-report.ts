@@ -1,9 +1,9 @@
 // The JSON a hook reads on stdin: enough to file a disk replacement ticket or to evict the
 // store's leaders, without asking anything else. Field names are snake_case, as in the trace.
 import os from 'node:os';
+import { driveOf, resolveBlockDevices, type DriveOfFilesystem } from '../kernel/block-devices.js';
 import type { ScoreParams } from '../params.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
-import { blockDeviceOf } from './block-device.js';
 import type { HookEvent } from './eviction-tracker.js';
 import type { SessionHistory } from './session-history.js';
 import { smartHealth, type SmartHealth } from './smart-health.js';
@@ -68,8 +68,15 @@ function inspectionReport(record: InspectionRecord): InspectionReport {
   return { ...base, ms: timings.totalMs, write_ms: timings.writeMs, sync_ms: timings.syncMs, read_ms: timings.readMs };
 }
 
+/** Resolved afresh at the event: a replacement ticket must name the drive as it is now. */
+async function driveOfDisk(disk: DiskStatus): Promise<DriveOfFilesystem | null> {
+  if (disk.device === undefined) return null;
+  // A device that goes away during the walk has no drive to name.
+  return resolveBlockDevices(disk.device).then(driveOf, () => null);
+}
+
 async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Promise<SmartHealth>): Promise<DiskReport> {
-  const blockDevice = disk.device === undefined ? null : blockDeviceOf(disk.device);
+  const blockDevice = await driveOfDisk(disk);
   let smart: SmartHealth;
   if (!blockDevice) smart = { unavailable: `no block device is known for ${disk.device ?? 'this filesystem'}` };
   else if (blockDevice.virtualBecause !== undefined) smart = { unavailable: blockDevice.virtualBecause };
