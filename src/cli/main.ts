@@ -21,7 +21,7 @@ import {
   type StatisticalOptionValues,
   type TargetOptionValues,
 } from './options.js';
-import { addFormatOption, addOutputOptions, outputOptionsFrom, type OutputOptionValues } from './output-options.js';
+import { addFormatOption, addOutputOptions, outputOptionsFrom, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { replayCommand } from './replay-command.js';
 import { runProbe, type RunOptions } from './run-probe.js';
@@ -78,7 +78,9 @@ export function buildProgram(): Command {
   slowdisk watch --kv /data/tikv/db --keep-going --listen :9258            # Prometheus scrapes http://HOST:9258/metrics
   slowdisk watch --kv /data/tikv/db --keep-going --textfile /var/lib/prometheus/node-exporter
   slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'`,
-  ).option('--keep-going', 'go on past the eviction threshold instead of exiting');
+  )
+    .option('--keep-going', 'go on past the eviction threshold instead of exiting')
+    .option('--verbose', VERBOSE_HELP);
   watch.action((values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
     runProbe({ ...runOptions('watch', values, command), keepGoing: values.keepGoing === true }),
   );
