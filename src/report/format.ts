@@ -67,7 +67,9 @@ export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {
   if (iops === null) return `${kind} not counted`;
-  return `${kind} ${iops.toFixed(iops >= 10 ? 0 : 1)}/s${latencyMs === null ? '' : ` ${formatMs(latencyMs)}`}`;
+  // Tenths below 10/s, where they tell 0.3/s (one request in a 3 s round) from none.
+  const rate = iops === 0 || iops >= 9.95 ? iops.toFixed(0) : iops.toFixed(1);
+  return `${kind} ${rate}/s${latencyMs === null ? '' : ` ${formatMs(latencyMs)}`}`;
 }
 
 /** --verbose: what a block device did over the round, from the kernel's counters. */
