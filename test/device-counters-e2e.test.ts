@@ -3,19 +3,17 @@
 // kernel-counters-e2e.test.ts): the media frozen, the loop device's requests wait on it in
 // flight, where its counters see them. watch shows the stall on the round it spans, while
 // its own inspection is still waiting, in every output, and a recorded trace replays it.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MountTable } from '../src/mounts/mount-table.js';
 import { freePort } from './helpers/free-port.js';
+import { promtoolCheckMetrics } from './helpers/promtool.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
 import { runCli, startCli, waitFor, type RunningCli } from './helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks, runKit, type TestDisk } from './helpers/test-disk.js';
 
-const execFileAsync = promisify(execFile);
 
 type Json = Record<string, unknown>;
 
@@ -34,13 +32,6 @@ function sampleOf(text: string, name: string, labels: Record<string, string>): n
   const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
   const line = text.split('\n').find((row) => row.startsWith(`${name}{`) && wanted.every((label) => row.includes(label)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
-async function promtoolCheckMetrics(text: string): Promise<string> {
-  const child = execFileAsync('promtool', ['check', 'metrics']);
-  child.child.stdin!.end(text);
-  const { stdout, stderr } = await child;
-  return stdout + stderr;
 }
 
 const gate = requireRootFacilities(['root', 'loop', 'fsfreeze', 'promtool']);

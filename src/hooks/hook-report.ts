@@ -33,6 +33,9 @@ export interface DiskReport {
   device: string | null;
   block_device: string | null;
   whole_disk: string | null;
+  /** The kernel's names of every block device behind the filesystem, from its own down; those that stalled in the last round. */
+  block_devices: string[];
+  stalled_devices: string[];
   mount: { mount_point: string; fstype: string; source: string } | null;
   smart: { command: string; exit_code: number; output: string } | null;
   /** Why smart is null. */
@@ -92,6 +95,8 @@ async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Prom
     device: disk.device ?? null,
     block_device: blockDevice?.node ?? null,
     whole_disk: blockDevice?.wholeDisk ?? null,
+    block_devices: disk.blockDevices ?? [],
+    stalled_devices: disk.stalledDevices ?? [],
     mount: disk.mount ? { mount_point: disk.mount.mountPoint, fstype: disk.mount.fsType, source: disk.mount.source } : null,
     ...('unavailable' in smart
       ? { smart: null, smart_unavailable: smart.unavailable }

@@ -1,6 +1,8 @@
 // Probe orchestration in the CLI process: owns the clock and the scores, sends inspections
 // to the prober, and re-resolves the layout every round so that no view of a disk or of
-// the mount table goes stale. It never makes a syscall on a disk under test.
+// the mount table goes stale. It never makes a syscall on a disk under test: the kernel's
+// counters come from procfs and sysfs, and the one stat the block-device walk makes (of a
+// loop device's backing file) is bounded in time (src/kernel/block-devices.ts).
 import { EventEmitter } from 'node:events';
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
