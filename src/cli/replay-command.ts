@@ -3,9 +3,9 @@
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import ora, { type Ora } from 'ora';
+import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../params.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
-import type { DeviceFigures } from '../kernel/device-counters.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
 import { stalledBehind, Timeline } from '../replay/timeline.js';
 import { JsonLines } from '../report/json-lines.js';
