@@ -138,6 +138,22 @@ describe('DeviceCounters', () => {
     expect(counters.sample()).toEqual([]);
   });
 
+  it('a second follow while a walk is under way waits for it rather than starting another', async () => {
+    const kernel = fakeKernel();
+    const counters = new DeviceCounters(kernel.sources);
+    let answer: (tree: BlockDeviceNode) => void = () => {};
+    kernel.resolve.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    const first = counters.follow([{ name: 'raft', device: '7:3' }]);
+    let secondDone = false;
+    const second = counters.follow([{ name: 'raft', device: '7:3' }]).then(() => (secondDone = true));
+    await Promise.resolve();
+    expect(secondDone).toBe(false);
+    answer(TREES['7:3']);
+    await Promise.all([first, second]);
+    expect(kernel.resolve).toHaveBeenCalledTimes(1);
+    expect(counters.devicesOf('raft')).toEqual(['loop3', 'nvme0n1']);
+  });
+
   it("looks at a loop device's backing file again a minute later when it could not be looked at, not every round", async () => {
     const kernel = fakeKernel();
     const counters = new DeviceCounters(kernel.sources);

@@ -79,7 +79,8 @@ function retryDelayMs(tree: BlockDeviceNode): number | null {
 
 export class DeviceCounters {
   private readonly resolved = new Map<string, Resolved>();
-  private readonly resolving = new Set<string>();
+  /** The walks under way, by disk. */
+  private readonly resolving = new Map<string, Promise<void>>();
   private disks: string[] = [];
   private previous: { atMs: number; devices: Map<string, DiskCounters> } | null = null;
   private latest: DeviceFigures[] = [];
@@ -88,7 +89,8 @@ export class DeviceCounters {
 
   /**
    * The inspected disks as the layout has them now: a disk whose filesystem is new to this
-   * is resolved, one due to be looked at again too. Resolves once those walks are done.
+   * is resolved, one due to be looked at again too. Resolves once those walks, and any
+   * still under way, are done.
    */
   follow(disks: readonly PlacedDisk[]): Promise<void> {
     this.disks = disks.map(({ name }) => name);
@@ -96,7 +98,9 @@ export class DeviceCounters {
     const now = this.sources.now();
     const walks: Promise<void>[] = [];
     for (const { name, device } of disks) {
-      if (device === undefined || this.resolving.has(name)) continue;
+      const underWay = this.resolving.get(name);
+      if (underWay) walks.push(underWay);
+      if (device === undefined || underWay) continue;
       const known = this.resolved.get(name);
       if (known && known.from === device && (known.againAtMs === null || known.againAtMs > now)) continue;
       walks.push(this.resolveDisk(name, device));
@@ -150,8 +154,13 @@ export class DeviceCounters {
     return (this.latest = [...shown.values()]);
   }
 
-  private async resolveDisk(name: string, device: string): Promise<void> {
-    this.resolving.add(name);
+  private resolveDisk(name: string, device: string): Promise<void> {
+    const walk = this.walk(name, device);
+    this.resolving.set(name, walk);
+    return walk;
+  }
+
+  private async walk(name: string, device: string): Promise<void> {
     try {
       const tree = await this.sources.resolve(device);
       const delay = retryDelayMs(tree);

@@ -353,6 +353,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     for (const placement of next) this.place(placement);
     this.layout = next;
     if (!changed) return;
+    // The block devices behind a disk on another filesystem are known by the round's close.
+    void this.counters.follow(this.inspectedPlacements());
     this.ticks.setInspected(
       next.filter((placement) => placement.inspected).map((placement) => placement.name),
       this.ticks.currentTick * this.score.intervalMs,
