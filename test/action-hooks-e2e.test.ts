@@ -151,6 +151,9 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
           device: disk.majMin,
           block_device: disk.device,
           whole_disk: disk.device,
+          block_devices: expect.arrayContaining([path.basename(disk.device)]),
+          // Its own filesystem frozen, the writes wait above the loop device's queue: no stall there.
+          stalled_devices: [],
           mount: { mount_point: disk.dir, fstype: 'ext4', source: disk.device },
           smart: null,
           smart_unavailable: `${disk.device} is a virtual block device, not a physical disk`,

@@ -1,10 +1,10 @@
 // The parts of the action hooks that need no disk: when they fire, what the report keeps,
-// which device a filesystem is on, and that no child can hold the CLI past its deadline.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// and that no child can hold the CLI past its deadline. The drive a report names is
+// resolved by src/kernel/block-devices.ts (test/block-devices.test.ts).
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blockDeviceOf } from '../src/hooks/block-device.js';
 import { runBounded } from '../src/hooks/bounded-child.js';
 import { EvictionTracker } from '../src/hooks/eviction-tracker.js';
 import { INSPECTIONS_PER_DISK, SCORE_HISTORY_MS, SessionHistory } from '../src/hooks/session-history.js';
@@ -62,40 +62,6 @@ describe("the report's history", () => {
     expect(history.inspections().get('raft')!.map((record) => record.tick)).toEqual(
       Array.from({ length: INSPECTIONS_PER_DISK }, (_, index) => 31 + index),
     );
-  });
-});
-
-describe('the block device of a filesystem, from sysfs', () => {
-  // A sysfs tree as the kernel lays it out: /sys/dev/block/MAJ:MIN links into /sys/devices.
-  const sys = path.join(work, 'sys');
-  const device = (relative: string, devName: string, physical: boolean) => {
-    const dir = path.join(sys, 'devices', relative);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'uevent'), `MAJOR=0\nMINOR=0\nDEVNAME=${devName}\n`);
-    if (physical) symlinkSync('../../nvme0', path.join(dir, 'device'));
-    return dir;
-  };
-  mkdirSync(path.join(sys, 'dev', 'block'), { recursive: true });
-  const disk = device('pci0000:00/nvme/nvme0/nvme0n1', 'nvme0n1', true);
-  const partition = device('pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2', 'nvme0n1p2', false);
-  writeFileSync(path.join(partition, 'partition'), '2\n');
-  const loop = device('virtual/block/loop3', 'loop3', false);
-  symlinkSync(disk, path.join(sys, 'dev', 'block', '259:0'));
-  symlinkSync(partition, path.join(sys, 'dev', 'block', '259:2'));
-  symlinkSync(loop, path.join(sys, 'dev', 'block', '7:3'));
-
-  it('a partition: its node, and the physical disk that holds it', () => {
-    expect(blockDeviceOf('259:2', sys)).toEqual({ node: '/dev/nvme0n1p2', wholeDisk: '/dev/nvme0n1' });
-    expect(blockDeviceOf('259:0', sys)).toEqual({ node: '/dev/nvme0n1', wholeDisk: '/dev/nvme0n1' });
-  });
-
-  it('a loop device is no physical disk; an anonymous device (btrfs, overlayfs) is no block device', () => {
-    expect(blockDeviceOf('7:3', sys)).toEqual({
-      node: '/dev/loop3',
-      wholeDisk: '/dev/loop3',
-      virtualBecause: '/dev/loop3 is a virtual block device, not a physical disk',
-    });
-    expect(blockDeviceOf('0:52', sys)).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { deviceOfFile, devicesToCount, resolveBlockDevices, type BlockDeviceNode } from '../src/kernel/block-devices.js';
+import { deviceOfFile, devicesToCount, driveOf, resolveBlockDevices, type BlockDeviceNode } from '../src/kernel/block-devices.js';
 import { readDiskstats } from '../src/kernel/diskstats.js';
 import { MountTable, deviceOf } from '../src/mounts/mount-table.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
@@ -34,6 +34,12 @@ class FakeSysfs {
     mkdirSync(join(this.root, at, 'slaves'));
     for (const member of members) symlinkSync(relative(join(this.root, at, 'slaves'), join(this.root, member)), join(this.root, at, 'slaves', basename(member)));
     return at;
+  }
+
+  /** Links a device to the controller it sits behind, as sysfs does for a real drive. */
+  physical(at: string): void {
+    mkdirSync(join(this.root, 'devices', 'controller'), { recursive: true });
+    symlinkSync(relative(join(this.root, at), join(this.root, 'devices', 'controller')), join(this.root, at, 'device'));
   }
 
   loop(number: number, backingFile: string): string {
@@ -168,6 +174,25 @@ describe('block devices on a fake sysfs', () => {
     expect(devicesToCount(btrfs)).toEqual([]);
     const gone = await resolveBlockDevices('8:99', { sysRoot: sysfs.root, deviceOfFile: noStat });
     expect(gone).toEqual({ device: '8:99', name: null, wholeDisk: null, members: [], reason: 'sysfs has no block device 8:99' });
+  });
+
+  it("names the drive an action hook's report files a ticket for: a partition's disk, and whether SMART can be asked", async () => {
+    const nvme = sysfs.device('devices/pci0000:00/nvme/nvme0/nvme0n1', '259:0');
+    sysfs.physical(nvme);
+    sysfs.partition(nvme, 'nvme0n1p2', '259:2', 2);
+    sysfs.loop(3, '/srv/disk.img');
+    sysfs.device('devices/virtual/block/cciss!c0d0', '104:0');
+    const resolved = (device: string) => resolveBlockDevices(device, { sysRoot: sysfs.root, deviceOfFile: async () => '259:2' });
+    expect(driveOf(await resolved('259:2'))).toEqual({ node: '/dev/nvme0n1p2', wholeDisk: '/dev/nvme0n1' });
+    expect(driveOf(await resolved('259:0'))).toEqual({ node: '/dev/nvme0n1', wholeDisk: '/dev/nvme0n1' });
+    // The loop device is what the filesystem is on, though its backing file is on a real drive.
+    expect(driveOf(await resolved('7:3'))).toEqual({
+      node: '/dev/loop3',
+      wholeDisk: '/dev/loop3',
+      virtualBecause: '/dev/loop3 is a virtual block device, not a physical disk',
+    });
+    expect(driveOf(await resolved('104:0'))).toMatchObject({ node: '/dev/cciss/c0d0' });
+    expect(driveOf(await resolved('0:52'))).toBeNull();
   });
 
   it('a tree built on itself stops where it comes back round', async () => {

@@ -62,6 +62,9 @@ describe.skipIf(gate.skip)('a directory remounted while watch runs', () => {
     expect(watch.lines[ownDisk.index]!.text).toBe(`event: layout changed: raft on ${raft.device}, kv on ${kvDisk!.device}`);
     const probedOwn = await watch.nextRound((round) => round.disks.get('kv')?.state.startsWith('up ') === true, ROUND_MS + 1000, ownDisk.index);
     expect(probedOwn.round.disks.get('kv')!.score).toBe(1);
+    // Its block device follows it onto the new filesystem (a loop device; its backing file on a tmpfs).
+    const ownDevice = ` on ${path.basename(kvDisk!.device)}`;
+    expect(probedOwn.round.disks.get('kv')!.state.endsWith(ownDevice)).toBe(true);
     expect(probeFiles(kv)).toHaveLength(1);
 
     const shared = await layoutAfter(
@@ -74,7 +77,8 @@ describe.skipIf(gate.skip)('a directory remounted while watch runs', () => {
     expect(probeFiles(raftShared)).toEqual([]);
 
     const ownAgain = await layoutAfter(watch, () => unmount(kv), new RegExp(`^event: layout changed: raft on ${raft.device}, kv on ${kvDisk!.device}$`));
-    await watch.nextRound((round) => round.disks.get('kv')?.state.startsWith('up ') === true, ROUND_MS + 1000, ownAgain.index);
+    // Back on its own disk, its block device is shown again.
+    await watch.nextRound((round) => round.disks.get('kv')?.state.startsWith('up ') === true && round.disks.get('kv')!.state.endsWith(ownDevice), ROUND_MS + 1000, ownAgain.index);
 
     console.log(
       `remount: layout shown ${ownDisk.ms.toFixed(0)} ms after kv got its own disk, ${shared.ms.toFixed(0)} ms after the bind mount of raft's directory, ${ownAgain.ms.toFixed(0)} ms after its unmount`,

@@ -21,7 +21,7 @@ async function exportedNames(): Promise<Set<string>> {
 }
 
 describe('contrib/grafana/slowdisk-dashboard.json', () => {
-  it('shows the verdict, the scores with their thresholds, latency per phase, timeouts, errors and disks up', () => {
+  it('shows the verdict, the scores with their thresholds, latency per phase, timeouts, errors, disks up and the block devices behind them', () => {
     const titles = readDashboard().panels.map((panel) => panel.title);
     expect(titles).toEqual(
       expect.arrayContaining([
@@ -34,6 +34,9 @@ describe('contrib/grafana/slowdisk-dashboard.json', () => {
         'Latency heatmap: $phase',
         'p50 and p99 latency: $phase',
         "p99 against the fleet's median (5m)",
+        'Block device latency',
+        'Block device IOPS',
+        'Block devices: requests in flight, stalls',
       ]),
     );
   });

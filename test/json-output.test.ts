@@ -37,7 +37,7 @@ describe('check --json', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = parseLines(result.stdout);
-    expect(lines.every((line) => ['disk', 'store', 'event', 'summary'].includes(line.type as string))).toBe(true);
+    expect(lines.every((line) => ['disk', 'device', 'store', 'event', 'summary'].includes(line.type as string))).toBe(true);
     expect(lines.every((line) => ISO_TIME.test(line.time as string))).toBe(true);
     const [disk] = ofType(lines, 'disk');
     expect(disk).toMatchObject({ tick: 30, elapsed_seconds: 3, disk: 'raft', score: 1, path: dir, state: 'up', inspected: true, memory_backed: false, buffered: false, errors: 0 });
@@ -92,8 +92,11 @@ describe('watch --json', () => {
     const stores = ofType(lines, 'store');
     expect(stores.slice(0, 3).map((line) => line.tick)).toEqual([5, 10, 15]);
     expect(stores[0].elapsed_seconds).toBe(0.1);
-    // One disk line before each store line.
-    expect(lines.slice(0, 2).map((line) => line.type)).toEqual(['disk', 'store']);
+    // One disk line before each store line, and the block devices behind the disk between them.
+    const firstRound = lines.slice(0, lines.findIndex((line) => line.type === 'store') + 1);
+    expect(firstRound[0].type).toBe('disk');
+    expect(firstRound.slice(1, -1).map((line) => line.type)).toEqual((firstRound[0].block_devices as string[]).map(() => 'device'));
+    expect(firstRound.slice(1, -1).map((line) => line.device)).toEqual(firstRound[0].block_devices);
   });
 
   it('a reader that goes away (| head) ends the run quietly: exit 3, no stack trace, no probe file left', async () => {

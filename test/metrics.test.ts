@@ -3,15 +3,33 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../src/params.js';
 import { SlowdiskMetrics } from '../src/report/metrics.js';
+import type { DeviceFigures } from '../src/kernel/device-counters.js';
 import type { DiskStatus, RoundReport } from '../src/session/probe-session.js';
 
 const mount = { mountPoint: '/data', fsType: 'xfs', source: '/dev/nvme1n1', device: '259:3' };
 const raft: DiskStatus = { name: 'raft', dir: '/data/raft', inspected: true, device: '259:3', mount, memoryBacked: false, state: 'up', score: 1, inspections: 0, errors: 0 };
 const kvSkipped: DiskStatus = { ...raft, name: 'kv', dir: '/data/kv', inspected: false, sameAs: 'raft', state: 'skipped' };
 
-function round(disks: DiskStatus[], storeScore: number): RoundReport {
-  return { tick: 30, elapsedMs: 3000, storeScore, reportedScore: Math.trunc(storeScore), disks };
+function round(disks: DiskStatus[], storeScore: number, devices: DeviceFigures[] = []): RoundReport {
+  return { tick: 30, elapsedMs: 3000, storeScore, reportedScore: Math.trunc(storeScore), disks, devices };
 }
+
+const loop3: DeviceFigures = {
+  device: '7:3',
+  name: 'loop3',
+  disks: ['raft'],
+  role: 'filesystem',
+  readIops: 0,
+  writeIops: 12.5,
+  flushIops: null,
+  readLatencyMs: null,
+  writeLatencyMs: 250,
+  flushLatencyMs: null,
+  inFlight: 2,
+  averageQueueDepth: 1.5,
+  utilisation: 0.97,
+  stalled: true,
+};
 
 /** The sample lines of one metric, in the text format. */
 async function samples(metrics: SlowdiskMetrics, name: string): Promise<string[]> {
@@ -63,6 +81,28 @@ describe('the metrics', () => {
     metrics.round(round([raft], 1), new Map(), 6000);
     expect(await samples(metrics, 'slowdisk_slow_score')).toEqual(['slowdisk_slow_score{disk="raft",path="/data/raft"} 1']);
     expect(await samples(metrics, 'slowdisk_disk_info')).toHaveLength(1);
+  });
+
+  it("carry each block device's figures per disk, in seconds, and drop a device that has none this round", async () => {
+    const metrics = new SlowdiskMetrics(DEFAULT_SCORE_PARAMS, false);
+    metrics.begin([raft], 0);
+    metrics.round(round([{ ...raft, blockDevices: ['loop3', 'nvme0n1'] }], 1, [loop3]), new Map(), 3000);
+    expect(await samples(metrics, 'slowdisk_disk_block_device_info')).toEqual([
+      'slowdisk_disk_block_device_info{disk="raft",device="loop3"} 1',
+      'slowdisk_disk_block_device_info{disk="raft",device="nvme0n1"} 1',
+    ]);
+    // No flush counters (a kernel before 5.5), no read completed: no series for them.
+    expect(await samples(metrics, 'slowdisk_device_iops')).toEqual([
+      'slowdisk_device_iops{device="loop3",disk="raft",op="read"} 0',
+      'slowdisk_device_iops{device="loop3",disk="raft",op="write"} 12.5',
+    ]);
+    expect(await samples(metrics, 'slowdisk_device_latency_seconds')).toEqual(['slowdisk_device_latency_seconds{device="loop3",disk="raft",op="write"} 0.25']);
+    expect(await samples(metrics, 'slowdisk_device_in_flight')).toEqual(['slowdisk_device_in_flight{device="loop3",disk="raft"} 2']);
+    expect(await samples(metrics, 'slowdisk_device_utilisation_ratio')).toEqual(['slowdisk_device_utilisation_ratio{device="loop3",disk="raft"} 0.97']);
+    expect(await samples(metrics, 'slowdisk_device_stalled')).toEqual(['slowdisk_device_stalled{device="loop3",disk="raft"} 1']);
+    metrics.round(round([raft], 1), new Map(), 6000);
+    expect(await samples(metrics, 'slowdisk_device_stalled')).toEqual([]);
+    expect(await samples(metrics, 'slowdisk_disk_block_device_info')).toEqual([]);
   });
 
   it('flag a buffered run and carry the thresholds of the run', async () => {

@@ -92,6 +92,12 @@ describe('the Nagios line', () => {
     expect(interruptedNot).toContain('raft 3.00 down EIO: pwrite /data/a¦b/');
   });
 
+  it('names the block devices behind each disk, and marks one that stalled in the last round', () => {
+    const raft = healthy('raft', 2, { waitingMs: 2100, blockDevices: ['loop3', 'nvme0n1'], stalledDevices: ['nvme0n1'] });
+    const line = nagiosLine({ verdict: verdictOf(2), storeScore: 2, elapsedMs: 6000, disks: [raft], exitCode: 0 }, DEFAULT_SCORE_PARAMS, false, new PhaseLatencies(), new Map());
+    expect(parse(line).status).toBe('SLOWDISK OK - store score 2 (slow at 80, evict at 100) after 6.0s; raft 2.00 waiting 2.1s for an inspection on loop3,nvme0n1 STALLED nvme0n1');
+  });
+
   it("quotes labels, doubling a quote in one, as the plugin guidelines ask", () => {
     const line = nagiosLine({ verdict: verdictOf(1), storeScore: 1, elapsedMs: 1000, disks: [healthy("o'brien", 1)], exitCode: 0 }, DEFAULT_SCORE_PARAMS, false, new PhaseLatencies(), new Map());
     expect(line).toContain(" 'o''brien_score'=1;80;100;1;100 ");
@@ -106,7 +112,7 @@ describe('check --format nagios', () => {
     expect(result.stderr).toBe('');
     expect(result.stdout.split('\n')).toHaveLength(2);
     const { status, perfdata } = parse(result.stdout.trimEnd());
-    expect(status).toMatch(/^SLOWDISK OK - store score 1 \(slow at 80, evict at 100\) after 2\.\ds; raft 1\.00 up$/);
+    expect(status).toMatch(/^SLOWDISK OK - store score 1 \(slow at 80, evict at 100\) after 2\.\ds; raft 1\.00 up(?: on \S+)?$/);
     expect(perfdata.get('store_score')).toBe('1;80;100;1;100');
     expect(perfdata.get('raft_sync_latency')).toMatch(/^[\d.]+ms;;;0$/);
     expect(perfdata.get('raft_timeouts')).toMatch(/^\d+;;;0$/);
@@ -117,14 +123,14 @@ describe('check --format nagios', () => {
     // Every inspection a timeout: the score doubles to 2 at the 3 s round.
     const result = await runCli(['check', '--raft', dir, '--duration', '4s', '--timeout', '0.001ms', '--slow-threshold', '2', '--format', 'nagios']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^SLOWDISK WARNING - store score 2 \(slow at 2, evict at 100\) after 4\.\ds; raft 2\.00 up \| 'store_score'=2;2;100;1;100 /);
+    expect(result.stdout).toMatch(/^SLOWDISK WARNING - store score 2 \(slow at 2, evict at 100\) after 4\.\ds; raft 2\.00 up(?: on \S+)? \| 'store_score'=2;2;100;1;100 /);
   });
 
   it('CRITICAL at the eviction threshold: exit 2', async () => {
     const dir = mkdtempSync(path.join(work, 'critical-'));
     const result = await runCli(['check', '--raft', dir, '--timeout', '0.001ms', '--interval', '20ms', '--round-ticks', '3', '--format', 'nagios']);
     expect(result.code).toBe(2);
-    expect(result.stdout).toMatch(/^SLOWDISK CRITICAL - store score 100 \(evict at 100\) after 0\.\ds; raft 100 up \| 'store_score'=100;80;100;1;100 'raft_score'=100;80;100;1;100 /);
+    expect(result.stdout).toMatch(/^SLOWDISK CRITICAL - store score 100 \(evict at 100\) after 0\.\ds; raft 100 up(?: on \S+)? \| 'store_score'=100;80;100;1;100 'raft_score'=100;80;100;1;100 /);
     expect(parse(result.stdout.trimEnd()).perfdata.get('raft_timeouts')).toMatch(/^2\d;;;0$/);
   });
 

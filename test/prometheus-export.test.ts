@@ -1,17 +1,15 @@
 // --textfile and --listen: the metrics node_exporter and Prometheus read, complete at every
 // moment and valid for promtool.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from './helpers/free-port.js';
+import { promtoolCheckMetrics } from './helpers/promtool.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
 import { probeFiles, runCli, startCli, waitFor } from './helpers/run-cli.js';
 
-const execFileAsync = promisify(execFile);
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-prometheus-export-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -28,6 +26,12 @@ const FAMILIES = [
   'slowdisk_disk_up',
   'slowdisk_disk_info',
   'slowdisk_statistical_state',
+  'slowdisk_disk_block_device_info',
+  'slowdisk_device_iops',
+  'slowdisk_device_latency_seconds',
+  'slowdisk_device_in_flight',
+  'slowdisk_device_utilisation_ratio',
+  'slowdisk_device_stalled',
   'slowdisk_memory_backed',
   'slowdisk_buffered',
   'slowdisk_evict_threshold',
@@ -50,13 +54,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     .filter((line) => Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`)));
   expect(found, `${name} ${JSON.stringify(labels)}`).toHaveLength(1);
   return Number(found[0].slice(found[0].lastIndexOf(' ') + 1));
-}
-
-async function promtoolCheckMetrics(text: string): Promise<string> {
-  const child = execFileAsync('promtool', ['check', 'metrics']);
-  child.child.stdin!.end(text);
-  const { stdout, stderr } = await child;
-  return stdout + stderr;
 }
 
 

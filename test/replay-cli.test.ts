@@ -98,6 +98,69 @@ describe('slowdisk replay', () => {
     expect(result.code).toBe(0);
   });
 
+  describe('block devices a trace recorded', () => {
+    const device = (tick: number, name: string, majorMinor: string, role: string, stalled: boolean, more: object = {}) => ({
+      tick,
+      device: name,
+      major_minor: majorMinor,
+      disks: ['raft'],
+      role,
+      r_iops: 0,
+      w_iops: stalled ? 0 : 40,
+      f_iops: stalled ? 0 : 10,
+      r_ms: null,
+      w_ms: stalled ? null : 0.25,
+      f_ms: stalled ? null : 0.5,
+      in_flight: stalled ? 1 : 0,
+      avg_in_flight: stalled ? 1 : 0.01,
+      util: stalled ? 1 : 0.01,
+      stalled,
+      t: 1_700_000_000_000 + tick * 100,
+      ...more,
+    });
+    // The media under loop3 hangs in the second round: raft's inspections wait from tick 45 on.
+    // As the recorder writes them: a round's devices as it closes, before later results.
+    const lines = [
+      header(['raft'], { block_devices: { raft: ['loop3', 'nvme0n1'] } }),
+      ...run('raft', 1, 30),
+      device(30, 'loop3', '7:3', 'filesystem', false),
+      device(30, 'nvme0n1', '259:0', 'backing', false),
+      ...run('raft', 31, 44),
+      device(60, 'loop3', '7:3', 'filesystem', true),
+      device(60, 'nvme0n1', '259:0', 'backing', false, { w_iops: 0, f_iops: 0, w_ms: null, f_ms: null }),
+      { tick: 60 },
+    ];
+
+    it('show on the round line as watch shows them; --verbose adds a line per device', async () => {
+      const file = traceFile(lines);
+      const plain = await runCli(['replay', file]);
+      expect(plain.stderr).toBe('');
+      const rounds = plain.stdout.split('\n').filter((line) => /^\d+\.\ds tick/.test(line));
+      expect(rounds).toEqual(['3.0s tick 30 store 1 (1.00) | raft 1.00 stat ok on loop3,nvme0n1', '6.0s tick 60 store 2 (2.00) | raft 2.00 stat ok on loop3,nvme0n1 STALLED loop3']);
+      const verbose = await runCli(['replay', file, '--verbose']);
+      expect(verbose.stdout.split('\n').slice(1, 7)).toEqual([
+        rounds[0],
+        '  loop3 (raft): read 0/s, write 40/s 0.25ms, flush 10/s 0.50ms, in flight 0, util 1%',
+        '  nvme0n1 (raft): read 0/s, write 40/s 0.25ms, flush 10/s 0.50ms, in flight 0, util 1%',
+        rounds[1],
+        '  loop3 (raft): read 0/s, write 0/s, flush 0/s, in flight 1, util 100% STALLED',
+        '  nvme0n1 (raft): read 0/s, write 0/s, flush 0/s, in flight 0, util 1%',
+      ]);
+    });
+
+    it('--json gives a "device" line per device per update, with the keys of the trace', async () => {
+      const result = await runCli(['replay', traceFile(lines), '--json']);
+      const json = jsonLines(result.stdout);
+      expect(json.filter((line) => line.type === 'disk').map((line) => [line.block_devices, line.stalled_devices])).toEqual([
+        [['loop3', 'nvme0n1'], []],
+        [['loop3', 'nvme0n1'], ['loop3']],
+      ]);
+      const { t: _, ...recorded } = lines[47] as Record<string, unknown>;
+      expect(json.filter((line) => line.type === 'device')[2]).toEqual({ type: 'device', elapsed_seconds: 6, ...recorded });
+      expect(json.map((line) => line.type)).toEqual(['disk', 'device', 'device', 'store', 'disk', 'device', 'device', 'store']);
+    });
+  });
+
   it('exits as check would for the same scores: 0, 1 or 2', async () => {
     const hangTo = (tick: number) => traceFile([header(['raft']), { tick }]);
     expect((await runCli(['replay', hangTo(150)])).code).toBe(0);

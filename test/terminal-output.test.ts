@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from './helpers/root-facilities.js';
 import { BIN, runCli, startCli, waitFor } from './helpers/run-cli.js';
+import { makeTestDisk, removeAllTestDisks } from './helpers/test-disk.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-terminal-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -51,10 +52,10 @@ const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args]
  * Runs watch in a 160x20 terminal and returns the screen once `ready` shows on it, with its
  * colours and attributes as escape codes (capture-pane -e), then stops watch with Ctrl-C.
  */
-async function screenOfWatch(dir: string, env: string[], ready: RegExp): Promise<{ live: string; after: string }> {
+async function screenOfWatch(dir: string, env: string[], ready: RegExp, flags: string[] = []): Promise<{ live: string; after: string }> {
   const session = `watch-${Math.random().toString(36).slice(2)}`;
   // CI and FORCE_COLOR from the environment of the tests would decide for the terminal.
-  const command = ['env', '-u', 'CI', '-u', 'FORCE_COLOR', '-u', 'NO_COLOR', ...env, process.execPath, BIN, 'watch', '--raft', dir, '--round-ticks', '5'];
+  const command = ['env', '-u', 'CI', '-u', 'FORCE_COLOR', '-u', 'NO_COLOR', ...env, process.execPath, BIN, 'watch', '--raft', dir, '--round-ticks', '5', ...flags];
   tmux('new-session', '-d', '-x', '160', '-y', '20', '-s', session, command.map((word) => `'${word}'`).join(' '));
   try {
     tmux('set-option', '-t', session, 'remain-on-exit', 'on');
@@ -88,6 +89,21 @@ describe.skipIf(gate.skip)('on a terminal (tmux)', () => {
     expect(live).toMatch(new RegExp(`^  raft ${dir} score [\\d.]+ up write `, 'm'));
     // Ctrl-C leaves the last view on the screen.
     expect(after).toMatch(/store score \d+ \([\d.]+\) \w+ {2}tick \d+ /);
+  });
+
+  const disks = requireRootFacilities(['tmux', 'root', 'loop']);
+  it.skipIf(disks.skip)("--verbose: each block device's round under its disk, the disk's line naming them", async () => {
+    const disk = await makeTestDisk();
+    try {
+      const loop = path.basename(disk.device);
+      const { live } = await screenOfWatch(disk.dir, ['NO_COLOR=1'], /tick 10 /, ['--verbose']);
+      const lines = live.split('\n');
+      const diskLine = lines.findIndex((line) => line.startsWith(`  raft ${disk.dir} score `));
+      expect(lines[diskLine]).toMatch(new RegExp(` on ${loop}(,\\S+)?$`));
+      expect(lines[diskLine + 1]).toMatch(new RegExp(`^    ${loop} \\(raft\\): read [\\d.]+/s.*, write [\\d.]+/s.*, flush [\\d.]+/s.*, in flight \\d+, util \\d+%$`));
+    } finally {
+      await removeAllTestDisks();
+    }
   });
 
   it('NO_COLOR: the same view without a single escape code', async () => {

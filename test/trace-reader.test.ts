@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../src/params.js';
+import type { DeviceFigures } from '../src/kernel/device-counters.js';
 import type { TraceLine } from '../src/trace/trace-format.js';
 import { openTrace, readTrace, TraceError } from '../src/trace/trace-reader.js';
 import { TraceWriter } from '../src/trace/trace-writer.js';
@@ -105,8 +106,77 @@ describe('a bad trace stops at the line that breaks the format', () => {
   });
 });
 
+const STALLED_LOOP: DeviceFigures = {
+  device: '7:3',
+  name: 'loop3',
+  disks: ['raft'],
+  role: 'filesystem',
+  readIops: 0,
+  writeIops: 1 / 3,
+  flushIops: 0,
+  readLatencyMs: null,
+  writeLatencyMs: 2999.5,
+  flushLatencyMs: null,
+  inFlight: 1,
+  averageQueueDepth: 1.0004,
+  utilisation: 0.99966,
+  stalled: true,
+};
+
+describe('device lines', () => {
+  const line = {
+    tick: 30,
+    device: 'loop3',
+    major_minor: '7:3',
+    disks: ['raft'],
+    role: 'filesystem',
+    r_iops: 0,
+    w_iops: 0.333,
+    f_iops: null,
+    r_ms: null,
+    w_ms: 2999.5,
+    f_ms: null,
+    in_flight: 1,
+    avg_in_flight: 1,
+    util: 0.9997,
+    stalled: true,
+    t: 1_700_000_003_000,
+  };
+
+  it('have no "disk": the format reads them as clock lines, and this reader also gives their figures', async () => {
+    const { lines } = await linesOf(`{"tick":29,"disk":"raft","ms":1}\n${JSON.stringify(line)}\n`);
+    expect(lines[1]).toMatchObject({ tick: 30, disk: null, ms: null, late: false });
+    expect(lines[1].device).toEqual({ ...STALLED_LOOP, writeIops: 0.333, flushIops: null, averageQueueDepth: 1, utilisation: 0.9997 });
+  });
+
+  it('with a figure missing or of the wrong kind, stop at their line', async () => {
+    const bad = (changes: object) => errorOf(`${JSON.stringify({ ...line, ...changes })}\n`);
+    expect((await bad({ w_iops: -1 })).message).toBe('line 1: a device line\'s "w_iops" must be a number, 0 or more, got -1');
+    expect((await bad({ r_ms: 'slow' })).message).toBe('line 1: a device line\'s "r_ms" must be a number, 0 or more, or null, got "slow"');
+    expect((await bad({ stalled: 1 })).message).toBe('line 1: a device line\'s "stalled" must be true or false, got 1');
+    expect((await bad({ disks: 'raft' })).message).toBe('line 1: a device line\'s "disks" must be a list of disk names, got "raft"');
+    expect((await bad({ major_minor: '7' })).message).toBe('line 1: a device line\'s "major_minor" must be "MAJOR:MINOR", got "7"');
+    expect((await bad({ role: 'cache' })).message).toMatch(/^line 1: a device line's "role" must be one of filesystem, whole-disk, member, backing/);
+  });
+});
+
 describe('the recorder', () => {
   const params = DEFAULT_SCORE_PARAMS;
+
+  it("writes a round's block devices under the trace's names, and the disks' devices in the header; they read back", async () => {
+    const file = path.join(work, 'devices.jsonl');
+    const writer = await TraceWriter.open(file, { params, disks: ['raft'], tool: 'slowdisk 9.9.9', blockDevices: { raft: ['loop3', 'nvme0n1'] } });
+    writer.device(30, STALLED_LOOP, 1_700_000_003_000.1234);
+    await writer.close();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(lines[0]).block_devices).toEqual({ raft: ['loop3', 'nvme0n1'] });
+    expect(lines[1]).toBe(
+      '{"tick":30,"device":"loop3","major_minor":"7:3","disks":["raft"],"role":"filesystem","r_iops":0,"w_iops":0.333,"f_iops":0,' +
+        '"r_ms":null,"w_ms":2999.5,"f_ms":null,"in_flight":1,"avg_in_flight":1,"util":0.9997,"stalled":true,"t":1700000003000.123}',
+    );
+    const { lines: read } = await linesOf(readFileSync(file, 'utf8'));
+    expect(read[0].device).toMatchObject({ name: 'loop3', writeIops: 0.333, stalled: true, disks: ['raft'] });
+  });
 
   it('writes the header, then one line per result, and reads back as a trace', async () => {
     const file = path.join(work, 'recorded.jsonl');

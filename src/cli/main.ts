@@ -21,7 +21,7 @@ import {
   type StatisticalOptionValues,
   type TargetOptionValues,
 } from './options.js';
-import { addFormatOption, addOutputOptions, outputOptionsFrom, type OutputOptionValues } from './output-options.js';
+import { addFormatOption, addOutputOptions, outputOptionsFrom, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
 import { runDrives } from './run-drives.js';
@@ -98,7 +98,9 @@ export function buildProgram(): Command {
   slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'
   slowdisk watch --all-devices                     # every drive of the host against its peers, over days (no path probed)
   slowdisk watch --devices sdb,sdc,sdd,sde --state-dir /srv/slowdisk --json | jq -c 'select(.type == "drive")'`,
-  ).option('--keep-going', 'go on past the eviction threshold instead of exiting');
+  )
+    .option('--keep-going', 'go on past the eviction threshold instead of exiting')
+    .option('--verbose', VERBOSE_HELP);
   watch.action((values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
     run({ ...runOptions('watch', values, command), keepGoing: values.keepGoing === true }),
   );

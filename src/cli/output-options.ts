@@ -11,6 +11,8 @@ export interface OutputOptions {
   json: boolean;
   /** check's last line. */
   format: CheckFormat;
+  /** watch: a line for each block device behind the disks, every round. */
+  verbose?: boolean;
   /** The directory of node_exporter's textfile collector. */
   textfile?: string;
   listen?: ListenAddress;
@@ -18,6 +20,7 @@ export interface OutputOptions {
 
 export interface OutputOptionValues {
   json?: boolean;
+  verbose?: boolean;
   format?: CheckFormat;
   textfile?: string;
   listen?: ListenAddress;
@@ -38,6 +41,9 @@ export function addOutputOptions(command: Command): Command {
     .option('--listen <addr:port>', 'serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9258, or :9258 for every interface)', listenArg);
 }
 
+/** The help of --verbose, on watch and replay. */
+export const VERBOSE_HELP = "also show each block device behind the disks, every round: read, write and flush IOPS and latency, requests in flight, utilisation (the kernel's counters)";
+
 export function addFormatOption(command: Command): Command {
   return command.addOption(
     new Option('--format <format>', "the last line: human, or nagios (a monitoring plugin's status line with perfdata)").choices(['human', 'nagios']).default('human'),
@@ -50,6 +56,7 @@ export function outputOptionsFrom(values: OutputOptionValues, cwd: string = proc
   return {
     json: values.json === true,
     format,
+    ...(values.verbose ? { verbose: true } : {}),
     ...(values.textfile === undefined ? {} : { textfile: path.resolve(cwd, values.textfile) }),
     ...(values.listen === undefined ? {} : { listen: values.listen }),
   };

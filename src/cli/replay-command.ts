@@ -3,10 +3,11 @@
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import ora, { type Ora } from 'ora';
+import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../params.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
-import { Timeline } from '../replay/timeline.js';
+import { stalledBehind, Timeline } from '../replay/timeline.js';
 import { JsonLines } from '../report/json-lines.js';
 import { stdoutFlushed } from '../report/stdout-flushed.js';
 import { canRedraw, spinnerColor } from '../report/terminal.js';
@@ -14,6 +15,7 @@ import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
 import { fail } from './fail.js';
+import { VERBOSE_HELP } from './output-options.js';
 import {
   addScoreOptions,
   addStatisticalOptions,
@@ -27,6 +29,7 @@ import {
 interface ReplayValues extends ScoreOptionValues, StatisticalOptionValues {
   ticks?: number;
   json?: boolean;
+  verbose?: boolean;
   plot?: string;
 }
 
@@ -52,6 +55,7 @@ export function replayCommand(): Command {
   return command
     .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
     .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
+    .option('--verbose', VERBOSE_HELP.replace('every round', 'at every update, as recorded'))
     .option('--plot <file.svg>', 'also draw the scores and the inspection latencies into an SVG chart')
     .addHelpText(
       'after',
@@ -96,14 +100,28 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
   // ora redraws by its line count, which a terminal of 0 columns (a pty nobody sized) makes infinite.
   const progress = !values.json && canRedraw(process.stdout) ? new ReplayProgress(trace) : null;
   const timelineOut = progress ? (text: string) => progress.write(text) : write;
-  const timeline = values.json ? null : new Timeline(params, (line) => timelineOut(`${line}\n`));
+  const blockDevices = trace.header?.block_devices ?? {};
+  const timeline = values.json ? null : new Timeline(params, (line) => timelineOut(`${line}\n`), values.verbose === true, blockDevices);
   const json = values.json ? new JsonLines(params) : null;
   const plot = values.plot ? { file: values.plot, recorder: new PlotRecorder() } : null;
+  // A live round's device lines, recorded at the tick that closed it, come before that
+  // tick's update; they are shown with it (with other --round-ticks, when an update falls there).
+  let recorded: { tick: number; devices: readonly DeviceFigures[] } = { tick: 0, devices: [] };
   const observer: ReplayObserver = {
+    devices: (tick, devices) => {
+      recorded = { tick, devices };
+    },
     update: (update) => {
-      timeline?.update(update);
-      const disks = [...update.scores].map(([name, score]) => ({ name, score, statistical: update.statistical.get(name) }));
-      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks });
+      const shown = recorded.tick === update.tick ? recorded.devices : [];
+      timeline?.update(update, shown);
+      const disks = [...update.scores].map(([name, score]) => ({
+        name,
+        score,
+        statistical: update.statistical.get(name),
+        blockDevices: blockDevices[name],
+        stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
+      }));
+      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks, devices: shown });
       plot?.recorder.update(update);
       progress?.at(update.tick);
     },

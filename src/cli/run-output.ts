@@ -35,7 +35,9 @@ export class RunOutput {
       this.json = new JsonLines(params, undefined, { now: Date.now, currentTick: () => session.currentTick, buffered });
       this.reporter = this.json;
     } else if (mode === 'watch') {
-      this.reporter = canRedraw(process.stdout) ? new LiveView(() => session.statuses(), params, buffered) : new RoundLines(buffered);
+      this.reporter = canRedraw(process.stdout)
+        ? new LiveView(() => session.statuses(), params, buffered, options.verbose)
+        : new RoundLines(buffered, options.verbose);
     } else {
       this.reporter = null;
     }

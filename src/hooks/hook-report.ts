@@ -1,9 +1,9 @@
 // The JSON a hook reads on stdin: enough to file a disk replacement ticket or to evict the
 // store's leaders, without asking anything else. Field names are snake_case, as in the trace.
 import os from 'node:os';
+import { driveOf, resolveBlockDevices, type DriveOfFilesystem } from '../kernel/block-devices.js';
 import type { ScoreParams } from '../params.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
-import { blockDeviceOf } from './block-device.js';
 import type { HookEvent } from './eviction-tracker.js';
 import type { SessionHistory } from './session-history.js';
 import { smartHealth, type SmartHealth } from './smart-health.js';
@@ -33,6 +33,9 @@ export interface DiskReport {
   device: string | null;
   block_device: string | null;
   whole_disk: string | null;
+  /** The kernel's names of every block device behind the filesystem, from its own down; those that stalled in the last round. */
+  block_devices: string[];
+  stalled_devices: string[];
   mount: { mount_point: string; fstype: string; source: string } | null;
   smart: { command: string; exit_code: number; output: string } | null;
   /** Why smart is null. */
@@ -68,8 +71,15 @@ function inspectionReport(record: InspectionRecord): InspectionReport {
   return { ...base, ms: timings.totalMs, write_ms: timings.writeMs, sync_ms: timings.syncMs, read_ms: timings.readMs };
 }
 
+/** Resolved afresh at the event: a replacement ticket must name the drive as it is now. */
+async function driveOfDisk(disk: DiskStatus): Promise<DriveOfFilesystem | null> {
+  if (disk.device === undefined) return null;
+  // A device that goes away during the walk has no drive to name.
+  return resolveBlockDevices(disk.device).then(driveOf, () => null);
+}
+
 async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Promise<SmartHealth>): Promise<DiskReport> {
-  const blockDevice = disk.device === undefined ? null : blockDeviceOf(disk.device);
+  const blockDevice = await driveOfDisk(disk);
   let smart: SmartHealth;
   if (!blockDevice) smart = { unavailable: `no block device is known for ${disk.device ?? 'this filesystem'}` };
   else if (blockDevice.virtualBecause !== undefined) smart = { unavailable: blockDevice.virtualBecause };
@@ -85,6 +95,8 @@ async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Prom
     device: disk.device ?? null,
     block_device: blockDevice?.node ?? null,
     whole_disk: blockDevice?.wholeDisk ?? null,
+    block_devices: disk.blockDevices ?? [],
+    stalled_devices: disk.stalledDevices ?? [],
     mount: disk.mount ? { mount_point: disk.mount.mountPoint, fstype: disk.mount.fsType, source: disk.mount.source } : null,
     ...('unavailable' in smart
       ? { smart: null, smart_unavailable: smart.unavailable }

@@ -22,6 +22,8 @@ export interface BlockDeviceNode {
   members: BlockDeviceNode[];
   /** For a loop device, the file it is attached to. */
   backing?: LoopBacking;
+  /** A device behind a controller (sysfs links it to one): a drive SMART can be asked about. */
+  physical?: true;
   /** Why the walk stops here with no block device, or with a loop device's backing unknown. */
   reason?: string;
 }
@@ -125,6 +127,8 @@ async function nodeAt(sysPath: string, walk: Walk): Promise<BlockDeviceNode> {
     wholeDisk: existsSync(path.join(sysPath, 'partition')) ? await nodeAt(path.dirname(sysPath), below) : null,
     members: await Promise.all(membersOf(sysPath).map((member) => nodeAt(member, below))),
     ...(existsSync(backingFile) ? { backing: await loopBacking(backingFile, name, below) } : {}),
+    // A device the kernel makes up (loop, dm, md, zram) has no `device` link.
+    ...(existsSync(path.join(sysPath, 'device')) ? { physical: true as const } : {}),
   };
 }
 
@@ -166,4 +170,31 @@ export function devicesToCount(tree: BlockDeviceNode): CountedDevice[] {
   };
   visit(tree, 'filesystem');
   return [...found.values()];
+}
+
+/** A device node under /dev: sysfs writes a '/' in a kernel name as '!' (cciss!c0d0 is /dev/cciss/c0d0). */
+export function devNodeOf(name: string): string {
+  return `/dev/${name.replaceAll('!', '/')}`;
+}
+
+/** What a replacement ticket names and what smartctl is asked about. */
+export interface DriveOfFilesystem {
+  /** The device the filesystem is on, e.g. /dev/nvme0n1p1. */
+  node: string;
+  /** The disk that holds it: itself, or for a partition its parent, e.g. /dev/nvme0n1. */
+  wholeDisk: string;
+  /** Why the whole disk is no physical device SMART could be read from (a loop, dm, md or zram device). */
+  virtualBecause?: string;
+}
+
+/** null when sysfs knows no block device by the filesystem's number (btrfs, overlayfs and the like). */
+export function driveOf(tree: BlockDeviceNode): DriveOfFilesystem | null {
+  if (tree.name === null) return null;
+  const disk = tree.wholeDisk ?? tree;
+  const wholeDisk = devNodeOf(disk.name ?? tree.name);
+  return {
+    node: devNodeOf(tree.name),
+    wholeDisk,
+    ...(disk.physical ? {} : { virtualBecause: `${wholeDisk} is a virtual block device, not a physical disk` }),
+  };
 }

@@ -23,6 +23,7 @@ import { detectorSeverity } from '../detect/severity.js';
 import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
 import { statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
 import { feedDetector } from '../detect/tick-feed.js';
+import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { TraceError } from '../trace/trace-reader.js';
 
@@ -50,6 +51,8 @@ export interface ReplayObserver {
    * tick's inspection belongs to the round the next update closes, as in the score.
    */
   inspection?(disk: string, tick: number, ms: number | null): void;
+  /** The block devices' figures recorded at a tick (the close of a live round), as it is replayed, before its update. */
+  devices?(tick: number, devices: readonly DeviceFigures[]): void;
 }
 
 export interface ReplayOptions {
@@ -106,6 +109,8 @@ export class ReplayEngine {
   private readonly detector: StatisticalDetector;
   private readonly disks = new Map<string, PendingLines>();
   private readonly disksKnown: boolean;
+  /** Device lines by tick, until the tick is replayed. */
+  private readonly devices = new Map<number, DeviceFigures[]>();
   private replayed = 0;
   private latestTick = 0;
 
@@ -129,6 +134,7 @@ export class ReplayEngine {
   add(line: TraceLine): void {
     if (line.tick > this.latestTick) this.latestTick = line.tick;
     if (line.disk !== null) this.addInspection(line, line.disk);
+    if (line.device) this.addDevice(line.tick, line.device);
     this.replayUpTo(this.settledTick());
   }
 
@@ -167,6 +173,18 @@ export class ReplayEngine {
     }
   }
 
+  /**
+   * The recorder writes a round's device lines as the round closes, before any result of a
+   * later tick: one that comes after its tick was replayed is past the settle window, and
+   * has nothing left to be shown with.
+   */
+  private addDevice(tick: number, device: DeviceFigures): void {
+    if (!this.observer.devices || tick <= this.replayed || (this.options.ticks !== undefined && tick > this.options.ticks)) return;
+    const devices = this.devices.get(tick);
+    if (devices) devices.push(device);
+    else this.devices.set(tick, [device]);
+  }
+
   /** The latest tick whose lines are all known. */
   private settledTick(): number {
     let settled = this.latestTick - SETTLE_WINDOW_TICKS;
@@ -188,6 +206,11 @@ export class ReplayEngine {
   }
 
   private replay(k: number): void {
+    const devices = this.devices.get(k);
+    if (devices) {
+      this.devices.delete(k);
+      this.observer.devices?.(k, devices);
+    }
     const tick = this.ticks.tick(k * this.options.params.intervalMs);
     if (tick.updated) this.emitUpdate(k);
     // Every disk's inspection is settled within its own tick, so none is left in flight to

@@ -1,7 +1,10 @@
 // replay's default output: one line per round, a line at each moment a post-mortem looks
 // for (the slow and eviction thresholds first reached, each recovery to 1), and the verdict.
+// The block devices a trace recorded show as watch shows them: on the round's line, and with
+// --verbose a line each.
+import type { DeviceFigures } from '../kernel/device-counters.js';
 import { formatDuration, type ScoreParams } from '../params.js';
-import { formatElapsed, formatScore } from '../report/format.js';
+import { formatBlockDevices, formatDeviceLine, formatElapsed, formatScore } from '../report/format.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import type { ReplayResult, ScoreUpdate } from './replay-engine.js';
 
@@ -15,6 +18,9 @@ export class Timeline {
   constructor(
     private readonly params: ScoreParams,
     private readonly write: (line: string) => void,
+    private readonly verbose = false,
+    /** The trace header's block devices of each disk. */
+    private readonly blockDevices: Readonly<Record<string, string[]>> = {},
   ) {}
 
   /** Names the trace and the parameters it is scored with, since flags may differ from the live run's. */
@@ -22,11 +28,16 @@ export class Timeline {
     this.write(`${traceName}: ${paramsSummary(this.params)}`);
   }
 
-  update(update: ScoreUpdate): void {
+  /** `devices`: the figures recorded at the update's tick. */
+  update(update: ScoreUpdate, devices: readonly DeviceFigures[] = []): void {
     const reported = reportedScore(update.storeScore);
-    const disks = [...update.scores].map(([name, score]) => `${name} ${formatScore(score)} stat ${update.statistical.get(name)}`);
+    const disks = [...update.scores].map(([name, score]) => {
+      const shown = { blockDevices: this.blockDevices[name], stalledDevices: stalledBehind(name, devices) };
+      return `${name} ${formatScore(score)} stat ${update.statistical.get(name)}${formatBlockDevices(shown)}`;
+    });
     const at = `${formatElapsed(update.timeMs)} tick ${update.tick}`;
     this.write([`${at} store ${reported} (${formatScore(update.storeScore)})`, ...disks].join(' | '));
+    if (this.verbose) for (const device of devices) this.write(`  ${formatDeviceLine(device)}`);
     if (update.severity !== 'ok' && !this.slowReached) {
       this.slowReached = true;
       this.write(`${at}: slow threshold ${this.params.slowThreshold} first reached`);
@@ -50,6 +61,11 @@ export class Timeline {
         `(${formatElapsed(result.ticks * this.params.intervalMs)}); slow at ${this.params.slowThreshold}, evict at ${this.params.evictThreshold}`,
     );
   }
+}
+
+/** The devices behind a disk that stalled. */
+export function stalledBehind(disk: string, devices: readonly DeviceFigures[]): string[] {
+  return devices.filter((device) => device.stalled && device.disks.includes(disk)).map((device) => device.name);
 }
 
 export function paramsSummary(p: ScoreParams): string {

@@ -2,19 +2,22 @@
 // every round, one per event, and check's summary. Every line has a "type"; a timing's unit
 // is in its name; the README's table lists the fields. Replay's lines keep the keys of
 // trace-format.md ({"tick","disk","score"}, {"tick","store_score","evict"}) and add these.
+// A block device's line ("type": "device") has the keys of the trace's device line.
 // Scores are written as JavaScript prints a double: the shortest text that reads back exactly.
+import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { ScoreParams } from '../params.js';
 import type { SerializedProbeError } from '../prober/protocol.js';
 import { SEVERITY_LABELS, reportedScore, severityOf } from '../score/store-score.js';
 import type { DiskStatus, SessionEvent } from '../session/probe-session.js';
+import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
 import type { Reporter } from './round-lines.js';
 
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = Pick<DiskStatus, 'name' | 'score' | 'statistical'> | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -22,6 +25,8 @@ export interface JsonRound {
   elapsedMs: number;
   storeScore: number;
   disks: readonly RoundDisk[];
+  /** The block devices behind the disks, over the round. */
+  devices?: readonly DeviceFigures[];
 }
 
 /** What only a live run knows. */
@@ -114,8 +119,10 @@ export class JsonLines implements Reporter {
     const lines: Json[] = [];
     for (const disk of round.disks) {
       const status = 'state' in disk && this.live ? statusFields(disk, this.live.buffered) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...status });
+      const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...devices, ...status });
     }
+    for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);
     const severity = severityOf(round.storeScore, this.params);
     lines.push({ type: 'store', ...at, store_score: round.storeScore, reported_score: reported, evict: severity === 'evict', severity });

@@ -1,10 +1,11 @@
 // watch on a TTY: a live view that redraws a few times a second, so a hung disk's
-// waiting time and the other disks' latencies keep moving between rounds.
+// waiting time and the other disks' latencies keep moving between rounds. With --verbose,
+// each disk's block devices over the last round, on lines under it.
 import ora, { type Ora } from 'ora';
 import type { ScoreParams } from '../params.js';
 import type { DiskStatus, RoundReport, SessionEvent } from '../session/probe-session.js';
 import { severityOf } from '../score/store-score.js';
-import { formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
+import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 import type { Reporter } from './round-lines.js';
 import { spinnerColor } from './terminal.js';
 
@@ -19,6 +20,7 @@ export class LiveView implements Reporter {
     private readonly statuses: () => DiskStatus[],
     private readonly params: ScoreParams,
     private readonly buffered: boolean,
+    private readonly verbose = false,
   ) {
     // On stdout, which the caller found to be a terminal, with the events written between frames.
     this.spinner = ora({ text: 'starting the probes', stream: process.stdout, discardStdin: false, color: spinnerColor() }).start();
@@ -50,7 +52,11 @@ export class LiveView implements Reporter {
     const report = this.last!;
     const severity = severityOf(report.storeScore, this.params);
     const scores = new Map(report.disks.map((disk) => [disk.name, disk.score]));
-    const lines = this.statuses().map((disk) => `  ${formatDiskLine({ ...disk, score: scores.get(disk.name) ?? disk.score }, this.buffered)}`);
+    const lines = this.statuses().flatMap((disk) => [
+      `  ${formatDiskLine({ ...disk, score: scores.get(disk.name) ?? disk.score }, this.buffered)}`,
+      // A device behind two disks is shown under the first.
+      ...(this.verbose ? report.devices.filter((device) => device.disks[0] === disk.name).map((device) => `    ${formatDeviceLine(device)}`) : []),
+    ]);
     return [
       `store score ${report.reportedScore} (${formatScore(report.storeScore)}) ${severity.toUpperCase()}  tick ${report.tick}  ${formatElapsed(report.elapsedMs)}  slow ${this.params.slowThreshold} evict ${this.params.evictThreshold}`,
       ...lines,

@@ -4,6 +4,7 @@
 // Base units: seconds; the score is unitless, 1..100.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import { DETECTOR_STATES } from '../detect/statistical-detector.js';
+import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../params.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
@@ -38,6 +39,12 @@ export class SlowdiskMetrics {
   /** Disks whose counter and histogram series exist. */
   private readonly started = new Set<string>();
   private readonly statisticalState: Gauge<'disk' | 'state'>;
+  private readonly blockDeviceInfo: Gauge<'disk' | 'device'>;
+  private readonly deviceIops: Gauge<'device' | 'disk' | 'op'>;
+  private readonly deviceLatency: Gauge<'device' | 'disk' | 'op'>;
+  private readonly deviceInFlight: Gauge<'device' | 'disk'>;
+  private readonly deviceUtilisation: Gauge<'device' | 'disk'>;
+  private readonly deviceStalled: Gauge<'device' | 'disk'>;
 
   constructor(params: ScoreParams, buffered: boolean) {
     const registers = [this.registry];
@@ -71,6 +78,28 @@ export class SlowdiskMetrics {
       labelNames: ['disk', 'state'],
       registers,
     });
+    this.blockDeviceInfo = new Gauge({
+      name: 'slowdisk_disk_block_device_info',
+      help: "The block devices behind each inspected disk's filesystem, by the kernel's name: the filesystem's own, its whole disk, a stacked device's members, a loop device's backing disk.",
+      labelNames: ['disk', 'device'],
+      registers,
+    });
+    const perDevice = (name: string, help: string) => new Gauge({ name, help, labelNames: ['device', 'disk'] as const, registers });
+    this.deviceIops = new Gauge({
+      name: 'slowdisk_device_iops',
+      help: "Requests the block device completed per second over the last round, by op (read, write, flush), from the kernel's counters.",
+      labelNames: ['device', 'disk', 'op'],
+      registers,
+    });
+    this.deviceLatency = new Gauge({
+      name: 'slowdisk_device_latency_seconds',
+      help: 'Mean time from queueing to completion of the requests the block device completed in the last round, by op; absent for an op with none.',
+      labelNames: ['device', 'disk', 'op'],
+      registers,
+    });
+    this.deviceInFlight = perDevice('slowdisk_device_in_flight', 'Requests in flight on the block device as the last round closed: its queue depth.');
+    this.deviceUtilisation = perDevice('slowdisk_device_utilisation_ratio', 'Share of the last round the block device had a request in flight, 0 to 1.');
+    this.deviceStalled = perDevice('slowdisk_device_stalled', 'Whether the block device had requests in flight and completed none for the whole last round.');
     this.memoryBacked = new Gauge({
       name: 'slowdisk_memory_backed',
       help: 'Whether the filesystem is memory-backed (tmpfs, ramfs): probed, but never a disk.',
@@ -118,6 +147,7 @@ export class SlowdiskMetrics {
     this.storeScore.set(report.storeScore);
     this.storeReportedScore.set(report.reportedScore);
     this.describe(report.disks);
+    this.devices(report.devices);
     for (const [disk, charged] of chargedTimeouts) {
       const seen = this.timeoutsSeen.get(disk) ?? 0;
       if (charged > seen) this.timeouts.inc({ disk }, charged - seen);
@@ -133,9 +163,31 @@ export class SlowdiskMetrics {
     if (error) this.errors.inc({ disk, code: error.code });
   }
 
+  /** Set afresh each round: a device that no longer goes with a disk, or has no figures this round, leaves them. */
+  private devices(devices: readonly DeviceFigures[]): void {
+    for (const gauge of [this.deviceIops, this.deviceLatency, this.deviceInFlight, this.deviceUtilisation, this.deviceStalled]) gauge.reset();
+    for (const figures of devices) {
+      const ops = [
+        ['read', figures.readIops, figures.readLatencyMs],
+        ['write', figures.writeIops, figures.writeLatencyMs],
+        ['flush', figures.flushIops, figures.flushLatencyMs],
+      ] as const;
+      for (const disk of figures.disks) {
+        const labels = { device: figures.name, disk };
+        for (const [op, iops, latencyMs] of ops) {
+          if (iops !== null) this.deviceIops.set({ ...labels, op }, iops);
+          if (latencyMs !== null) this.deviceLatency.set({ ...labels, op }, latencyMs / 1000);
+        }
+        this.deviceInFlight.set(labels, figures.inFlight);
+        this.deviceUtilisation.set(labels, figures.utilisation);
+        this.deviceStalled.set(labels, flag(figures.stalled));
+      }
+    }
+  }
+
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    for (const gauge of [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked, this.statisticalState]) gauge.reset();
+    for (const gauge of [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo]) gauge.reset();
     for (const disk of disks) {
       const { name, dir: path } = disk;
       this.slowScore.set({ disk: name, path }, disk.score);
@@ -152,6 +204,7 @@ export class SlowdiskMetrics {
         1,
       );
       if (!disk.inspected) continue;
+      for (const device of disk.blockDevices ?? []) this.blockDeviceInfo.set({ disk: name, device }, 1);
       this.diskUp.set({ disk: name, path }, flag(disk.state !== 'down'));
       for (const state of DETECTOR_STATES) this.statisticalState.set({ disk: name, state }, flag(disk.statistical === state));
       this.startSeries(name);

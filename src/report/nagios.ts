@@ -6,7 +6,7 @@ import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import type { DiskStatus } from '../session/probe-session.js';
 import type { CheckOutcome } from './check-summary.js';
-import { diskFlags, formatElapsed, formatScore, formatState } from './format.js';
+import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState } from './format.js';
 import { LATENCY_PHASES, type PhaseLatencies } from './phase-latencies.js';
 
 /** A label in single quotes, a quote in it doubled, as the guidelines ask. */
@@ -29,7 +29,7 @@ function diskText(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   const score = disk.state === 'skipped' ? '' : ` ${formatScore(disk.score)}`;
-  return `${disk.name}${score} ${formatState(disk)}${flagText}`;
+  return `${disk.name}${score} ${formatState(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {

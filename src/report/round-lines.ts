@@ -1,6 +1,7 @@
-// watch off a TTY: one plain line per round and one per event, nothing else.
+// watch off a TTY: one plain line per round and one per event; with --verbose, a line per
+// block device after each round's.
 import type { RoundReport, SessionEvent } from '../session/probe-session.js';
-import { formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
+import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 
 export interface Reporter {
   round(report: RoundReport): void;
@@ -11,6 +12,7 @@ export interface Reporter {
 export class RoundLines implements Reporter {
   constructor(
     private readonly buffered: boolean,
+    private readonly verbose = false,
     private readonly write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   ) {}
 
@@ -19,6 +21,7 @@ export class RoundLines implements Reporter {
     this.write(
       `${formatElapsed(report.elapsedMs)} tick ${report.tick} store ${report.reportedScore} (${formatScore(report.storeScore)}) | ${disks.join(' | ')}`,
     );
+    if (this.verbose) for (const device of report.devices) this.write(`  ${formatDeviceLine(device)}`);
   }
 
   event(event: SessionEvent): void {

@@ -1,10 +1,13 @@
 // Probe orchestration in the CLI process: owns the clock and the scores, sends inspections
 // to the prober, and re-resolves the layout every round so that no view of a disk or of
-// the mount table goes stale. It never makes a syscall on a disk under test.
+// the mount table goes stale. It never makes a syscall on a disk under test: the kernel's
+// counters come from procfs and sysfs, and the one stat the block-device walk makes (of a
+// loop device's backing file) is bounded in time (src/kernel/block-devices.ts).
 import { EventEmitter } from 'node:events';
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
 import { feedDetector } from '../detect/tick-feed.js';
+import { DeviceCounters, type DeviceFigures } from '../kernel/device-counters.js';
 import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
@@ -30,6 +33,10 @@ export interface DiskStatus extends DiskPlacement {
   errors: number;
   /** The statistical detector's state, for an inspected disk. */
   statistical?: DetectorState;
+  /** The kernel's names of the block devices behind its filesystem, from the filesystem's own down. */
+  blockDevices?: string[];
+  /** Those of them that stalled in the last round: requests in flight, none completed. */
+  stalledDevices?: string[];
 }
 
 export interface RoundReport {
@@ -38,6 +45,8 @@ export interface RoundReport {
   storeScore: number;
   reportedScore: number;
   disks: DiskStatus[];
+  /** What each block device behind the inspected disks did over the round, from the kernel's counters. */
+  devices: DeviceFigures[];
 }
 
 export type SessionEvent =
@@ -86,6 +95,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
+  private readonly counters = new DeviceCounters();
   /** Resolutions came back since the layout was last applied (see onMessage). */
   private layoutStale = false;
   private layout: DiskPlacement[] = [];
@@ -115,6 +125,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe));
     try {
       await session.resolveAtStart();
+      // The first round's outputs name every disk's devices, and its figures have a start.
+      await session.counters.follow(session.inspectedPlacements());
+      session.counters.sample();
     } catch (error) {
       await session.prober.stop(1000);
       throw error;
@@ -161,7 +174,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const now = MONOTONIC_CLOCK.now();
     return [...this.disks.values()].map((disk) => {
       const status: DiskStatus = { ...disk.status, score: this.ticks.scoreOf(disk.status.name) ?? 1 };
-      if (status.inspected) status.statistical = this.detector.state(status.name);
+      if (status.inspected) {
+        status.statistical = this.detector.state(status.name);
+        status.blockDevices = this.counters.devicesOf(status.name);
+        status.stalledDevices = this.counters.stalledOf(status.name);
+      }
       const running = disk.inFlightSinceMs === null ? 0 : now - disk.inFlightSinceMs;
       if (running > this.score.intervalMs) status.waitingMs = running;
       return status;
@@ -220,13 +237,22 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
 
   private emitRound(tick: number, sinceStartMs: number): void {
     const storeScore = this.ticks.storeScore();
+    // One read of the counters a round, at its close, whatever the inspections are waiting on.
+    const devices = this.counters.sample();
+    // For the next round: a changed filesystem, or a device that went away, is resolved anew.
+    void this.counters.follow(this.inspectedPlacements());
     this.emit('round', {
       tick,
       elapsedMs: sinceStartMs,
       storeScore,
       reportedScore: reportedScore(storeScore),
       disks: this.statuses(),
+      devices,
     });
+  }
+
+  private inspectedPlacements(): DiskPlacement[] {
+    return this.layout.filter((placement) => placement.inspected);
   }
 
   private resolveAll(): void {
@@ -327,6 +353,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     for (const placement of next) this.place(placement);
     this.layout = next;
     if (!changed) return;
+    // The block devices behind a disk on another filesystem are known by the round's close.
+    void this.counters.follow(this.inspectedPlacements());
     this.ticks.setInspected(
       next.filter((placement) => placement.inspected).map((placement) => placement.name),
       this.ticks.currentTick * this.score.intervalMs,

@@ -13,6 +13,10 @@ export class SessionRecorder {
     private readonly session: ProbeSession,
   ) {
     session.on('inspection', (record) => this.write(record));
+    session.on('round', (report) => {
+      const wallMs = Date.now();
+      for (const figures of report.devices) writer.device(report.tick, figures, wallMs);
+    });
   }
 
   /** Creates the trace file (never over an existing one) with the layout at start. */
@@ -23,6 +27,7 @@ export class SessionRecorder {
       disks: inspected.map((disk) => disk.name),
       paths: Object.fromEntries(inspected.map((disk) => [disk.name, disk.dir])),
       tool: `slowdisk ${VERSION}`,
+      blockDevices: Object.fromEntries(inspected.map((disk) => [disk.name, disk.blockDevices ?? []])),
     });
     return new SessionRecorder(writer, session);
   }

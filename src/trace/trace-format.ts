@@ -1,5 +1,7 @@
 // The inspection trace (../shared/spec/trace-format.md): what `watch --record` writes and
 // `replay` reads. A public contract, versioned by the header's "slowdisk_trace".
+import type { DeviceFigures } from '../kernel/device-counters.js';
+import type { DeviceRole } from '../kernel/block-devices.js';
 import { DEFAULT_INTERVAL_MS, type ScoreParams } from '../params.js';
 
 export const TRACE_VERSION = 1;
@@ -29,6 +31,8 @@ export interface TraceHeader extends HeaderParams {
   start?: string;
   /** "slowdisk <version>". */
   tool?: string;
+  /** The kernel's names of the block devices behind each disk's filesystem, at the start. */
+  block_devices?: Record<string, string[]>;
 }
 
 /** An inspection that finished, as the recorder writes it. */
@@ -59,16 +63,93 @@ export interface RecordedFailure {
   t: number;
 }
 
+/**
+ * A block device over the round that closed at `tick`, from the kernel's counters. It has no
+ * "disk" key, so that a reader that does not know it takes it for a clock line; "disks" are
+ * the inspected disks whose filesystem goes through the device. Per second: *_iops; mean ms
+ * from queueing to completion of the requests that completed in the round: *_ms, null when
+ * none did (f_iops and f_ms are null on a kernel that does not count flushes, before 5.5).
+ */
+export interface RecordedDevice {
+  tick: number;
+  /** The kernel's name, as in /proc/diskstats. */
+  device: string;
+  major_minor: string;
+  disks: string[];
+  role: DeviceRole;
+  r_iops: number;
+  w_iops: number;
+  f_iops: number | null;
+  r_ms: number | null;
+  w_ms: number | null;
+  f_ms: number | null;
+  /** Requests in flight as the round closed: the queue depth then. */
+  in_flight: number;
+  /** Mean requests in flight over the round (iostat's aqu-sz). */
+  avg_in_flight: number;
+  /** Share of the round with a request in flight, 0 to 1. */
+  util: number;
+  /** Requests in flight and none completed for the whole round. */
+  stalled: boolean;
+  /** Wall-clock ms since the epoch; absent from --json, whose lines carry "time". */
+  t?: number;
+}
+
+const rounded = (value: number, places: number) => Number(value.toFixed(places));
+const roundedOrNull = (value: number | null, places: number) => (value === null ? null : rounded(value, places));
+
+/** A device's figures under the names the trace and --json give them. */
+export function deviceFields(figures: DeviceFigures): Omit<RecordedDevice, 'tick' | 't'> {
+  return {
+    device: figures.name,
+    major_minor: figures.device,
+    disks: figures.disks,
+    role: figures.role,
+    r_iops: rounded(figures.readIops, 3),
+    w_iops: rounded(figures.writeIops, 3),
+    f_iops: roundedOrNull(figures.flushIops, 3),
+    r_ms: roundedOrNull(figures.readLatencyMs, 3),
+    w_ms: roundedOrNull(figures.writeLatencyMs, 3),
+    f_ms: roundedOrNull(figures.flushLatencyMs, 3),
+    in_flight: figures.inFlight,
+    avg_in_flight: rounded(figures.averageQueueDepth, 3),
+    util: rounded(figures.utilisation, 4),
+    stalled: figures.stalled,
+  };
+}
+
+/** The figures back from a device line. */
+export function figuresOfLine(line: Omit<RecordedDevice, 'tick' | 't'>): DeviceFigures {
+  return {
+    name: line.device,
+    device: line.major_minor,
+    disks: line.disks,
+    role: line.role,
+    readIops: line.r_iops,
+    writeIops: line.w_iops,
+    flushIops: line.f_iops,
+    readLatencyMs: line.r_ms,
+    writeLatencyMs: line.w_ms,
+    flushLatencyMs: line.f_ms,
+    inFlight: line.in_flight,
+    averageQueueDepth: line.avg_in_flight,
+    utilisation: line.util,
+    stalled: line.stalled,
+  };
+}
+
 /** One line of a trace as replay reads it, whatever its kind. */
 export interface TraceLine {
   /** Its line number in the file, from 1. */
   line: number;
   tick: number;
-  /** null on a clock line. */
+  /** null on a clock line and a device line. */
   disk: string | null;
-  /** The inspection's duration; null when it failed, and on a clock line. */
+  /** The inspection's duration; null when it failed, and on a clock or device line. */
   ms: number | null;
   late: boolean;
+  /** On a device line: the device's figures over the round that closed at `tick`. */
+  device?: DeviceFigures;
 }
 
 export function headerParamsOf(params: ScoreParams): HeaderParams {

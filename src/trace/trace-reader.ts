@@ -3,7 +3,7 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { ScoreParams } from '../params.js';
-import { HEADER_PARAM_KEYS, TRACE_VERSION, type TraceHeader, type TraceLine } from './trace-format.js';
+import { figuresOfLine, HEADER_PARAM_KEYS, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
 
 /** A line that breaks the trace format. */
 export class TraceError extends Error {
@@ -134,7 +134,8 @@ class LineParser {
     }
     if (disk === undefined) {
       if (ms !== undefined || error !== undefined) throw new TraceError(number, 'no "disk": an inspection line names its disk');
-      return { line: number, tick, disk: null, ms: null, late: false };
+      const device = json.device === undefined ? undefined : deviceLine(json, number);
+      return { line: number, tick, disk: null, ms: null, late: false, ...(device ? { device } : {}) };
     }
     if (typeof disk !== 'string' || disk === '') throw new TraceError(number, `"disk" must be a name, got ${JSON.stringify(disk)}`);
     if (ms === undefined && error === undefined) throw new TraceError(number, 'neither "ms" nor "error": an inspection either took a time or failed');
@@ -159,6 +160,27 @@ class LineParser {
     this.lastTicks.set(disk, tick);
     return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true };
   }
+}
+
+const DEVICE_ROLES = new Set(['filesystem', 'whole-disk', 'member', 'backing']);
+const DEVICE_COUNTS = ['r_iops', 'w_iops', 'in_flight', 'avg_in_flight', 'util'] as const;
+const DEVICE_COUNTS_OR_NULL = ['f_iops', 'r_ms', 'w_ms', 'f_ms'] as const;
+
+/** A block device's figures over a round (RecordedDevice). */
+function deviceLine(json: Json, number: number): TraceLine['device'] {
+  const { device, major_minor: majorMinor, disks, role, stalled } = json;
+  const expect = (valid: boolean, key: string, expected: string) => {
+    if (!valid) throw new TraceError(number, `a device line's "${key}" must be ${expected}, got ${JSON.stringify(json[key])}`);
+  };
+  expect(typeof device === 'string' && device !== '', 'device', 'a device name');
+  expect(typeof majorMinor === 'string' && /^\d+:\d+$/.test(majorMinor), 'major_minor', '"MAJOR:MINOR"');
+  expect(Array.isArray(disks) && disks.every((disk) => typeof disk === 'string' && disk !== ''), 'disks', 'a list of disk names');
+  expect(typeof role === 'string' && DEVICE_ROLES.has(role), 'role', `one of ${[...DEVICE_ROLES].join(', ')}`);
+  expect(typeof stalled === 'boolean', 'stalled', 'true or false');
+  const count = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+  for (const key of DEVICE_COUNTS) expect(count(json[key]), key, 'a number, 0 or more');
+  for (const key of DEVICE_COUNTS_OR_NULL) expect(json[key] === null || count(json[key]), key, 'a number, 0 or more, or null');
+  return figuresOfLine(json as unknown as RecordedDevice);
 }
 
 const positive = (value: number) => Number.isFinite(value) && value > 0;

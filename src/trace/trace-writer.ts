@@ -6,7 +6,8 @@ import os from 'node:os';
 import type { WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { ScoreParams } from '../params.js';
-import { headerParamsOf, TRACE_VERSION, type RecordedFailure, type RecordedInspection, type TraceHeader } from './trace-format.js';
+import type { DeviceFigures } from '../kernel/device-counters.js';
+import { deviceFields, headerParamsOf, TRACE_VERSION, type RecordedDevice, type RecordedFailure, type RecordedInspection, type TraceHeader } from './trace-format.js';
 
 export interface TraceWriterOptions {
   params: ScoreParams;
@@ -16,6 +17,8 @@ export interface TraceWriterOptions {
   paths?: Record<string, string>;
   /** "slowdisk <version>". */
   tool: string;
+  /** The block devices behind each disk's filesystem. */
+  blockDevices?: Record<string, string[]>;
 }
 
 export class TraceWriter {
@@ -42,6 +45,7 @@ export class TraceWriter {
       host: os.hostname(),
       start: new Date().toISOString(),
       tool: options.tool,
+      ...(options.blockDevices ? { block_devices: options.blockDevices } : {}),
     };
     writer.write(header);
     return writer;
@@ -66,6 +70,12 @@ export class TraceWriter {
 
   failure(record: RecordedFailure): void {
     this.write({ tick: record.tick, disk: record.disk, error: record.error, t: microseconds(record.t) });
+  }
+
+  /** A block device over the round that closed at `tick`. */
+  device(tick: number, figures: DeviceFigures, wallMs: number): void {
+    const line: RecordedDevice = { tick, ...deviceFields(figures), t: microseconds(wallMs) };
+    this.write(line);
   }
 
   /** The clock reached `tick`: write it when stopping, so that replay charges the last ticks. */
