@@ -118,7 +118,7 @@ if (mode === 'worker') {
     const t0 = performance.now();
     const answer = await new Promise((resolve) => {
       waiting.set(tick, resolve);
-      client.send({ type: 'inspect', name: 'bench', tick });
+      client.send({ type: 'inspect', tick, disks: [{ name: 'bench', freshBlock: false }] });
     });
     const roundTripNs = (performance.now() - t0) * 1e6;
     if (answer.error) throw new Error(`inspection failed: ${answer.error.message}`);

@@ -1,7 +1,7 @@
 // The floor under slowdisk's CPU time and memory: two Node processes that do what the
 // CLI and its prober do minus any I/O. The parent ticks on absolute deadlines every
-// INTERVAL_MS and sends one 'inspect' message per disk over a forked child's IPC channel
-// (JSON, as src/prober/prober-client.ts does); the child answers each with an
+// INTERVAL_MS and sends one 'inspect' message for all disks over a forked child's IPC
+// channel (JSON, as src/prober/prober-client.ts does); the child answers each disk with an
 // 'inspected' message of the same shape as the prober's, a little later for each disk
 // (the prober's answers come back one by one, as each disk's thread finishes).
 //
@@ -14,15 +14,17 @@ import { fileURLToPath } from 'node:url';
 if (process.argv[2] === 'child') {
   process.on('message', (message) => {
     // Answered after 1 ms, 2 ms, ... by disk, like threads finishing one after another.
-    setTimeout(() => {
-      process.send?.({
-        type: 'inspected',
-        name: message.name,
-        tick: message.tick,
-        created: false,
-        timings: { openMs: 0.031, writeMs: 0.296, syncMs: 0.224, readMs: 0.183, closeMs: 0.006, totalMs: 0.741 },
-      });
-    }, 1 + message.disk);
+    message.disks.forEach(({ name }, disk) => {
+      setTimeout(() => {
+        process.send?.({
+          type: 'inspected',
+          name,
+          tick: message.tick,
+          created: false,
+          timings: { openMs: 0.031, writeMs: 0.296, syncMs: 0.224, readMs: 0.183, closeMs: 0.006, totalMs: 0.741 },
+        });
+      }, 1 + disk);
+    });
   });
   process.on('disconnect', () => process.exit(0));
 } else {
@@ -41,7 +43,7 @@ if (process.argv[2] === 'child') {
     setTimeout(() => {
       tick += 1;
       schedule();
-      names.forEach((name, disk) => child.send({ type: 'inspect', name, tick, disk }));
+      child.send({ type: 'inspect', tick, disks: names.map((name) => ({ name, freshBlock: false })) });
     }, Math.max(0, deadline - performance.now()));
   };
   schedule();

@@ -19,6 +19,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ora from 'ora';
+import { childPids } from '../process-tree.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const HERE = fileURLToPath(new URL('./', import.meta.url));
@@ -418,21 +419,6 @@ export function memory(pid) {
   return { hwmKiB: kib('VmHWM'), rssKiB: kib('VmRSS'), pssKiB };
 }
 
-export function childrenOf(pid) {
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) found.push(Number(entry));
-    } catch {
-      // gone while we looked
-    }
-  }
-  return found;
-}
-
 // ---------------------------------------------------------------------------
 // the real CLI, measured from outside
 
@@ -467,7 +453,7 @@ export async function startWatch(disks, { observe = false, samples = false, phas
   let proberPid = null;
   const started = await waitUntil(() => {
     if (cli.exitCode !== null) return true;
-    proberPid = childrenOf(cli.pid)[0] ?? null;
+    proberPid = childPids(cli.pid)[0] ?? null;
     // The first round line (after 30 ticks) means the session is ticking.
     return proberPid !== null && (!waitForRound || /tick \d+/.test(stdout));
   }, 15_000);
@@ -561,7 +547,7 @@ export async function run(command, args, options = {}) {
  * into bench-results/probe.md), removes everything the parts made, and exits 0 when
  * every part ran (missed targets are results, not failures).
  */
-export async function runParts(parts, { extraRows = [] } = {}) {
+export async function runParts(parts) {
   const started = machine();
   const rows = [];
   let failed = false;
@@ -588,12 +574,11 @@ export async function runParts(parts, { extraRows = [] } = {}) {
   } finally {
     runCleanups();
   }
-  rows.push(...extraRows);
   if (rows.length > 0) {
     const m = started;
     const header = `slowdisk bench: ${m.nproc} x ${m.cpuModel}, Linux ${m.kernel}, Node ${m.node}, load average at start ${m.loadAvgAtStart.join(' ')}; medians of ${SETTINGS.repeats} run(s)`;
     process.stdout.write(`${header}\n\n${formatTable(rows)}\n`);
-    writeMarkdown(extraRows);
+    writeMarkdown();
   }
   process.exitCode = failed ? 1 : 0;
 }
@@ -602,7 +587,7 @@ export async function runParts(parts, { extraRows = [] } = {}) {
  * bench-results/probe.md: the table of every part's latest run (from probe.json), for the
  * README; each part's date, load average and settings are in the JSON.
  */
-function writeMarkdown(extraRows) {
+function writeMarkdown() {
   let all;
   try {
     all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8'));
@@ -610,7 +595,7 @@ function writeMarkdown(extraRows) {
     return;
   }
   const parts = Object.entries(all.parts ?? {});
-  const rows = [...parts.flatMap(([, part]) => part.rows ?? []), ...extraRows];
+  const rows = parts.flatMap(([, part]) => part.rows ?? []);
   const lines = parts.map(([name, part]) => {
     const m = part.machine;
     return `- ${name}: ${part.finishedAt}, ${m.nproc} x ${m.cpuModel}, Linux ${m.kernel}, Node ${m.node}, load average at start ${m.loadAvgAtStart.join(' ')}, medians of ${part.settings.repeats} run(s)`;

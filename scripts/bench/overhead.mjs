@@ -7,12 +7,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { childPids } from '../process-tree.mjs';
 import {
   HARNESS,
   HERE,
   SETTINGS,
   benchDir,
-  childrenOf,
   cpuMs,
   isMain,
   makeDisk,
@@ -43,7 +43,7 @@ const WARM_UP_MS = 5000;
 async function startFloor(disks) {
   const parent = spawnTracked(process.execPath, [join(HERE, 'ipc-floor.mjs'), String(disks), '100'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let childPid = null;
-  await waitUntil(() => (childPid = childrenOf(parent.pid)[0] ?? null) !== null, 10_000);
+  await waitUntil(() => (childPid = childPids(parent.pid)[0] ?? null) !== null, 10_000);
   if (childPid === null) throw new Error('the IPC floor did not start its child');
   return {
     sample: () => ({ atMs: performance.now(), parent: cpuMs(parent.pid), child: cpuMs(childPid) }),

@@ -1,12 +1,13 @@
 // `slowdisk analyze DIR`: which drives of each host are fail-slow, judged against their peers
 // over days, from recorded per-drive latency and throughput series (DIR/host_*/YYYY-MM-DD.csv).
 import { Command } from 'commander';
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import { DEFAULT_PEER_PARAMS, peerParams, type PeerParams } from '../peer/params.js';
 import type { DriveVerdict } from '../peer/verdict.js';
 import { analyzeHost, type HostAnalysis } from '../perseus/analyze.js';
 import { newCounters, type ReadCounters } from '../perseus/csv.js';
 import { findHosts, LayoutError } from '../perseus/layout.js';
+import { loadOra } from '../report/terminal.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
 import { fail } from './fail.js';
 import { numberArg } from './options.js';
@@ -147,7 +148,7 @@ async function runAnalyze(dir: string, values: AnalyzeValues): Promise<void> {
   // ora redraws by its line count, which a terminal of 0 columns (a pty nobody sized) makes infinite.
   let spinner: Ora | null =
     !values.json && process.stdout.isTTY && process.stdout.columns > 0
-      ? ora({ text: `reading ${plural(hosts.length, 'host')}`, stream: process.stdout, discardStdin: false }).start()
+      ? (await loadOra())({ text: `reading ${plural(hosts.length, 'host')}`, stream: process.stdout, discardStdin: false }).start()
       : null;
   const write = (text: string) => {
     if (text === '') return;

@@ -2,7 +2,7 @@
 // as watch, with the header's parameters unless a flag says otherwise.
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../params.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
@@ -10,7 +10,7 @@ import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
 import { stalledBehind, Timeline } from '../replay/timeline.js';
 import { JsonLines } from '../report/json-lines.js';
 import { stdoutFlushed } from '../report/stdout-flushed.js';
-import { canRedraw, spinnerColor } from '../report/terminal.js';
+import { canRedraw, loadOra, spinnerColor } from '../report/terminal.js';
 import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
@@ -98,7 +98,7 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
     throw error;
   });
   // ora redraws by its line count, which a terminal of 0 columns (a pty nobody sized) makes infinite.
-  const progress = !values.json && canRedraw(process.stdout) ? new ReplayProgress(trace) : null;
+  const progress = !values.json && canRedraw(process.stdout) ? new ReplayProgress(trace, await loadOra()) : null;
   const timelineOut = progress ? (text: string) => progress.write(text) : write;
   const blockDevices = trace.header?.block_devices ?? {};
   const timeline = values.json ? null : new Timeline(params, (line) => timelineOut(`${line}\n`), values.verbose === true, blockDevices);
@@ -163,7 +163,10 @@ class ReplayProgress {
   private pending = '';
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly trace: Trace) {
+  constructor(
+    private readonly trace: Trace,
+    private readonly ora: Awaited<ReturnType<typeof loadOra>>,
+  ) {
     // The replay yields to timers between chunks of the file, so this runs while it works.
     this.timer = setInterval(() => this.refresh(), ReplayProgress.REFRESH_MS);
   }
@@ -185,7 +188,7 @@ class ReplayProgress {
   private refresh(): void {
     this.flush();
     if (this.spinner) this.spinner.text = this.text();
-    else this.spinner = ora({ text: this.text(), stream: process.stdout, discardStdin: false, color: spinnerColor() }).start();
+    else this.spinner = this.ora({ text: this.text(), stream: process.stdout, discardStdin: false, color: spinnerColor() }).start();
   }
 
   private flush(): void {

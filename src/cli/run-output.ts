@@ -18,29 +18,40 @@ const DEFAULT_OUTPUT: OutputOptions = { json: false, format: 'human' };
 const FLUSH_CAP_MS = 2000;
 
 export class RunOutput {
-  /** Shows the rounds and events as they come; check in its human and Nagios forms shows none. */
-  readonly reporter: Reporter | null;
-  private readonly json: JsonLines | null = null;
   /** The Nagios perfdata's latencies, gathered over the check. */
   private readonly latencies: PhaseLatencies | null = null;
 
-  constructor(
+  /** The live view is started here, as it loads the spinner only when it is shown. */
+  static async open(
     mode: 'watch' | 'check',
     options: OutputOptions = DEFAULT_OUTPUT,
+    session: ProbeSession,
+    params: ScoreParams,
+    buffered: boolean,
+  ): Promise<RunOutput> {
+    let reporter: Reporter | null = null;
+    let json: JsonLines | null = null;
+    if (options.json) {
+      json = new JsonLines(params, undefined, { now: Date.now, currentTick: () => session.currentTick, buffered });
+      reporter = json;
+    } else if (mode === 'watch') {
+      reporter = canRedraw(process.stdout)
+        ? await LiveView.start(() => session.statuses(), params, buffered, options.verbose === true)
+        : new RoundLines(buffered, options.verbose);
+    }
+    return new RunOutput(mode, options, reporter, json, session, params, buffered);
+  }
+
+  private constructor(
+    mode: 'watch' | 'check',
+    options: OutputOptions,
+    /** Shows the rounds and events as they come; check in its human and Nagios forms shows none. */
+    readonly reporter: Reporter | null,
+    private readonly json: JsonLines | null,
     private readonly session: ProbeSession,
     private readonly params: ScoreParams,
     private readonly buffered: boolean,
   ) {
-    if (options.json) {
-      this.json = new JsonLines(params, undefined, { now: Date.now, currentTick: () => session.currentTick, buffered });
-      this.reporter = this.json;
-    } else if (mode === 'watch') {
-      this.reporter = canRedraw(process.stdout)
-        ? new LiveView(() => session.statuses(), params, buffered, options.verbose)
-        : new RoundLines(buffered, options.verbose);
-    } else {
-      this.reporter = null;
-    }
     if (mode === 'check' && options.format === 'nagios') {
       const latencies = new PhaseLatencies();
       session.on('inspection', (record) => latencies.add(record));

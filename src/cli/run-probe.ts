@@ -86,7 +86,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const verdict = new RunVerdict(score);
   const startMs = MONOTONIC_CLOCK.now();
   let storeScore = 1;
-  const output = new RunOutput(mode, options.output, session, score, buffered);
+  const output = await RunOutput.open(mode, options.output, session, score, buffered);
   const reporter = output.reporter;
 
   let finishing = false;

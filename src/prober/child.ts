@@ -3,7 +3,7 @@
 // and it outlives a stuck syscall only as long as the kernel makes it.
 import { ProbeError, ProbeWorker, type ProbeFile } from '../native/addon.js';
 import type { ProbeParams } from '../params.js';
-import type { FromProber, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
+import type { FromProber, InspectOrder, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
 
 interface ProbedPath {
   target: ProbeTarget;
@@ -64,12 +64,12 @@ async function prepare(
   return { file, staleRemoved };
 }
 
-async function inspect(path: ProbedPath, params: ProbeParams, request: ToProber & { type: 'inspect' }): Promise<void> {
-  const { tick, freshBlock } = request;
+async function inspect(path: ProbedPath, params: ProbeParams, tick: number, order: InspectOrder): Promise<void> {
+  const { freshBlock } = order;
   try {
     // A path that has no probe file yet gets one as part of its inspection, so that a disk
     // that hangs at start is scored like any other hang.
-    const prepared = path.file ? null : await prepare(path, params, request.device);
+    const prepared = path.file ? null : await prepare(path, params, order.device);
     const { file, staleRemoved } = prepared ?? { file: path.file!, staleRemoved: [] };
     const result = await path.worker.inspect({
       file,
@@ -99,6 +99,13 @@ async function inspect(path: ProbedPath, params: ProbeParams, request: ToProber 
   } catch (error) {
     send({ type: 'inspected', name: path.target.name, tick, error: serialize(error) });
   }
+}
+
+function resolve(path: ProbedPath): void {
+  path.worker.resolve(path.target.dir).then(
+    (resolution) => send({ type: 'resolved', name: path.target.name, resolution }),
+    (error) => send({ type: 'resolved', name: path.target.name, error: serialize(error) }),
+  );
 }
 
 async function release(path: ProbedPath): Promise<void> {
@@ -143,24 +150,29 @@ function handle(message: ToProber): void {
     void shutdown();
     return;
   }
-  const path = paths.get(message.name);
-  if (!path || !probe) return;
+  if (!probe) return;
   switch (message.type) {
     case 'resolve':
-      path.worker.resolve(path.target.dir).then(
-        (resolution) => send({ type: 'resolved', name: path.target.name, resolution }),
-        (error) => send({ type: 'resolved', name: path.target.name, error: serialize(error) }),
-      );
+      for (const name of message.names) {
+        const path = paths.get(name);
+        if (path) resolve(path);
+      }
       return;
     case 'inspect':
-      path.busy = inspect(path, probe, message);
+      for (const order of message.disks) {
+        const path = paths.get(order.name);
+        if (path) path.busy = inspect(path, probe, message.tick, order);
+      }
       return;
-    case 'release':
+    case 'release': {
+      const path = paths.get(message.name);
+      if (!path) return;
       release(path).then(
         () => send({ type: 'released', name: path.target.name }),
         (error) => send({ type: 'released', name: path.target.name, error: serialize(error) }),
       );
       return;
+    }
   }
 }
 

@@ -1,4 +1,6 @@
-// Messages between the CLI process and the prober child (Node IPC, JSON).
+// Messages between the CLI process and the prober child (Node IPC, JSON). The CLI asks once
+// per tick for all disks, as every message costs both processes a wakeup, a JSON round and a
+// syscall; the prober answers path by path, so that one hung disk never holds up another.
 import type { ProbeParams } from '../params.js';
 
 export interface ProbeTarget {
@@ -31,18 +33,20 @@ export interface PhaseTimings {
   totalMs: number;
 }
 
+export interface InspectOrder {
+  name: string;
+  /** Also write a block the filesystem has to allocate (see InspectRequest.freshBlock). */
+  freshBlock: boolean;
+  /** MAJ:MIN of the filesystem the path is placed on: a probe file is made there only. */
+  device?: string;
+}
+
 export type ToProber =
   | { type: 'configure'; targets: ProbeTarget[]; probe: ProbeParams }
-  | { type: 'resolve'; name: string }
-  | {
-      type: 'inspect';
-      name: string;
-      tick: number;
-      /** Also write a block the filesystem has to allocate (see InspectRequest.freshBlock). */
-      freshBlock: boolean;
-      /** MAJ:MIN of the filesystem the path is placed on: a probe file is made there only. */
-      device?: string;
-    }
+  /** One message for all the paths asked about at once; each is answered on its own. */
+  | { type: 'resolve'; names: string[] }
+  /** A tick's inspections, one message for all its disks; each is answered as it finishes. */
+  | { type: 'inspect'; tick: number; disks: InspectOrder[] }
   | { type: 'release'; name: string }
   | { type: 'stop' };
 

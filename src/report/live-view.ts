@@ -1,29 +1,34 @@
 // watch on a TTY: a live view that redraws a few times a second, so a hung disk's
 // waiting time and the other disks' latencies keep moving between rounds. With --verbose,
 // each disk's block devices over the last round, on lines under it.
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { ScoreParams } from '../params.js';
 import type { DiskStatus, RoundReport, SessionEvent } from '../session/probe-session.js';
 import { severityOf } from '../score/store-score.js';
 import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 import type { Reporter } from './round-lines.js';
-import { spinnerColor } from './terminal.js';
+import { loadOra, spinnerColor } from './terminal.js';
 
 const REDRAW_MS = 250;
 
 export class LiveView implements Reporter {
-  private readonly spinner: Ora;
   private readonly timer: NodeJS.Timeout;
   private last: RoundReport | null = null;
 
-  constructor(
+  /** On stdout, which the caller found to be a terminal, with the events written between frames. */
+  static async start(statuses: () => DiskStatus[], params: ScoreParams, buffered: boolean, verbose: boolean): Promise<LiveView> {
+    const ora = await loadOra();
+    const spinner = ora({ text: 'starting the probes', stream: process.stdout, discardStdin: false, color: spinnerColor() }).start();
+    return new LiveView(spinner, statuses, params, buffered, verbose);
+  }
+
+  private constructor(
+    private readonly spinner: Ora,
     private readonly statuses: () => DiskStatus[],
     private readonly params: ScoreParams,
     private readonly buffered: boolean,
-    private readonly verbose = false,
+    private readonly verbose: boolean,
   ) {
-    // On stdout, which the caller found to be a terminal, with the events written between frames.
-    this.spinner = ora({ text: 'starting the probes', stream: process.stdout, discardStdin: false, color: spinnerColor() }).start();
     this.timer = setInterval(() => this.redraw(), REDRAW_MS);
   }
 

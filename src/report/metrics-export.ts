@@ -2,9 +2,8 @@
 // inspections, written to node_exporter's textfile directory and/or served for scraping.
 import type { ScoreParams } from '../params.js';
 import type { ProbeSession } from '../session/probe-session.js';
-import { SlowdiskMetrics } from './metrics.js';
-import { MetricsServer, type ListenAddress } from './metrics-server.js';
-import { TextfileWriter } from './textfile.js';
+import type { ListenAddress, MetricsServer } from './metrics-server.js';
+import type { TextfileWriter } from './textfile.js';
 
 export interface MetricsTargets {
   /** node_exporter's --collector.textfile.directory. */
@@ -21,6 +20,12 @@ export class MetricsExport {
   /** Binds the port and writes the first textfile; rejects with one line when either cannot be done. */
   static async start(targets: MetricsTargets, session: ProbeSession, params: ScoreParams, buffered: boolean): Promise<MetricsExport | null> {
     if (targets.textfile === undefined && targets.listen === undefined) return null;
+    // Imported only here: prom-client is as much memory as the rest of a run without them.
+    const [{ SlowdiskMetrics }, { MetricsServer }, { TextfileWriter }] = await Promise.all([
+      import('./metrics.js'),
+      import('./metrics-server.js'),
+      import('./textfile.js'),
+    ]);
     const metrics = new SlowdiskMetrics(params, buffered);
     metrics.begin(session.statuses(), Date.now());
     const server = targets.listen ? await MetricsServer.listen(targets.listen, metrics.registry) : null;

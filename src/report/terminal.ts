@@ -1,5 +1,6 @@
 // Whether stdout is a terminal a live view can redraw, and whether colour is wanted: cron
 // mail, pipes and logs get plain lines with no escape code, and NO_COLOR is honoured.
+import type Ora from 'ora';
 
 /**
  * A redrawn view needs a terminal with a width. ora itself stops drawing on TERM=dumb and
@@ -16,4 +17,12 @@ export function canRedraw(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = p
  */
 export function spinnerColor(env: NodeJS.ProcessEnv = process.env): 'cyan' | false {
   return env.NO_COLOR ? false : 'cyan';
+}
+
+/**
+ * ora, imported only once a spinner is to be shown: it and its dependencies are a sixth of
+ * a running watch's memory, which a run off a terminal never needs (scripts/bench/overhead.mjs).
+ */
+export async function loadOra(): Promise<typeof Ora> {
+  return (await import('ora')).default;
 }

@@ -11,7 +11,7 @@ import { DeviceCounters, type DeviceFigures } from '../kernel/device-counters.js
 import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
-import type { FromProber, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
+import type { FromProber, InspectOrder, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
 import { RestartingProber } from '../prober/restarting-prober.js';
 import { reportedScore } from '../score/store-score.js';
 import { InspectionTicker, MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
@@ -207,8 +207,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       pending.set(name, (message) => {
         if (message.error) failures.push(`${name}=${dir}: ${describeError(message.error)}`);
       });
-      this.prober.send({ type: 'resolve', name });
     }
+    this.prober.send({ type: 'resolve', names: this.targets.map(({ name }) => name) });
     await results;
     if (failures.length > 0) throw new StartupError(`cannot probe ${failures.join('; ')}`);
     // Resolutions recorded by onMessage; a path that did not answer in time is inspected
@@ -221,15 +221,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.applyStaleLayout();
     const tick = this.ticks.tick(sinceStartMs);
     const now = MONOTONIC_CLOCK.now();
-    for (const name of tick.start) {
+    const orders = tick.start.map((name): InspectOrder => {
       const disk = this.disks.get(name);
       if (disk) disk.inFlightSinceMs = now;
       // Once a round, and on every tick while the disk is down so that a fault only a new
       // block meets (a full filesystem) is seen to lift at once.
       const freshBlock = (tick.tickId - 1) % this.score.roundTicks === 0 || disk?.status.state === 'down';
       const device = disk?.status.device;
-      this.prober.send({ type: 'inspect', name, tick: tick.tickId, freshBlock, ...(device === undefined ? {} : { device }) });
-    }
+      return { name, freshBlock, ...(device === undefined ? {} : { device }) };
+    });
+    if (orders.length > 0) this.prober.send({ type: 'inspect', tick: tick.tickId, disks: orders });
     if (!tick.updated) return;
     this.resolveAll();
     this.emitRound(tick.tickId, sinceStartMs);
@@ -256,14 +257,15 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   private resolveAll(): void {
-    for (const { name } of this.targets) this.resolve(name);
+    this.resolve(this.targets.map(({ name }) => name));
   }
 
-  private resolve(name: string): void {
+  private resolve(names: string[]): void {
     // A path whose last statx has not come back (a hung filesystem) is not asked again.
-    if (this.resolving.has(name)) return;
-    this.resolving.add(name);
-    this.prober.send({ type: 'resolve', name });
+    const asked = names.filter((name) => !this.resolving.has(name));
+    if (asked.length === 0) return;
+    for (const name of asked) this.resolving.add(name);
+    this.prober.send({ type: 'resolve', names: asked });
   }
 
   /** What the dead prober had in flight will never come back; the new one starts afresh. */
@@ -328,7 +330,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     if (error.code === 'EOTHERFS') {
       // The directory is on another filesystem now. Placed again at once, the path is either
       // shown as down (its filesystem vanished) or followed onto the new one.
-      this.resolve(message.name);
+      this.resolve([message.name]);
       return;
     }
     const changed = status.state !== 'down' || status.error?.code !== error.code;

@@ -1,8 +1,10 @@
 // Runs the slowdisk bin as a user would, without npx (npx does not pass signals on).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+
+export { childPids } from '../../scripts/process-tree.mjs';
 
 export const BIN = fileURLToPath(new URL('../../bin/slowdisk.js', import.meta.url));
 
@@ -63,23 +65,6 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-/** The PIDs whose parent is `pid`, from /proc (this kernel has no /proc/PID/task/TID/children). */
-export function childPids(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The command name may hold spaces and parentheses: fields resume after the last ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return children;
 }
 
 export function isAlive(pid: number): boolean {
