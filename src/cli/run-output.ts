@@ -30,6 +30,8 @@ export class RunOutput {
     private readonly session: ProbeSession,
     private readonly params: ScoreParams,
     private readonly buffered: boolean,
+    /** --warn-probability: the Nagios perfdata's warning level of each disk's predicted probability. */
+    private readonly warnProbability?: number,
   ) {
     if (options.json) {
       this.json = new JsonLines(params, undefined, { now: Date.now, currentTick: () => session.currentTick, buffered });
@@ -70,7 +72,7 @@ export class RunOutput {
       return;
     }
     const line = this.latencies
-      ? nagiosLine(outcome, this.params, this.buffered, this.latencies, this.session.chargedTimeouts())
+      ? nagiosLine(outcome, this.params, this.buffered, this.latencies, this.session.chargedTimeouts(), this.warnProbability)
       : checkSummary(outcome.verdict, outcome.storeScore, outcome.elapsedMs, outcome.disks, this.params, this.buffered, outcome.interruptedBy);
     process.stdout.write(`${line}\n`);
   }
