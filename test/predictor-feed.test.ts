@@ -8,6 +8,7 @@ import { nearestDevice, type Prediction, PredictorFeed, predictorParams } from '
 import { ReplayEngine } from '../src/replay/replay-engine.js';
 import { StoreTicks } from '../src/ticks/store-ticks.js';
 import type { TraceLine } from '../src/trace/trace-format.js';
+import { microseconds } from '../src/trace/trace-writer.js';
 
 const params = DEFAULT_SCORE_PARAMS;
 const INTERVAL = params.intervalMs;
@@ -103,7 +104,8 @@ describe('a replayed trace', () => {
     // geometrically from minute 5 to 2 s at minute 15, with a hang of 20 s at minute 12 and
     // failures around minute 8; a result that takes longer than the interval comes back later.
     const ticks = 9000;
-    const latency = (k: number): number => (k < 3000 ? 0.5 + (k % 7) / 10 : Math.min(2000, 0.5 * 8000 ** ((k - 3000) / 6000)));
+    // Live timings have more digits than a trace keeps (microseconds).
+    const latency = (k: number): number => (k < 3000 ? 0.5 + (k % 7) / 10 + 1 / 3e4 : Math.min(2000, 0.5 * 8000 ** ((k - 3000) / 6000)));
     const feed = new PredictorFeed(predictorParams({ timeoutMs: params.timeoutMs }), INTERVAL);
     const store = new StoreTicks(params, feed.outcome);
     store.setInspected(['a'], 0);
@@ -115,7 +117,7 @@ describe('a replayed trace', () => {
       while (pending.length > 0 && pending[0]!.endMs < now) {
         const { tick, ms } = pending.shift()!;
         store.finished('a', tick, ms);
-        trace.push({ line: trace.length + 2, tick, disk: 'a', ms, late: false });
+        trace.push({ line: trace.length + 2, tick, disk: 'a', ms: microseconds(ms), late: false });
       }
       const tick = store.tick(now);
       const devices = k % params.roundTicks === 0 ? [figures('loop0', ['a'], 'filesystem', { averageQueueDepth: k % 4 })] : [];
@@ -130,7 +132,7 @@ describe('a replayed trace', () => {
           trace.push({ line: trace.length + 2, tick: k, disk: name, ms: null, late: false });
         } else if (latency(k) < INTERVAL) {
           store.finished(name, k, latency(k));
-          trace.push({ line: trace.length + 2, tick: k, disk: name, ms: latency(k), late: false });
+          trace.push({ line: trace.length + 2, tick: k, disk: name, ms: microseconds(latency(k)), late: false });
         } else {
           pending.push({ endMs: now + latency(k), tick: k, ms: latency(k) });
         }

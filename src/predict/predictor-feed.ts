@@ -11,7 +11,11 @@
 // was charged as a wait; a trace does not say how long a failure took, so replay counts it
 // as one that came back in time. With the figures of the block devices recorded at T,
 // the sample also has the queue depth and the IOPS of the device nearest to the disk.
+// Durations and figures are taken as a trace records them (to the microsecond, the figures
+// rounded as on a device line), so that a replay is fed exactly what the live run was.
 import type { DeviceFigures } from '../kernel/device-counters.js';
+import { deviceFields, figuresOfLine } from '../trace/trace-format.js';
+import { microseconds } from '../trace/trace-writer.js';
 import { type Prediction, Predictor } from './predictor.js';
 import type { PredictorParams } from './predictor-params.js';
 
@@ -63,7 +67,7 @@ export class PredictorFeed {
   readonly outcome = (disk: string, tickId: number, durationMs: number | null): void => {
     const sample = this.sampleOf(disk);
     if (durationMs !== null) {
-      sample.latenciesMs.push(durationMs);
+      sample.latenciesMs.push(microseconds(durationMs));
       sample.waitingTicks = 0;
       return;
     }
@@ -89,8 +93,9 @@ export class PredictorFeed {
    * one; at the end of a sample period each disk's predictor is fed.
    */
   tick(tickId: number, devices: readonly DeviceFigures[] = []): void {
+    const recorded = devices.map((figures) => figuresOfLine(deviceFields(figures)));
     for (const disk of this.samples.keys()) {
-      const figures = nearestDevice(disk, devices);
+      const figures = nearestDevice(disk, recorded);
       if (!figures) continue;
       const sums = this.deviceSums.get(disk);
       const iops = (figures.readIops ?? 0) + (figures.writeIops ?? 0) + (figures.flushIops ?? 0);
