@@ -86,6 +86,8 @@ export class PredictorFeed {
     const sample = this.sampleOf(disk);
     sample.errors += 1;
     sample.failedTick = tickId;
+    // The disk answered: a tick charged after this one waits afresh.
+    sample.waitingTicks = 0;
   }
 
   /**
