@@ -1,6 +1,6 @@
 // The early warning live, on a real loop disk that is really throttled: watch shows the
 // probability and the warning, and its recorded trace replays to exactly the same
-// predictions, round by round.
+// predictions, round by round; check exits WARNING for a disk in warning.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,5 +70,15 @@ describe.skipIf(gate.skip)('early warning in watch', () => {
     const liveByTick = predictions(live, 'kv');
     expect(liveByTick.size).toBeGreaterThan(20);
     for (const [tick, prediction] of liveByTick) expect(`${tick}: ${replayed.get(tick)}`).toBe(`${tick}: ${prediction}`);
+  });
+
+  it('check exits WARNING for a disk in state warning whose score stays 1, and says so in the Nagios line', { timeout: 120_000 }, async () => {
+    const disk = await makeTestDisk();
+    // Every real inspection takes longer than 0.1 ms: the disk is past this SLA from the start.
+    const result = await runCli(['check', '--kv', disk.dir, '--duration', '70s', '--sla', '0.1ms', '--warn-probability', '0.5', '--format', 'nagios']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^SLOWDISK WARNING - store score 1 \(slow at 80, evict at 100\) after 70\.\ds; kv 1\.00 up warn 0\.\d\d on \S+ \| /);
+    expect(result.stdout).toMatch(/ 'kv_breach_probability'=0\.\d+;0\.5;;0;1\n$/);
   });
 });
