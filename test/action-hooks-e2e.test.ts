@@ -154,6 +154,9 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
           block_devices: expect.arrayContaining([path.basename(disk.device)]),
           // Its own filesystem frozen, the writes wait above the loop device's queue: no stall there.
           stalled_devices: [],
+          // The early warning has no probability before its 4th sample of 15 s, a minute in.
+          predicted_breach_probability: null,
+          warning: false,
           mount: { mount_point: disk.dir, fstype: 'ext4', source: disk.device },
           smart: null,
           smart_unavailable: `${disk.device} is a virtual block device, not a physical disk`,

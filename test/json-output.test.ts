@@ -159,7 +159,8 @@ describe('replay --json', () => {
     expect(result.code).toBe(2);
     const out = parseLines(result.stdout);
     expect(out.slice(0, 2)).toEqual([
-      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2, statistical: 'ok' },
+      // No early warning yet: the predictor needs 4 samples of 15 s.
+      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2, statistical: 'ok', predicted_breach_probability: null, warning: false },
       { type: 'store', tick: 30, elapsed_seconds: 3, store_score: 2, reported_score: 2, evict: false, severity: 'ok' },
     ]);
     expect(ofType(out, 'event')).toEqual([
@@ -186,10 +187,11 @@ describe('the JSON Lines formatter', () => {
   it('is the same for a live round and a replayed one, the live one adding what only it knows', () => {
     const written: string[] = [];
     const replayed = new JsonLines(DEFAULT_SCORE_PARAMS, (lines) => written.push(lines));
-    replayed.round({ tick: 60, elapsedMs: 6000, storeScore: 4.5, disks: [{ name: 'kv', score: 4.5 }] });
+    const prediction = { atMs: 6000, probability: 0.82, warning: true, model: 'network', samples: 4, p99Ms: 120, missing: [], ignored: [] } as const;
+    replayed.round({ tick: 60, elapsedMs: 6000, storeScore: 4.5, disks: [{ name: 'kv', score: 4.5, prediction }] });
     // A round's lines in one write.
     expect(written).toEqual([
-      '{"type":"disk","tick":60,"elapsed_seconds":6,"disk":"kv","score":4.5}\n' +
+      '{"type":"disk","tick":60,"elapsed_seconds":6,"disk":"kv","score":4.5,"predicted_breach_probability":0.82,"warning":true,"predictor_model":"network"}\n' +
         '{"type":"store","tick":60,"elapsed_seconds":6,"store_score":4.5,"reported_score":4,"evict":false,"severity":"ok"}\n',
     ]);
   });

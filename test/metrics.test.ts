@@ -105,6 +105,20 @@ describe('the metrics', () => {
     expect(await samples(metrics, 'slowdisk_disk_block_device_info')).toEqual([]);
   });
 
+  it("carry each inspected disk's early warning: its probability once it has one, and whether it is in state warning", async () => {
+    const metrics = new SlowdiskMetrics(DEFAULT_SCORE_PARAMS, false);
+    metrics.begin([raft, kvSkipped], 0);
+    // Before its first probability: not in warning, no probability.
+    expect(await samples(metrics, 'slowdisk_predicted_breach_probability')).toEqual([]);
+    expect(await samples(metrics, 'slowdisk_predicted_warning')).toEqual(['slowdisk_predicted_warning{disk="raft"} 0']);
+    const prediction = { atMs: 60_000, probability: 0.82, warning: true, model: 'network', samples: 4, p99Ms: 120, missing: [], ignored: [] } as const;
+    metrics.round(round([{ ...raft, prediction }, kvSkipped], 1), new Map(), 3000);
+    expect(await samples(metrics, 'slowdisk_predicted_breach_probability')).toEqual(['slowdisk_predicted_breach_probability{disk="raft"} 0.82']);
+    expect(await samples(metrics, 'slowdisk_predicted_warning')).toEqual(['slowdisk_predicted_warning{disk="raft"} 1']);
+    metrics.round(round([{ ...raft, prediction: { ...prediction, probability: 0.3, warning: false } }, kvSkipped], 1), new Map(), 6000);
+    expect(await samples(metrics, 'slowdisk_predicted_warning')).toEqual(['slowdisk_predicted_warning{disk="raft"} 0']);
+  });
+
   it('flag a buffered run and carry the thresholds of the run', async () => {
     const metrics = new SlowdiskMetrics({ ...DEFAULT_SCORE_PARAMS, slowThreshold: 50, evictThreshold: 90 }, true);
     expect(await samples(metrics, 'slowdisk_buffered')).toEqual(['slowdisk_buffered 1']);

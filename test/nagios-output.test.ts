@@ -66,7 +66,7 @@ describe('the Nagios line', () => {
     expect(line).toBe(
       'SLOWDISK CRITICAL - store score 100 (evict at 100) after 21.0s; raft 100 waiting 2.1s for an inspection, kv skipped: same filesystem as raft' +
         " | 'store_score'=100;80;100;1;100 'raft_score'=100;80;100;1;100 'raft_write_latency'=0.42ms;;;0 'raft_sync_latency'=1.3ms;;;0" +
-        " 'raft_read_latency'=0.25ms;;;0 'raft_timeouts'=210;;;0 'kv_score'=1;80;100;1;100",
+        " 'raft_read_latency'=0.25ms;;;0 'raft_timeouts'=210;;;0 'raft_breach_probability'=U;0.7;;0;1 'kv_score'=1;80;100;1;100",
     );
     parse(line);
   });
@@ -81,6 +81,18 @@ describe('the Nagios line', () => {
     expect(parse(warning).perfdata.get('kv_score')).toBe('79.5;80;100;1;100');
     const ok = nagiosLine({ verdict: verdictOf(1), storeScore: 1, elapsedMs: 30_000, disks: [healthy('kv', 1, { memoryBacked: true })], exitCode: 0 }, params, true, latencies, new Map());
     expect(parse(ok).status).toBe('SLOWDISK OK - store score 1 (slow at 80, evict at 100) after 30.0s; kv 1.00 up [not a disk: memory-backed; buffered: no O_DIRECT]');
+  });
+
+  it('WARNING for a disk in state warning, its predicted probability in the text and the perfdata', () => {
+    const prediction = { atMs: 60_000, probability: 0.823, warning: true, model: 'network', samples: 4, p99Ms: 120, missing: [], ignored: [] } as const;
+    const verdict = new RunVerdict(DEFAULT_SCORE_PARAMS);
+    verdict.observe(1, 'slow');
+    const disks = [healthy('kv', 1, { prediction }), healthy('raft', 1, { prediction: { ...prediction, probability: 0.1, warning: false } })];
+    const line = nagiosLine({ verdict, storeScore: 1, elapsedMs: 60_000, disks, exitCode: 1 }, DEFAULT_SCORE_PARAMS, false, new PhaseLatencies(), new Map(), 0.8);
+    const { status, perfdata } = parse(line);
+    expect(status).toBe('SLOWDISK WARNING - store score 1 (slow at 80, evict at 100) after 60.0s; kv 1.00 up warn 0.82, raft 1.00 up predict 0.10');
+    expect(perfdata.get('kv_breach_probability')).toBe('0.823;0.8;;0;1');
+    expect(perfdata.get('raft_breach_probability')).toBe('0.1;0.8;;0;1');
   });
 
   it('UNKNOWN when interrupted; no "|" in the text, so the perfdata stays where Nagios looks for it', () => {

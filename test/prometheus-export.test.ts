@@ -26,6 +26,8 @@ const FAMILIES = [
   'slowdisk_disk_up',
   'slowdisk_disk_info',
   'slowdisk_statistical_state',
+  'slowdisk_predicted_breach_probability',
+  'slowdisk_predicted_warning',
   'slowdisk_disk_block_device_info',
   'slowdisk_device_iops',
   'slowdisk_device_latency_seconds',

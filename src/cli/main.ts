@@ -26,10 +26,11 @@ import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
 import { runDrives } from './run-drives.js';
 import { replayCommand } from './replay-command.js';
+import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } from './predictor-options.js';
 import { runProbe, type RunOptions } from './run-probe.js';
 import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
-type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & StatisticalOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues & DriveOptionValues;
+type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & StatisticalOptionValues & PredictorOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues & DriveOptionValues;
 
 function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): RunOptions {
   const values = withTikvConfig(given, command);
@@ -45,6 +46,7 @@ function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),
     criticalOn: values.criticalOn,
+    predictor: predictorParamsFrom(values, score),
     ...(drives === null ? {} : { drives }),
   };
 }
@@ -70,6 +72,7 @@ function probeCommand(name: string, summary: string, examples: string): Command 
   addProbeOptions(command);
   addRecordOption(command);
   addStatisticalOptions(command);
+  addPredictorOptions(command);
   addTikvConfigOptions(command);
   addHookOptions(command);
   addDriveOptions(command);

@@ -16,6 +16,7 @@ import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
 import { fail } from './fail.js';
 import { VERBOSE_HELP } from './output-options.js';
+import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } from './predictor-options.js';
 import {
   addScoreOptions,
   addStatisticalOptions,
@@ -26,7 +27,7 @@ import {
   type StatisticalOptionValues,
 } from './options.js';
 
-interface ReplayValues extends ScoreOptionValues, StatisticalOptionValues {
+interface ReplayValues extends ScoreOptionValues, StatisticalOptionValues, PredictorOptionValues {
   ticks?: number;
   json?: boolean;
   verbose?: boolean;
@@ -52,6 +53,7 @@ export function replayCommand(): Command {
     .argument('<trace>', 'a trace written by watch --record or check --record (JSON Lines), or - for stdin');
   addScoreOptions(command);
   addStatisticalOptions(command);
+  addPredictorOptions(command);
   return command
     .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
     .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
@@ -118,6 +120,7 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
         name,
         score,
         statistical: update.statistical.get(name),
+        prediction: update.predictions.get(name),
         blockDevices: blockDevices[name],
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
       }));
@@ -136,6 +139,7 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
     ticks: values.ticks,
     statistical: statisticalParamsFrom(values, params),
     criticalOn: values.criticalOn,
+    predictor: predictorParamsFrom(values, params),
   }, observer).catch((error: unknown) => {
     progress?.stop();
     return failTrace(trace.name, error);

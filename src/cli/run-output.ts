@@ -28,6 +28,7 @@ export class RunOutput {
     session: ProbeSession,
     params: ScoreParams,
     buffered: boolean,
+    warnProbability?: number,
   ): Promise<RunOutput> {
     let reporter: Reporter | null = null;
     let json: JsonLines | null = null;
@@ -39,7 +40,7 @@ export class RunOutput {
         ? await LiveView.start(() => session.statuses(), params, buffered, options.verbose === true)
         : new RoundLines(buffered, options.verbose);
     }
-    return new RunOutput(mode, options, reporter, json, session, params, buffered);
+    return new RunOutput(mode, options, reporter, json, session, params, buffered, warnProbability);
   }
 
   private constructor(
@@ -51,6 +52,8 @@ export class RunOutput {
     private readonly session: ProbeSession,
     private readonly params: ScoreParams,
     private readonly buffered: boolean,
+    /** --warn-probability: the Nagios perfdata's warning level of each disk's predicted probability. */
+    private readonly warnProbability?: number,
   ) {
     if (mode === 'check' && options.format === 'nagios') {
       const latencies = new PhaseLatencies();
@@ -81,7 +84,7 @@ export class RunOutput {
       return;
     }
     const line = this.latencies
-      ? nagiosLine(outcome, this.params, this.buffered, this.latencies, this.session.chargedTimeouts())
+      ? nagiosLine(outcome, this.params, this.buffered, this.latencies, this.session.chargedTimeouts(), this.warnProbability)
       : checkSummary(outcome.verdict, outcome.storeScore, outcome.elapsedMs, outcome.disks, this.params, this.buffered, outcome.interruptedBy);
     process.stdout.write(`${line}\n`);
   }

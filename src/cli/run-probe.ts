@@ -1,11 +1,13 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
 import { detectorSeverity } from '../detect/severity.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
+import { predictionSeverity } from '../predict/prediction-severity.js';
+import type { PredictorParams } from '../predict/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
 import type { HookParams, ProbeParams, ScoreParams } from '../params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { MetricsExport } from '../report/metrics-export.js';
-import { RunVerdict } from '../score/store-score.js';
+import { RunVerdict, worseSeverity } from '../score/store-score.js';
 import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
@@ -34,6 +36,8 @@ export interface RunOptions {
   statistical: StatisticalParams;
   /** 'any': a disk the statistical detector confirms makes the run CRITICAL, not WARNING. */
   criticalOn: 'evict' | 'any';
+  /** --sla, --warn-probability, --predictor: a disk in state `warning` makes the run at least WARNING. */
+  predictor: PredictorParams;
   /** --all-devices, --devices: the drives judged against each other beside the probed paths. */
   drives?: DriveRequest;
 }
@@ -49,7 +53,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const buffered = !probe.direct;
   let session: ProbeSession;
   try {
-    session = await ProbeSession.open(options.targets, score, probe, options.statistical);
+    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.predictor);
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
@@ -86,7 +90,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const verdict = new RunVerdict(score);
   const startMs = MONOTONIC_CLOCK.now();
   let storeScore = 1;
-  const output = await RunOutput.open(mode, options.output, session, score, buffered);
+  const output = await RunOutput.open(mode, options.output, session, score, buffered, options.predictor.warnProbability);
   const reporter = output.reporter;
 
   let finishing = false;
@@ -114,7 +118,9 @@ export async function runProbe(options: RunOptions): Promise<void> {
   session.on('round', (report) => {
     storeScore = report.storeScore;
     const states = report.disks.flatMap((disk) => (disk.statistical ? [disk.statistical] : []));
-    const severity = verdict.observe(report.storeScore, detectorSeverity(states, { confirmedIsCritical: options.criticalOn === 'any' }));
+    const detected = detectorSeverity(states, { confirmedIsCritical: options.criticalOn === 'any' });
+    const predicted = predictionSeverity(report.disks.flatMap((disk) => (disk.prediction ? [disk.prediction] : [])));
+    const severity = verdict.observe(report.storeScore, worseSeverity(detected, predicted));
     reporter?.round(report);
     if (severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
   });

@@ -36,6 +36,9 @@ export interface DiskReport {
   /** The kernel's names of every block device behind the filesystem, from its own down; those that stalled in the last round. */
   block_devices: string[];
   stalled_devices: string[];
+  /** The early-warning predictor's probability that the P99 exceeds the SLA within 5 minutes (null until it has one), and whether the disk is in state warning. */
+  predicted_breach_probability: number | null;
+  warning: boolean;
   mount: { mount_point: string; fstype: string; source: string } | null;
   smart: { command: string; exit_code: number; output: string } | null;
   /** Why smart is null. */
@@ -97,6 +100,8 @@ async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Prom
     whole_disk: blockDevice?.wholeDisk ?? null,
     block_devices: disk.blockDevices ?? [],
     stalled_devices: disk.stalledDevices ?? [],
+    predicted_breach_probability: disk.prediction?.probability ?? null,
+    warning: disk.prediction?.warning === true,
     mount: disk.mount ? { mount_point: disk.mount.mountPoint, fstype: disk.mount.fsType, source: disk.mount.source } : null,
     ...('unavailable' in smart
       ? { smart: null, smart_unavailable: smart.unavailable }

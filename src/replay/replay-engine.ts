@@ -17,12 +17,16 @@
 // then be named before the window first runs out (within its first SETTLE_WINDOW_TICKS ticks),
 // because each disk is scored from tick 1.
 import type { ScoreParams } from '../params.js';
-import { RunVerdict, type Severity } from '../score/store-score.js';
+import { RunVerdict, worseSeverity, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../ticks/store-ticks.js';
 import { detectorSeverity } from '../detect/severity.js';
 import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
 import { statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
 import { feedDetector } from '../detect/tick-feed.js';
+import { PredictorFeed } from '../predict/predictor-feed.js';
+import { predictorParams, type PredictorParams } from '../predict/predictor-params.js';
+import type { Prediction } from '../predict/predictor.js';
+import { predictionSeverity } from '../predict/prediction-severity.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { TraceError } from '../trace/trace-reader.js';
@@ -39,6 +43,8 @@ export interface ScoreUpdate {
   storeScore: number;
   /** Each disk's statistical detector state, in the order of the disks. */
   statistical: ReadonlyMap<string, DetectorState>;
+  /** Each disk's early-warning prediction, once it has one. */
+  predictions: ReadonlyMap<string, Prediction>;
   severity: Severity;
 }
 
@@ -65,6 +71,8 @@ export interface ReplayOptions {
   statistical?: StatisticalParams;
   /** 'any': a disk the detector confirms makes the verdict CRITICAL, as in watch and check. */
   criticalOn?: 'evict' | 'any';
+  /** The early-warning predictor's; by default the seed's, a tick with no result counting as the timeout. */
+  predictor?: PredictorParams;
 }
 
 export interface ReplayResult {
@@ -107,6 +115,7 @@ export class ReplayEngine {
   private readonly ticks: StoreTicks;
   private readonly verdict: RunVerdict;
   private readonly detector: StatisticalDetector;
+  private readonly predictions: PredictorFeed;
   private readonly disks = new Map<string, PendingLines>();
   private readonly disksKnown: boolean;
   /** Device lines by tick, until the tick is replayed. */
@@ -119,7 +128,13 @@ export class ReplayEngine {
     private readonly observer: ReplayObserver = {},
   ) {
     this.detector = new StatisticalDetector(options.statistical ?? statisticalParams({ failureLatencyMs: options.params.timeoutMs }));
-    this.ticks = new StoreTicks(options.params, feedDetector(this.detector, options.params.intervalMs));
+    const { intervalMs, timeoutMs } = options.params;
+    this.predictions = new PredictorFeed(options.predictor ?? predictorParams({ timeoutMs }), intervalMs);
+    const detectorFeed = feedDetector(this.detector, intervalMs);
+    this.ticks = new StoreTicks(options.params, (disk, tickId, durationMs) => {
+      detectorFeed(disk, tickId, durationMs);
+      this.predictions.outcome(disk, tickId, durationMs);
+    });
     this.verdict = new RunVerdict(options.params);
     this.disksKnown = options.disks !== undefined;
     for (const name of options.disks ?? []) this.disks.set(name, new PendingLines(name));
@@ -179,7 +194,7 @@ export class ReplayEngine {
    * has nothing left to be shown with.
    */
   private addDevice(tick: number, device: DeviceFigures): void {
-    if (!this.observer.devices || tick <= this.replayed || (this.options.ticks !== undefined && tick > this.options.ticks)) return;
+    if (tick <= this.replayed || (this.options.ticks !== undefined && tick > this.options.ticks)) return;
     const devices = this.devices.get(tick);
     if (devices) devices.push(device);
     else this.devices.set(tick, [device]);
@@ -212,13 +227,19 @@ export class ReplayEngine {
       this.observer.devices?.(k, devices);
     }
     const tick = this.ticks.tick(k * this.options.params.intervalMs);
+    // As live: the round's device figures are read at its close, after the tick's charges.
+    this.predictions.tick(k, devices);
     if (tick.updated) this.emitUpdate(k);
     // Every disk's inspection is settled within its own tick, so none is left in flight to
     // block the next tick's: one that did not count is charged as a timeout at k+1.
     for (const disk of this.disks.values()) {
       const line = disk.take(k);
-      if (line && this.counts(line)) this.ticks.finished(disk.name, k, line.ms);
-      else this.ticks.failed(disk.name, k);
+      if (line && this.counts(line)) {
+        this.ticks.finished(disk.name, k, line.ms);
+      } else {
+        if (line && line.ms === null) this.predictions.failed(disk.name, k);
+        this.ticks.failed(disk.name, k);
+      }
       this.observer.inspection?.(disk.name, k, line?.ms ?? null);
     }
     this.replayed = k;
@@ -228,9 +249,14 @@ export class ReplayEngine {
     const storeScore = this.ticks.storeScore();
     const scores = this.ticks.scores();
     const statistical = new Map([...scores.keys()].map((disk) => [disk, this.detector.state(disk)]));
-    const also = detectorSeverity(statistical.values(), { confirmedIsCritical: this.options.criticalOn === 'any' });
-    const severity = this.verdict.observe(storeScore, also);
-    this.observer.update?.({ tick: k, timeMs: k * this.options.params.intervalMs, scores, storeScore, statistical, severity });
+    const predictions = new Map<string, Prediction>();
+    for (const disk of scores.keys()) {
+      const prediction = this.predictions.predictionOf(disk);
+      if (prediction) predictions.set(disk, prediction);
+    }
+    const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.options.criticalOn === 'any' });
+    const severity = this.verdict.observe(storeScore, worseSeverity(detected, predictionSeverity(predictions.values())));
+    this.observer.update?.({ tick: k, timeMs: k * this.options.params.intervalMs, scores, storeScore, statistical, predictions, severity });
   }
 }
 

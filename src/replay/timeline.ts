@@ -4,7 +4,7 @@
 // --verbose a line each.
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { formatDuration, type ScoreParams } from '../params.js';
-import { formatBlockDevices, formatDeviceLine, formatElapsed, formatScore } from '../report/format.js';
+import { formatBlockDevices, formatDeviceLine, formatElapsed, formatPrediction, formatScore } from '../report/format.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import type { ReplayResult, ScoreUpdate } from './replay-engine.js';
 
@@ -33,7 +33,7 @@ export class Timeline {
     const reported = reportedScore(update.storeScore);
     const disks = [...update.scores].map(([name, score]) => {
       const shown = { blockDevices: this.blockDevices[name], stalledDevices: stalledBehind(name, devices) };
-      return `${name} ${formatScore(score)} stat ${update.statistical.get(name)}${formatBlockDevices(shown)}`;
+      return `${name} ${formatScore(score)} stat ${update.statistical.get(name)}${formatPrediction(update.predictions.get(name))}${formatBlockDevices(shown)}`;
     });
     const at = `${formatElapsed(update.timeMs)} tick ${update.tick}`;
     this.write([`${at} store ${reported} (${formatScore(update.storeScore)})`, ...disks].join(' | '));

@@ -1,5 +1,6 @@
 // How numbers and disks read at a glance, in every human-facing output.
 import type { DeviceFigures } from '../kernel/device-counters.js';
+import type { Prediction } from '../predict/predictor.js';
 import type { SessionEvent, DiskStatus } from '../session/probe-session.js';
 import { describeError } from '../session/shown-error.js';
 
@@ -55,14 +56,23 @@ export function formatBlockDevices(disk: Pick<DiskStatus, 'blockDevices' | 'stal
   return `${devices}${stalled}`;
 }
 
-/** One line per disk: name, score, state, latest phases, block devices, flags. */
+/**
+ * The early warning, once the predictor has a probability: ` warn 0.82` for a disk in state
+ * warning, else ` predict 0.12` (the chance its P99 exceeds the SLA within 5 minutes).
+ */
+export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'warning'> | undefined): string {
+  if (prediction?.probability == null) return '';
+  return ` ${prediction.warning ? 'warn' : 'predict'} ${prediction.probability.toFixed(2)}`;
+}
+
+/** One line per disk: name, score, state, latest phases, early warning, block devices, flags. */
 export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   if (disk.state === 'skipped') return `${disk.name} ${disk.dir} ${formatState(disk)}${flagText}`;
   const phases = disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
   const statistical = disk.statistical ? ` stat ${disk.statistical}` : '';
-  return `${disk.name} ${disk.dir} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name} ${disk.dir} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {

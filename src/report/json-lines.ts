@@ -17,7 +17,7 @@ import type { Reporter } from './round-lines.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -83,6 +83,13 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
   };
 }
 
+/** The early warning of an inspected disk: a probability (null until the predictor has one) and whether it is in state warning. */
+function predictionFields(disk: RoundDisk): Json {
+  const prediction = disk.prediction;
+  if (!prediction) return { predicted_breach_probability: null, warning: false };
+  return { predicted_breach_probability: prediction.probability, warning: prediction.warning, predictor_model: prediction.model };
+}
+
 function eventFields(event: SessionEvent): Json {
   switch (event.kind) {
     case 'down':
@@ -120,7 +127,9 @@ export class JsonLines implements Reporter {
     for (const disk of round.disks) {
       const status = 'state' in disk && this.live ? statusFields(disk, this.live.buffered) : {};
       const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...devices, ...status });
+      const inspected = !('inspected' in disk) || disk.inspected;
+      const predicted = inspected ? predictionFields(disk) : {};
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...predicted, ...devices, ...status });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);

@@ -39,6 +39,8 @@ export class SlowdiskMetrics {
   /** Disks whose counter and histogram series exist. */
   private readonly started = new Set<string>();
   private readonly statisticalState: Gauge<'disk' | 'state'>;
+  private readonly predictedProbability: Gauge<'disk'>;
+  private readonly predictedWarning: Gauge<'disk'>;
   private readonly blockDeviceInfo: Gauge<'disk' | 'device'>;
   private readonly deviceIops: Gauge<'device' | 'disk' | 'op'>;
   private readonly deviceLatency: Gauge<'device' | 'disk' | 'op'>;
@@ -76,6 +78,18 @@ export class SlowdiskMetrics {
       name: 'slowdisk_statistical_state',
       help: "The statistical detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed, host-wide), 0 for the others.",
       labelNames: ['disk', 'state'],
+      registers,
+    });
+    this.predictedProbability = new Gauge({
+      name: 'slowdisk_predicted_breach_probability',
+      help: "The early-warning predictor's probability that the disk's inspection P99 exceeds the SLA (--sla) within 5 minutes; absent until it has one.",
+      labelNames: ['disk'],
+      registers,
+    });
+    this.predictedWarning = new Gauge({
+      name: 'slowdisk_predicted_warning',
+      help: 'Whether the disk is in state warning: its predicted probability is above --warn-probability.',
+      labelNames: ['disk'],
       registers,
     });
     this.blockDeviceInfo = new Gauge({
@@ -187,7 +201,8 @@ export class SlowdiskMetrics {
 
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    for (const gauge of [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo]) gauge.reset();
+    const perDisk = [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
+    for (const gauge of perDisk) gauge.reset();
     for (const disk of disks) {
       const { name, dir: path } = disk;
       this.slowScore.set({ disk: name, path }, disk.score);
@@ -207,6 +222,9 @@ export class SlowdiskMetrics {
       for (const device of disk.blockDevices ?? []) this.blockDeviceInfo.set({ disk: name, device }, 1);
       this.diskUp.set({ disk: name, path }, flag(disk.state !== 'down'));
       for (const state of DETECTOR_STATES) this.statisticalState.set({ disk: name, state }, flag(disk.statistical === state));
+      const probability = disk.prediction?.probability;
+      if (probability != null) this.predictedProbability.set({ disk: name }, probability);
+      this.predictedWarning.set({ disk: name }, flag(disk.prediction?.warning === true));
       this.startSeries(name);
     }
   }

@@ -3,10 +3,11 @@
 // exit code (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 // Perfdata per https://nagios-plugins.org/doc/guidelines.html: 'label'=value[UOM];warn;crit;min;max.
 import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
+import { DEFAULT_PREDICTOR_PARAMS } from '../predict/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import type { DiskStatus } from '../session/probe-session.js';
 import type { CheckOutcome } from './check-summary.js';
-import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState } from './format.js';
+import { diskFlags, formatBlockDevices, formatElapsed, formatPrediction, formatScore, formatState } from './format.js';
 import { LATENCY_PHASES, type PhaseLatencies } from './phase-latencies.js';
 
 /** A label in single quotes, a quote in it doubled, as the guidelines ask. */
@@ -29,7 +30,7 @@ function diskText(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   const score = disk.state === 'skipped' ? '' : ` ${formatScore(disk.score)}`;
-  return `${disk.name}${score} ${formatState(disk)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name}${score} ${formatState(disk)}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {
@@ -47,6 +48,7 @@ export function nagiosLine(
   buffered: boolean,
   latencies: PhaseLatencies,
   timeouts: ReadonlyMap<string, number>,
+  warnProbability: number = DEFAULT_PREDICTOR_PARAMS.warnProbability,
 ): string {
   const state = outcome.interruptedBy ? 'UNKNOWN' : SEVERITY_LABELS[outcome.verdict.severity];
   const scoreLimits = [params.slowThreshold, params.evictThreshold, SCORE_FLOOR, SCORE_CEILING] as const;
@@ -56,6 +58,8 @@ export function nagiosLine(
     if (disk.state === 'skipped') continue;
     for (const phase of LATENCY_PHASES) items.push(perfdata(`${disk.name}_${phase}_latency`, latencies.medianMs(disk.name, phase), 'ms', '', '', 0));
     items.push(perfdata(`${disk.name}_timeouts`, timeouts.get(disk.name) ?? 0, '', '', '', 0));
+    const probability = disk.prediction?.probability ?? undefined;
+    items.push(perfdata(`${disk.name}_breach_probability`, probability, '', warnProbability, '', 0, 1));
   }
   // '|' starts the perfdata: none may appear in the text (a path in an error message could hold one).
   const text = statusText(outcome, params, buffered).replaceAll('|', '¦');

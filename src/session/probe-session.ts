@@ -9,6 +9,9 @@ import { MountTable } from '../mounts/mount-table.js';
 import { feedDetector } from '../detect/tick-feed.js';
 import { DeviceCounters, type DeviceFigures } from '../kernel/device-counters.js';
 import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
+import { PredictorFeed } from '../predict/predictor-feed.js';
+import { DEFAULT_PREDICTOR_PARAMS, type PredictorParams } from '../predict/predictor-params.js';
+import type { Prediction } from '../predict/predictor.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
 import type { FromProber, InspectOrder, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
@@ -37,6 +40,8 @@ export interface DiskStatus extends DiskPlacement {
   blockDevices?: string[];
   /** Those of them that stalled in the last round: requests in flight, none completed. */
   stalledDevices?: string[];
+  /** The early-warning predictor's latest answer, for an inspected disk, once it has a sample. */
+  prediction?: Prediction;
 }
 
 export interface RoundReport {
@@ -91,6 +96,7 @@ const RESOLVE_TIMEOUT_MS = 5000;
 export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly ticks: StoreTicks;
   private readonly detector: StatisticalDetector;
+  private readonly predictions: PredictorFeed;
   private readonly ticker: InspectionTicker;
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
@@ -105,10 +111,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     private readonly score: ScoreParams,
     statistical: StatisticalParams,
     private readonly prober: RestartingProber,
+    predictor: PredictorParams,
   ) {
     super();
     this.detector = new StatisticalDetector(statistical);
-    this.ticks = new StoreTicks(score, feedDetector(this.detector, score.intervalMs));
+    this.predictions = new PredictorFeed(predictor, score.intervalMs);
+    const detectorFeed = feedDetector(this.detector, score.intervalMs);
+    this.ticks = new StoreTicks(score, (disk, tickId, durationMs) => {
+      detectorFeed(disk, tickId, durationMs);
+      this.predictions.outcome(disk, tickId, durationMs);
+    });
     this.ticker = new InspectionTicker(score.intervalMs, (_index, scheduled) => this.onTick(scheduled));
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
@@ -121,8 +133,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     score: ScoreParams,
     probe: ProbeParams,
     statistical: StatisticalParams,
+    predictor: PredictorParams = DEFAULT_PREDICTOR_PARAMS,
   ): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe));
+    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor);
     try {
       await session.resolveAtStart();
       // The first round's outputs name every disk's devices, and its figures have a start.
@@ -178,6 +191,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
         status.statistical = this.detector.state(status.name);
         status.blockDevices = this.counters.devicesOf(status.name);
         status.stalledDevices = this.counters.stalledOf(status.name);
+        const prediction = this.predictions.predictionOf(status.name);
+        if (prediction) status.prediction = prediction;
       }
       const running = disk.inFlightSinceMs === null ? 0 : now - disk.inFlightSinceMs;
       if (running > this.score.intervalMs) status.waitingMs = running;
@@ -231,7 +246,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       return { name, freshBlock, ...(device === undefined ? {} : { device }) };
     });
     if (orders.length > 0) this.prober.send({ type: 'inspect', tick: tick.tickId, disks: orders });
-    if (!tick.updated) return;
+    if (!tick.updated) {
+      this.predictions.tick(tick.tickId);
+      return;
+    }
     this.resolveAll();
     this.emitRound(tick.tickId, sinceStartMs);
   }
@@ -240,6 +258,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const storeScore = this.ticks.storeScore();
     // One read of the counters a round, at its close, whatever the inspections are waiting on.
     const devices = this.counters.sample();
+    this.predictions.tick(tick, devices);
     // For the next round: a changed filesystem, or a device that went away, is resolved anew.
     void this.counters.follow(this.inspectedPlacements());
     this.emit('round', {
@@ -320,6 +339,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       return;
     }
     const error = shownError(message.error!, status);
+    this.predictions.failed(message.name, message.tick);
     this.ticks.failed(message.name, message.tick);
     this.emit('inspection', { tick: message.tick, disk: message.name, error, late: false, wallMs: Date.now() });
     status.errors += 1;
@@ -387,6 +407,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       delete status.error;
       disk.inFlightSinceMs = null;
       this.detector.forget(placement.name);
+      this.predictions.forget(placement.name);
       this.prober.send({ type: 'release', name: placement.name });
     } else if (!wasInspected) {
       status.state = 'starting';
@@ -399,6 +420,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       this.prober.send({ type: 'release', name: placement.name });
       this.ticks.restart(placement.name, this.ticks.currentTick * this.score.intervalMs);
       this.detector.forget(placement.name);
+      this.predictions.forget(placement.name);
     }
   }
 }

@@ -95,7 +95,8 @@ export class TraceWriter {
   }
 }
 
-function microseconds(ms: number): number {
+/** The resolution of a trace's timings. */
+export function microseconds(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
