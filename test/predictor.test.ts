@@ -50,10 +50,12 @@ describe('the network', () => {
     // Inputs ln(200/200) = 0 and ln(200e/200) = 1, normalised to [0, 1]; layer 1: tanh(2.5),
     // tanh(0.5); layer 2: tanh(tanh(2.5) - tanh(0.5)) = 0.48123; out: sigmoid(2 x 0.48123 - 0.5).
     expect(networkProbability(TINY, [0, 1])).toBeCloseTo(0.6135660379446028, 12);
+    // Through the Predictor, P99s of 200/e and 200 ms: inputs -1 and 0, normalised to [-1, -1];
+    // layer 1: tanh(-2.5), tanh(0.5); layer 2: tanh(tanh(-2.5) - tanh(0.5)) = -0.89544.
     const predictor = new Predictor({ model: 'network', windowSamples: 2, minSamples: 2 }, TINY);
-    expect(predictor.observe(15_000, period(200))!.probability).toBeNull();
-    const prediction = predictor.observe(30_000, period(200 * Math.E))!;
-    expect(prediction.probability).toBeCloseTo(0.6135660379446028, 12);
+    expect(predictor.observe(15_000, period(200 / Math.E))!.probability).toBeNull();
+    const prediction = predictor.observe(30_000, period(200))!;
+    expect(prediction.probability).toBeCloseTo(1 / (1 + Math.exp(-(2 * -0.8954417539033024 - 0.5))), 12);
     expect(prediction.warning).toBe(false);
   });
 
@@ -116,6 +118,21 @@ describe('the Predictor', () => {
     expect(() => p.observe(60_000, period(10))).toThrow(RangeError);
     // A period with nothing measured changes nothing.
     expect(p.observe(75_000, { latenciesMs: [] })).toMatchObject({ atMs: 60_000, samples: 1 });
+  });
+
+  it('keeps a disk warned of for as long as its P99 stays over the SLA, with either model', () => {
+    for (const model of ['network', 'trend'] as const) {
+      const p = new Predictor({ model });
+      const probabilities = [10, 10, 10, 10, 900, 900, 900, 900].map((p99, i) => p.observe((i + 1) * 15_000, period(p99))!.probability);
+      expect(probabilities.slice(0, 4)).toEqual([null, null, null, expect.any(Number)]);
+      expect(probabilities[3]).toBeLessThan(0.7);
+      expect(probabilities.slice(4)).toEqual([1, 1, 1, 1]);
+    }
+    // The model speaks again once the breach is over: not 1 for a window that held it.
+    const p = new Predictor({ model: 'network' });
+    const after = [10, 10, 10, 900, 10, 10].map((p99, i) => p.observe((i + 1) * 15_000, period(p99))!.probability);
+    expect(after[3]).toBe(1);
+    expect(after[5]).toBeLessThan(1);
   });
 
   it('reports the counters the model does not read, or that it reads and lacked', () => {

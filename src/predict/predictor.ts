@@ -12,7 +12,7 @@ const COUNTERS = ['queueDepth', 'iops', 'errors'] as const satisfies readonly Fe
 export interface Prediction {
   /** The caller's time of the sample. */
   atMs: number;
-  /** Null while the window holds fewer than `minSamples` samples. */
+  /** Null while the window holds fewer than `minSamples` samples; 1 while this sample's P99 is over the SLA. */
   probability: number | null;
   /** The probability is above `warnProbability`. */
   warning: boolean;
@@ -67,7 +67,10 @@ export class Predictor {
   private predict(atMs: number, latest: SampleFeatures): Prediction {
     const { params, window } = this;
     const read: readonly FeatureName[] = params.model === 'network' ? this.network.features : [];
-    const probability = window.length < params.minSamples ? null : this.probability();
+    // A breach under way has nothing left to predict (the models learnt only what comes
+    // before one, and fall back while it lasts): the disk stays warned of until it ends.
+    const breaching = latest.p99Ms > params.slaMs;
+    const probability = window.length < params.minSamples ? null : breaching ? 1 : this.probability();
     return {
       atMs,
       probability,
