@@ -56,7 +56,9 @@ describe.skipIf(gate.skip)('watch --record, then replay', () => {
     const replayed = timeline(replay.stdout);
     expect(liveRounds.size).toBeGreaterThan(12);
     for (const [tick, rounds] of liveRounds) expect(`${tick}: ${replayed.get(tick)}`).toBe(`${tick}: ${rounds}`);
-    // Both saw the disk slow: the scores really moved.
-    expect(new Set(liveRounds.values()).size).toBeGreaterThan(3);
+    // Both saw the disk slow and come back: the scores really moved, up to 4 at least and down to 1.
+    const storeScores = [...liveRounds.values()].map((round) => Number(round.split(' ')[0]));
+    expect(Math.max(...storeScores)).toBeGreaterThanOrEqual(4);
+    expect(storeScores.at(-1)).toBe(1);
   });
 });
