@@ -14,6 +14,7 @@ import { emptyHistory } from '../src/drives/history.js';
 import { DEFAULT_DRIVE_PARAMS } from '../src/drives/params.js';
 import { decodeHistory, FileStateStore, STATE_FILE } from '../src/drives/state-file.js';
 import { DEFAULT_PEER_PARAMS } from '../src/peer/params.js';
+import { freePort } from './helpers/free-port.js';
 import { requireRootFacilities } from './helpers/root-facilities.js';
 import { expectUnknown, jsonLines, runCli, startCli, waitFor } from './helpers/run-cli.js';
 import { SyntheticHost } from './helpers/synthetic-diskstats.js';
@@ -32,7 +33,6 @@ describe('bad drive flags', () => {
     [['check', '--state-dir', '/tmp/nowhere'], /--state-dir keeps the history of --all-devices or --devices: give one of them/],
     [['check', '--devices', 'nosuch1,nosuch2,nosuch3,nosuch4', '--state-dir', '/tmp/nowhere'], /no block device nosuch1, nosuch2, nosuch3, nosuch4 in \/proc\/diskstats/],
     [['check', '--devices', 'sda,sdb,sdc,sdd', '--format', 'nagios'], /--format nagios reports on probed paths: give --raft, --kv or --path with it/],
-    [['watch', '--devices', 'sda,sdb,sdc,sdd', '--listen', ':9258'], /--listen reports on probed paths: give --raft, --kv or --path with it/],
   ];
   for (const [args, pattern] of cases) {
     it(`${args.join(' ')}: one line, exit 3`, async () => expectUnknown(await runCli(args), pattern));
@@ -195,6 +195,30 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     expect(readdirSync(stateDir).filter((name) => name.startsWith(`${STATE_FILE}.corrupt-`))).toHaveLength(1);
     expect(result.stdout).toMatch(/^drives: no drive slow of 4; 1 day of history, a slow verdict needs at least 4 in /);
   }, 30_000);
+
+  it("serves the drives' gauges at /metrics with --listen, alone and beside the probes' gauges", async () => {
+    for (const probed of [[], ['--path', `d=${disks[0]!.dir}`]]) {
+      const port = await freePort();
+      const watch = startCli(['watch', ...probed, '--devices', names.join(','), '--state-dir', slowHistoryDir, '--listen', `127.0.0.1:${port}`, '--keep-going']);
+      try {
+        let metrics = '';
+        await waitFor(async () => {
+          metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text(), () => '');
+          return metrics.includes('slowdisk_drive_slow{') && (probed.length === 0 || metrics.includes('slowdisk_slow_score{'));
+        }, 15_000, '/metrics with the drives');
+        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[2]}",id="[^"]+"\} 1\n`));
+        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[0]}",id="[^"]+"\} 0\n`));
+        expect(metrics.includes('slowdisk_slow_score{')).toBe(probed.length > 0);
+        const lint = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+        expect(lint.stdout + lint.stderr).toBe('');
+      } finally {
+        watch.child.kill('SIGINT');
+      }
+      const result = await watch.done;
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(130);
+    }
+  }, 60_000);
 
   it('judges the drives beside the probed paths: the check line and the drives', async () => {
     const stateDir = newStateDir();

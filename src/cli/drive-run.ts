@@ -8,6 +8,7 @@ import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
 import { driveJson, drivesJson, driveSummaryLine, isSlow, slowDriveLine, type DriveContext } from '../report/drive-verdicts.js';
 import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
+import type { Registry } from 'prom-client';
 import type { DriveRequest } from './drive-options.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
 
@@ -23,6 +24,8 @@ export interface DriveRunOptions {
   peer?: PeerParams;
   /** node_exporter's textfile directory: DIR/slowdisk-drives.prom after every sample. */
   textfile?: string;
+  /** Keep the drives' gauges for a /metrics server (--listen) even without a textfile. */
+  serveMetrics?: boolean;
   /** Where a problem found while running goes (stderr). */
   warn?: (line: string) => void;
   write?: (text: string) => void;
@@ -54,7 +57,7 @@ export class DriveRun {
     private readonly params: DriveParams,
     /** --all-devices: looks for drives that appeared, before each sample. */
     private readonly rescan: (() => void) | null,
-    private readonly metrics: { gauges: DriveMetrics; textfile: TextfileWriter } | null,
+    private readonly metrics: { gauges: DriveMetrics; textfile: TextfileWriter | null } | null,
   ) {
     this.warn = options.warn ?? ((line) => process.stderr.write(`slowdisk: ${line}\n`));
     this.write = options.write ?? ((text) => process.stdout.write(text));
@@ -89,8 +92,9 @@ export class DriveRun {
     }
     const monitor = new DriveMonitor(devices, opened.history, source, options.clock ?? Date.now, peer, params);
     const rescan = request.devices === 'all' ? () => monitor.addDevices(wholeDisksIn(source, options.sysRoot).devices) : null;
-    const gauges = options.textfile === undefined ? null : new DriveMetrics();
-    const metrics = gauges && { gauges, textfile: new TextfileWriter(options.textfile!, () => gauges.registry.metrics(), DRIVES_TEXTFILE_NAME) };
+    const gauges = options.textfile === undefined && !options.serveMetrics ? null : new DriveMetrics();
+    const textfile = gauges && options.textfile !== undefined ? new TextfileWriter(options.textfile, () => gauges.registry.metrics(), DRIVES_TEXTFILE_NAME) : null;
+    const metrics = gauges && { gauges, textfile };
     const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params, rescan, metrics);
     for (const problem of opened.problems) run.warn(problem);
     run.sample();
@@ -98,13 +102,18 @@ export class DriveRun {
     if (metrics) {
       metrics.gauges.update(run.judge(), run.clock());
       try {
-        await metrics.textfile.start();
+        await metrics.textfile?.start();
       } catch (error) {
         opened.store.close();
         throw new DriveStartError((error as Error).message);
       }
     }
     return run;
+  }
+
+  /** The drives' gauges, for a /metrics server; null unless asked for (textfile or serveMetrics). */
+  get registry(): Registry | null {
+    return this.metrics?.gauges.registry ?? null;
   }
 
   get devices(): readonly string[] {
@@ -171,7 +180,7 @@ export class DriveRun {
       this.sample();
       if (this.metrics) {
         this.metrics.gauges.update(this.judge(), this.clock());
-        this.metrics.textfile.update();
+        this.metrics.textfile?.update();
       }
       onSample();
     }, this.params.sampleIntervalMs);
@@ -208,8 +217,8 @@ export class DriveRun {
     if (this.metrics) {
       this.metrics.gauges.update(judgement, this.clock());
       // A write in progress is let finish, then the final one made and waited for.
-      await this.metrics.textfile.stop();
-      await this.metrics.textfile.start().catch((error: Error) => this.warn(error.message));
+      await this.metrics.textfile?.stop();
+      await this.metrics.textfile?.start().catch((error: Error) => this.warn(error.message));
     }
     return judgement;
   }

@@ -56,13 +56,19 @@ function run(options: RunOptions): Promise<void> {
   if (options.targets.length > 0 || !options.drives) return runProbe(options);
   const needPaths = [
     [options.record !== undefined, '--record'],
-    [options.output?.listen !== undefined, '--listen'],
     [options.output?.format === 'nagios', '--format nagios'],
     [options.hooks !== undefined, '--on-evict and --on-recover'],
   ] as const;
   const given = needPaths.find(([on]) => on);
   if (given) throw new InvalidArgumentError(`${given[1]} reports on probed paths: give --raft, --kv or --path with it`);
-  return runDrives({ mode: options.mode, drives: options.drives, json: options.output?.json === true, textfile: options.output?.textfile, durationMs: options.durationMs });
+  return runDrives({
+    mode: options.mode,
+    drives: options.drives,
+    json: options.output?.json === true,
+    textfile: options.output?.textfile,
+    listen: options.output?.listen,
+    durationMs: options.durationMs,
+  });
 }
 
 function probeCommand(name: string, summary: string, examples: string): Command {

@@ -3,6 +3,7 @@ import type { DriveRequest } from './drive-options.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from './exit-codes.js';
 import { fail } from './fail.js';
+import type { ListenAddress } from '../report/metrics-server.js';
 import { stdoutFlushed } from '../report/stdout-flushed.js';
 
 export interface DriveOnlyOptions {
@@ -11,6 +12,8 @@ export interface DriveOnlyOptions {
   json: boolean;
   /** --textfile: node_exporter's textfile directory. */
   textfile?: string;
+  /** --listen: the drives' gauges served at /metrics. */
+  listen?: ListenAddress;
   /** check: how long to sample. */
   durationMs?: number;
 }
@@ -21,15 +24,26 @@ const FLUSH_CAP_MS = 2000;
 export async function runDrives(options: DriveOnlyOptions): Promise<void> {
   let run: DriveRun;
   try {
-    run = await DriveRun.start(options.drives, { json: options.json, textfile: options.textfile });
+    run = await DriveRun.start(options.drives, { json: options.json, textfile: options.textfile, serveMetrics: options.listen !== undefined });
   } catch (error) {
     if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
     throw error;
   }
+  const listen = options.listen;
+  // Imported only here, as for the probes: the server and prom-client are loaded with --listen alone.
+  const server = listen
+    ? await import('../report/metrics-server.js')
+        .then(({ MetricsServer }) => MetricsServer.listen(listen, run.registry!))
+        .catch(async (error: Error) => {
+          await run.finish();
+          return fail(error.message, EXIT_UNKNOWN);
+        })
+    : null;
   let finishing = false;
   const finish = async (code?: number): Promise<void> => {
     if (finishing) return;
     finishing = true;
+    await server?.close();
     const judgement = await run.finish();
     run.report(judgement);
     await stdoutFlushed(FLUSH_CAP_MS);

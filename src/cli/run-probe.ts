@@ -58,8 +58,23 @@ export async function runProbe(options: RunOptions): Promise<void> {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
   }
-  const metricsExport = await MetricsExport.start(options.output ?? {}, session, score, buffered).catch(async (error: Error) => {
+  let drives: DriveRun | null = null;
+  if (options.drives) {
+    try {
+      drives = await DriveRun.start(options.drives, {
+        json: options.output?.json === true,
+        textfile: options.output?.textfile,
+        serveMetrics: options.output?.listen !== undefined,
+      });
+    } catch (error) {
+      await session.stop();
+      if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
+      throw error;
+    }
+  }
+  const metricsExport = await MetricsExport.start(options.output ?? {}, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
     await session.stop();
+    await drives?.finish();
     return fail(error.message, EXIT_UNKNOWN);
   });
   let recorder: SessionRecorder | null = null;
@@ -68,20 +83,12 @@ export async function runProbe(options: RunOptions): Promise<void> {
       recorder = await SessionRecorder.start(options.record, session, score);
     } catch (error) {
       await session.stop();
+      await metricsExport?.stop();
+      await drives?.finish();
       fail((error as Error).message, EXIT_UNKNOWN);
     }
   }
-  let drives: DriveRun | null = null;
-  if (options.drives) {
-    try {
-      drives = await DriveRun.start(options.drives, { json: options.output?.json === true, textfile: options.output?.textfile });
-    } catch (error) {
-      await session.stop();
-      await recorder?.stop();
-      await metricsExport?.stop();
-      if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
-      throw error;
-    }
+  if (drives) {
     // The live view owns the terminal: drives that turn slow are shown as they do in JSON only.
     const live = drives;
     live.every(() => (options.output?.json ? live.reportChanges() : undefined));

@@ -1,5 +1,6 @@
 // --textfile and --listen: the run's metrics, kept up to date from the session's rounds and
 // inspections, written to node_exporter's textfile directory and/or served for scraping.
+import type { Registry } from 'prom-client';
 import type { ScoreParams } from '../params.js';
 import type { ProbeSession } from '../session/probe-session.js';
 import type { ListenAddress, MetricsServer } from './metrics-server.js';
@@ -18,17 +19,26 @@ export class MetricsExport {
   ) {}
 
   /** Binds the port and writes the first textfile; rejects with one line when either cannot be done. */
-  static async start(targets: MetricsTargets, session: ProbeSession, params: ScoreParams, buffered: boolean): Promise<MetricsExport | null> {
+  /** `drives`: the drives' gauges (--all-devices, --devices), served at /metrics beside the probes' (their textfile is their own). */
+  static async start(
+    targets: MetricsTargets,
+    session: ProbeSession,
+    params: ScoreParams,
+    buffered: boolean,
+    drives: Registry | null = null,
+  ): Promise<MetricsExport | null> {
     if (targets.textfile === undefined && targets.listen === undefined) return null;
     // Imported only here: prom-client is as much memory as the rest of a run without them.
-    const [{ SlowdiskMetrics }, { MetricsServer }, { TextfileWriter }] = await Promise.all([
+    const [{ SlowdiskMetrics }, { MetricsServer }, { TextfileWriter }, { Registry }] = await Promise.all([
       import('./metrics.js'),
       import('./metrics-server.js'),
       import('./textfile.js'),
+      import('prom-client'),
     ]);
     const metrics = new SlowdiskMetrics(params, buffered);
     metrics.begin(session.statuses(), Date.now());
-    const server = targets.listen ? await MetricsServer.listen(targets.listen, metrics.registry) : null;
+    const served = drives ? Registry.merge([metrics.registry, drives]) : metrics.registry;
+    const server = targets.listen ? await MetricsServer.listen(targets.listen, served) : null;
     const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.textfile, () => metrics.registry.metrics());
     try {
       await textfile?.start();
