@@ -3,7 +3,7 @@
 // archive is read in place and nothing is written next to it.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -19,7 +19,8 @@ const complete = (dir: string) => existsSync(path.join(dir, COMPLETE));
  */
 export function cachedUnpack(archive: string, members: readonly string[] = [], cacheRoot = path.join(os.tmpdir(), `slowdisk-perseus-cache-${process.getuid?.() ?? 'user'}`)): string {
   const info = statSync(archive);
-  const key = `${path.basename(archive).replace(/[^A-Za-z0-9_.-]/g, '_')}-${info.size}-${Math.floor(info.mtimeMs)}`;
+  const name = path.basename(archive).replace(/[^A-Za-z0-9_.-]/g, '_');
+  const key = `${name}-${info.size}-${Math.floor(info.mtimeMs)}`;
   const whole = path.join(cacheRoot, key);
   if (complete(whole)) return whole;
   const wanted = [...new Set(members)].sort();
@@ -37,6 +38,13 @@ export function cachedUnpack(archive: string, members: readonly string[] = [], c
     }
   } finally {
     rmSync(temp, { recursive: true, force: true });
+  }
+  // An archive replaced or touched gets a new key: its older unpacks would stay in the temp
+  // directory for good.
+  for (const entry of readdirSync(cacheRoot)) {
+    if (entry.startsWith(`${name}-`) && !entry.startsWith(key) && /^\d+-\d+(-[0-9a-f]{12})?$/.test(entry.slice(name.length + 1))) {
+      rmSync(path.join(cacheRoot, entry), { recursive: true, force: true });
+    }
   }
   return dir;
 }
