@@ -9,7 +9,8 @@
 // by the share of windows in which the drive ran at least `slowRatio` times its peers.
 
 import type { PeerParams } from './params.js';
-import { medianInPlace, medianWithoutRank, sortIndicesByValue } from './robust.js';
+import { medianInPlace } from '../detect/robust-stats.js';
+import { medianWithoutRank, sortIndicesByValue } from './robust.js';
 import type { AlignedDay } from './series.js';
 
 /** One drive on one day. */

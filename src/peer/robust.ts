@@ -1,28 +1,6 @@
 // Order statistics for the peer detector, over typed arrays and without per-call allocation
-// where it matters.
-
-/** The median of the first `length` values of `values`, which it sorts in place. NaN when empty. */
-export function medianInPlace(values: Float64Array, length = values.length): number {
-  if (length <= 0) return NaN;
-  if (length <= SMALL) {
-    // An insertion sort: no subarray view, and faster than the built-in sort on a window of minutes.
-    for (let i = 1; i < length; i += 1) {
-      const value = values[i];
-      let j = i - 1;
-      while (j >= 0 && values[j] > value) {
-        values[j + 1] = values[j];
-        j -= 1;
-      }
-      values[j + 1] = value;
-    }
-  } else {
-    (length === values.length ? values : values.subarray(0, length)).sort();
-  }
-  const mid = length >> 1;
-  return length % 2 === 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
-const SMALL = 32;
+// where it matters; the in-place median is the detectors' shared one.
+import { medianInPlace } from '../detect/robust-stats.js';
 
 /** The median of an array, left untouched. NaN when empty. */
 export function median(values: ArrayLike<number>): number {
