@@ -1,22 +1,13 @@
 // The early-warning predictor through `slowdisk replay`: a disk slowing down over minutes is
 // warned of before its inspection P99 crosses the SLA, on every output, and the replay exits
 // WARNING for it; a healthy host is not warned of.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { sampleFeatures, traceSamples, type TraceEntry } from '../src/predict/index.js';
-import { scenarioTrace, type ScenarioOptions } from '../src/scenarios/index.js';
 import { runCli } from './helpers/run-cli.js';
+import { scenarioTraceFiles } from './helpers/scenario-traces.js';
 
-const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-early-warning-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function traceOf(name: string, options: ScenarioOptions): string {
-  const file = path.join(work, `${name}.jsonl`);
-  writeFileSync(file, `${[...scenarioTrace(options)].join('\n')}\n`);
-  return file;
-}
+const traceOf = scenarioTraceFiles('slowdisk-early-warning-');
 
 /** When the disk's P99 over a 15 s sample first exceeds the SLA, in ms on the trace's clock. */
 function firstBreachMs(file: string, disk: string, slaMs: number): number {

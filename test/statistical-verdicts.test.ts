@@ -1,20 +1,10 @@
 // The statistical detector beside the slow score, through the CLI: replay of generated traces
 // reaches the same states a live run would, shows them, and folds them into the exit code.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { scenarioTrace, type ScenarioOptions } from '../src/scenarios/index.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/run-cli.js';
+import { scenarioTraceFiles } from './helpers/scenario-traces.js';
 
-const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-statistical-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function traceOf(name: string, options: ScenarioOptions): string {
-  const file = path.join(work, `${name}.jsonl`);
-  writeFileSync(file, `${[...scenarioTrace(options)].join('\n')}\n`);
-  return file;
-}
+const traceOf = scenarioTraceFiles('slowdisk-statistical-');
 
 // 12 HDD-like disks, one of them x2 slower from minute 5: invisible to the slow score.
 const slow = { kind: 'slow', seed: 7, disks: 12, media: 'hdd', factor: 2, onsetMs: 300_000, slowDisk: 3, durationMs: 600_000 } as const;
