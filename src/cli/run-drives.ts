@@ -4,7 +4,7 @@ import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from './exit-codes.js';
 import { fail } from './fail.js';
 import type { ListenAddress } from '../report/metrics-server.js';
-import { stdoutFlushed } from '../report/stdout-flushed.js';
+import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 
 export interface DriveOnlyOptions {
   mode: 'watch' | 'check';
@@ -17,9 +17,6 @@ export interface DriveOnlyOptions {
   /** check: how long to sample. */
   durationMs?: number;
 }
-
-/** Before exiting: what was printed reaches the reader, unless it stopped reading for 2 s. */
-const FLUSH_CAP_MS = 2000;
 
 export async function runDrives(options: DriveOnlyOptions): Promise<void> {
   let run: DriveRun;
@@ -46,15 +43,12 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
     await server?.close();
     const judgement = await run.finish();
     run.report(judgement);
-    await stdoutFlushed(FLUSH_CAP_MS);
+    await stoppingRunFlushed();
     process.exit(code ?? run.exitCode(judgement));
   };
   process.on('SIGINT', () => void finish(EXIT_SIGINT));
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM));
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    void finish(EXIT_UNKNOWN);
-  });
+  whenReaderGone(() => void finish(EXIT_UNKNOWN));
   if (options.mode === 'watch') {
     run.reportChanges();
     run.every(() => run.reportChanges());

@@ -7,15 +7,11 @@ import { LiveView } from '../report/live-view.js';
 import { nagiosLine } from '../report/nagios.js';
 import { PhaseLatencies } from '../report/phase-latencies.js';
 import { RoundLines, type Reporter } from '../report/round-lines.js';
-import { stdoutFlushed } from '../report/stdout-flushed.js';
 import { canRedraw } from '../report/terminal.js';
 import type { ProbeSession } from '../session/probe-session.js';
 import type { OutputOptions } from './output-options.js';
 
 const DEFAULT_OUTPUT: OutputOptions = { json: false, format: 'human' };
-
-/** As long as the recorder waits for its trace: a stopping run is not held longer. */
-const FLUSH_CAP_MS = 2000;
 
 export class RunOutput {
   /** The Nagios perfdata's latencies, gathered over the check. */
@@ -60,22 +56,6 @@ export class RunOutput {
       session.on('inspection', (record) => latencies.add(record));
       this.latencies = latencies;
     }
-  }
-
-  /**
-   * A reader that went away (`| head`, a jq that exited) ends the run through `stop`, as
-   * replay ends, rather than with a stack trace; the probe files are removed as on a signal.
-   */
-  whenReaderGone(stop: () => void): void {
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
-      stop();
-    });
-  }
-
-  /** Before exiting: what was printed reaches the reader, unless it stopped reading for 2 s. */
-  flushed(): Promise<void> {
-    return stdoutFlushed(FLUSH_CAP_MS);
   }
 
   writeCheckResult(outcome: CheckOutcome): void {

@@ -7,6 +7,7 @@ import { ActionHooks } from '../hooks/action-hooks.js';
 import type { HookParams, ProbeParams, ScoreParams } from '../params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { MetricsExport } from '../report/metrics-export.js';
+import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { RunVerdict, worseSeverity } from '../score/store-score.js';
 import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
@@ -117,7 +118,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
     }
     // After check's line: a Nagios-style reader takes the first line as the status.
     if (judgement) drives?.report(judgement);
-    await output.flushed();
+    await stoppingRunFlushed();
     await hooks?.settle();
     process.exit(exitCode);
   };
@@ -142,7 +143,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
   });
   process.on('SIGINT', () => void finish(EXIT_SIGINT, 'SIGINT'));
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
-  output.whenReaderGone(() => void finish(EXIT_UNKNOWN));
+  // The probe files are removed as on a signal.
+  whenReaderGone(() => void finish(EXIT_UNKNOWN));
   if (mode === 'check') setTimeout(() => void finish(exitCodeOf(verdict.severity)), options.durationMs);
   session.start();
 }

@@ -15,3 +15,22 @@ export function stdoutFlushed(capMs?: number): Promise<void> {
     });
   });
 }
+
+/** How long a stopping run waits for its reader: one that stopped reading does not hold it longer. */
+const STOPPING_FLUSH_CAP_MS = 2000;
+
+/** Before a run exits: what was printed reaches the reader, unless it stopped reading for 2 s. */
+export function stoppingRunFlushed(): Promise<void> {
+  return stdoutFlushed(STOPPING_FLUSH_CAP_MS);
+}
+
+/**
+ * A reader that went away (`| head`, a jq that exited) ends the run through `stop`, as a
+ * signal would, rather than with a stack trace.
+ */
+export function whenReaderGone(stop: () => void): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    stop();
+  });
+}
