@@ -2,13 +2,33 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The end-to-end suites wait for real scores on real (slow, frozen) disks.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
     pool: 'forks',
-    // One file at a time: the end-to-end suites time real disks, and two of them sharing
-    // two cores and one backing disk would blur what each measures.
-    fileParallelism: false,
+    projects: [
+      {
+        // Pure tests: no root, no loop device, no external tool, no network port. They may
+        // run the built CLI on a temp directory or a trace.
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // Real disks, faults and tools, as root. One file at a time, after the unit tests:
+        // they time real disks, and two of them sharing two cores and one backing disk would
+        // blur what each measures.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -6,7 +6,7 @@
 //   node scripts/bench/perseus.mjs [--data DIR] [--json FILE]
 //
 // --data   the directory with cluster_C-1min.tar.xz and slow_drives_cluster_C.csv
-//          (../shared/data/perseus from the repository root); read in place, never copied
+//          (data/perseus in the repository); read in place, never copied
 // --json   where the figures are written (bench-results/perseus.json)
 //
 // The archive is unpacked once into a cache under the temp directory, keyed by its size and
@@ -35,7 +35,7 @@ const ARTIFACT_BASELINES = [
 const ARTIFACT = 'ucare-uchicago/kratos-failslow';
 
 function parseArgs(argv) {
-  const options = { data: path.resolve(root, '../shared/data/perseus'), json: path.join(root, 'bench-results', 'perseus.json') };
+  const options = { data: path.join(root, 'data', 'perseus'), json: path.join(root, 'bench-results', 'perseus.json') };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const value = () => {

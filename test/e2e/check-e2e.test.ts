@@ -1,0 +1,155 @@
+// check and watch on real loop-device filesystems, with real faults: a throttled disk, a
+// frozen one, a shared filesystem, a memory-backed one.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { childPids, isAlive, probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
+
+const gate = requireRootFacilities(['root', 'loop', 'blkio', 'fsfreeze']);
+
+describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
+  afterEach(async () => {
+    await removeAllTestDisks();
+  });
+
+  it('a healthy disk: OK, exit 0, latencies shown, probe file removed', async () => {
+    const disk = await makeTestDisk();
+    const result = await runCli(['check', '--raft', disk.dir, '--duration', '4s']);
+    expect(result.code).toBe(0);
+    // The loop device, then the disk under its backing file (none on a tmpfs or an overlay).
+    const loop = path.basename(disk.device);
+    expect(result.stdout).toMatch(
+      new RegExp(`^OK: store score 1\\.00 after 4\\.\\ds \\(max reported 1, slow at 80, evict at 100\\) \\| raft \\S+ score 1\\.00 up write [\\d.]+m?s sync [\\d.]+m?s read [\\d.]+m?s stat ok on ${loop}(,\\S+)?\n$`),
+    );
+    expect(probeFiles(disk.dir)).toEqual([]);
+  });
+
+  it('a disk throttled to 2 write IOPS: CRITICAL within 30 s', async () => {
+    const disk = await makeTestDisk();
+    await disk.slow({ writeIops: 2 });
+    const cli = startCli(['check', '--raft', disk.dir]);
+    await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
+    const [prober] = childPids(cli.child.pid!);
+    const result = await cli.done;
+    expect(result.code).toBe(2);
+    expect(result.elapsedMs).toBeLessThan(30_000);
+    expect(result.stdout).toMatch(/^CRITICAL: store score 100 /);
+    await disk.unslow();
+    await waitFor(() => !isAlive(prober), 30_000, 'the prober to finish its I/O and exit');
+    expect(probeFiles(disk.dir)).toEqual([]);
+  });
+
+  it('a frozen disk: CRITICAL at 21-25 s, and the command returns without waiting for the disk', async () => {
+    const disk = await makeTestDisk();
+    await disk.hang();
+    const cli = startCli(['check', '--kv', disk.dir]);
+    await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
+    const [prober] = childPids(cli.child.pid!);
+    const result = await cli.done;
+    expect(result.code).toBe(2);
+    expect(result.elapsedMs).toBeGreaterThanOrEqual(21_000);
+    expect(result.elapsedMs).toBeLessThan(25_000);
+    expect(result.stdout).toMatch(/^CRITICAL: store score 100 .* kv \S+ score 100 waiting 2\d\.\ds for an inspection/);
+    // The prober is still stuck in the kernel; after the thaw it cleans up and exits by itself.
+    expect(isAlive(prober)).toBe(true);
+    await disk.thaw();
+    await waitFor(() => !isAlive(prober), 15_000, 'the prober to exit after the thaw');
+    expect(probeFiles(disk.dir)).toEqual([]);
+  });
+
+  it('WARNING when the reported score reaches the slow threshold and not the eviction threshold', async () => {
+    const disk = await makeTestDisk();
+    await disk.hang();
+    // A hang doubles the score every 3 s round: 2 at 3 s, 4 at 6 s.
+    const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--slow-threshold', '4']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100\)/);
+    await disk.thaw();
+  });
+
+  it('watch keeps scoring a healthy disk while another one hangs', async () => {
+    const healthy = await makeTestDisk();
+    const frozen = await makeTestDisk();
+    await frozen.hang();
+    const cli = startCli(['watch', '--raft', healthy.dir, '--kv', frozen.dir, '--keep-going']);
+    await waitFor(() => /tick 90 /.test(cli.stdout()), 20_000, 'three rounds');
+    const lines = cli.stdout().trimEnd().split('\n');
+    const round3 = lines.find((line) => / tick 90 /.test(line))!;
+    expect(round3).toMatch(/store 8 \(8\.00\) \| raft \S+ score 1\.00 up write .* \| kv \S+ score 8\.00 waiting [\d.]+s/);
+    cli.child.kill('SIGTERM');
+    const result = await cli.done;
+    expect(result.code).toBe(143);
+    expect(probeFiles(healthy.dir)).toEqual([]);
+    await frozen.thaw();
+  });
+
+  it('raft and kv on one filesystem are inspected once, including through a bind mount', async () => {
+    const disk = await makeTestDisk();
+    const raft = path.join(disk.dir, 'raft');
+    const kvSource = path.join(disk.dir, 'db');
+    mkdirSync(raft);
+    mkdirSync(kvSource);
+    const kv = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-bind-'));
+    execFileSync('mount', ['--bind', kvSource, kv]);
+    try {
+      const cli = startCli(['check', '--raft', raft, '--kv', kv, '--duration', '3s']);
+      await waitFor(() => probeFiles(raft).length === 1, 5000, 'the raft probe file');
+      expect(probeFiles(kv)).toEqual([]);
+      const result = await cli.done;
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`\\| raft ${raft} score 1\\.00 up .* \\| kv ${kv} skipped: same filesystem as raft`));
+    } finally {
+      execFileSync('umount', [kv]);
+      rmSync(kv, { recursive: true });
+    }
+  });
+
+  it('two filesystems are two disks, each with its own probe file', async () => {
+    const a = await makeTestDisk();
+    const b = await makeTestDisk();
+    const cli = startCli(['check', '--raft', a.dir, '--path', `wal=${b.dir}`, '--duration', '2s']);
+    await waitFor(() => probeFiles(a.dir).length === 1 && probeFiles(b.dir).length === 1, 5000, 'both probe files');
+    const result = await cli.done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\| raft \S+ score 1\.00 up .* \| wal \S+ score 1\.00 up /);
+  });
+
+  it('a filesystem that refuses O_DIRECT: exit 3 naming it, or --buffered, marked in the output', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-ramfs-'));
+    execFileSync('mount', ['-t', 'ramfs', 'ramfs', dir]);
+    try {
+      const refused = await runCli(['check', '--raft', dir, '--duration', '1s']);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(new RegExp(`^slowdisk: cannot probe raft=${dir}: the ramfs filesystem at ${dir} refuses O_DIRECT \\(EINVAL: open ${dir}/\\.slowdisk-probe-\\d+-[0-9a-f]+\\); --buffered probes it through the page cache instead\n$`));
+      expect(probeFiles(dir)).toEqual([]);
+      const buffered = await runCli(['check', '--raft', dir, '--duration', '1s', '--buffered']);
+      expect(buffered.code).toBe(0);
+      expect(buffered.stdout).toMatch(/raft \S+ score 1\.00 up .*\[not a disk: ramfs; buffered: no O_DIRECT\]/);
+      expect(probeFiles(dir)).toEqual([]);
+    } finally {
+      execFileSync('umount', [dir]);
+      rmSync(dir, { recursive: true });
+    }
+  });
+
+  it('a memory-backed filesystem is flagged as not a disk', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-tmpfs-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir]);
+    try {
+      const result = await runCli(['check', '--raft', dir, '--duration', '1s']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/raft \S+ score 1\.00 up .*\[not a disk: tmpfs\]/);
+    } finally {
+      execFileSync('umount', [dir]);
+      rmSync(dir, { recursive: true });
+    }
+  });
+});
+
+afterAll(async () => {
+  await removeAllTestDisks();
+});

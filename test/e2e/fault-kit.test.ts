@@ -1,0 +1,181 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MountTable, deviceOf } from '../../src/mounts/mount-table.js';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
+
+const execFileAsync = promisify(execFile);
+
+/** Writes count 4 KiB blocks over the start of file with O_DIRECT|O_DSYNC, as the prober does. */
+function writeDirect(file: string, count: number) {
+  return execFileAsync(
+    'dd',
+    ['if=/dev/zero', `of=${file}`, 'bs=4k', `count=${count}`, 'oflag=direct,dsync', 'conv=notrunc', 'status=none'],
+    { timeout: 30_000 },
+  );
+}
+
+async function msToWriteDirect(file: string, count: number): Promise<number> {
+  const start = performance.now();
+  await writeDirect(file, count);
+  return performance.now() - start;
+}
+
+function readDirect(file: string) {
+  return execFileAsync('dd', [`if=${file}`, 'iflag=direct', 'bs=4k', 'status=none'], { timeout: 10_000 });
+}
+
+/** Runs a kit script twice, as a user's fault script may: the second run must succeed as a no-op. */
+async function twice(run: () => Promise<string>): Promise<string> {
+  const first = await run();
+  expect(await run()).toMatch(/nothing to do$/);
+  return first;
+}
+
+function throttleRules(kind: 'read' | 'write'): string {
+  return readFileSync(`/sys/fs/cgroup/blkio/blkio.throttle.${kind}_iops_device`, 'utf8');
+}
+
+const gate = requireRootFacilities(['root', 'loop', 'blkio', 'fsfreeze']);
+
+describe.skipIf(gate.skip)('fault kit on an ext4 disk with its backing file on tmpfs', () => {
+  let disk: TestDisk;
+  let kept: string;
+  let probe: string;
+
+  beforeAll(async () => {
+    disk = await makeTestDisk({ backingTmpfs: true });
+    kept = join(disk.dir, 'kept');
+    probe = join(disk.dir, 'probe');
+    await writeFile(kept, 'hello\n');
+    // On disk before any fault, so that reading it back tests the disk.
+    await execFileAsync('sync', [kept]);
+    // Overwriting blocks already allocated keeps ext4's block allocation, and
+    // the journal writes it brings, out of the timings.
+    await writeDirect(probe, 10);
+  }, 30_000);
+  afterAll(removeAllTestDisks, 30_000);
+
+  it('mounts a loop device on the directory, once however often it is asked', async () => {
+    const makeDiskAgain = await execFileAsync(fileURLToPath(new URL('../../scripts/fault/make-disk', import.meta.url)), [
+      disk.dir,
+      '--backing-tmpfs',
+    ]);
+    expect(makeDiskAgain.stdout).toMatch(/nothing to do\n$/);
+    const mount = MountTable.read().topmostAt(disk.dir);
+    expect(mount?.fsType).toBe('ext4');
+    expect(mount?.source).toMatch(/^\/dev\/loop\d+$/);
+    expect(disk.device).toBe(mount?.source);
+    expect(disk.majMin).toMatch(/^7:\d+$/);
+  });
+
+  it('slow throttles writes in the root blkio group and unslow lifts it', async () => {
+    expect(await twice(() => disk.slow({ writeIops: 5 }))).toMatch(/^throttled /);
+    expect(throttleRules('write')).toContain(`${disk.majMin} 5\n`);
+    // 10 writes at 5 IOPS take 2 s; the first ones can pass in the throttle's
+    // initial slice, hence 1.5.
+    expect(await msToWriteDirect(probe, 10)).toBeGreaterThanOrEqual(1500);
+
+    expect(await twice(() => disk.unslow())).toMatch(/^unthrottled /);
+    expect(throttleRules('write')).not.toContain(`${disk.majMin} `);
+    expect(await msToWriteDirect(probe, 10)).toBeLessThan(500);
+  }, 30_000);
+
+  it('slow sets a read limit too, and unslow lifts both', async () => {
+    await disk.slow({ readIops: 7, writeIops: 9 });
+    expect(throttleRules('read')).toContain(`${disk.majMin} 7\n`);
+    expect(throttleRules('write')).toContain(`${disk.majMin} 9\n`);
+    await disk.unslow();
+    expect(throttleRules('read')).not.toContain(`${disk.majMin} `);
+    expect(throttleRules('write')).not.toContain(`${disk.majMin} `);
+  });
+
+  it('hang blocks writes until thaw', async () => {
+    expect(await twice(() => disk.hang())).toMatch(/^froze /);
+    const writer = spawn('dd', ['if=/dev/zero', `of=${probe}`, 'bs=4k', 'count=1', 'oflag=direct', 'conv=notrunc']);
+    const exitCode = new Promise<number | null>((resolve) => writer.on('close', resolve));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(writer.exitCode).toBeNull();
+    } finally {
+      expect(await twice(() => disk.thaw())).toMatch(/^thawed /);
+    }
+    expect(await exitCode).toBe(0);
+  }, 15_000);
+
+  it('readonly makes writes fail with EROFS and readwrite heals', async () => {
+    expect(await twice(() => disk.readonly())).toMatch(/read-only$/);
+    await expect(writeFile(join(disk.dir, 'refused'), 'x')).rejects.toMatchObject({ code: 'EROFS' });
+    expect(await twice(() => disk.readwrite())).toMatch(/read-write$/);
+    await writeFile(join(disk.dir, 'accepted'), 'x');
+  });
+
+  it('write-errors fails O_DIRECT writes while reads work, and heal-write-errors heals', async () => {
+    expect(await twice(() => disk.writeErrors())).toMatch(/^filled the tmpfs/);
+    const failed = writeDirect(join(disk.dir, 'new-after-write-errors'), 1);
+    await expect(failed).rejects.toMatchObject({ stderr: expect.stringMatching(/No space left on device|Input\/output error/) });
+    expect((await readDirect(kept)).stdout).toBe('hello\n');
+
+    expect(await twice(() => disk.healWriteErrors())).toMatch(/^healed /);
+    await writeDirect(join(disk.dir, 'new-after-heal'), 1);
+  }, 30_000);
+
+  it('fill makes writes fail with ENOSPC and free heals', async () => {
+    expect(await twice(() => disk.fill())).toMatch(/^filled .* no space is left$/);
+    const failed = writeDirect(join(disk.dir, 'new-after-fill'), 1);
+    await expect(failed).rejects.toMatchObject({ stderr: expect.stringContaining('No space left on device') });
+
+    expect(await twice(() => disk.free())).toMatch(/^freed /);
+    await writeDirect(join(disk.dir, 'new-after-free'), 1);
+  }, 30_000);
+
+  it('vanish unmounts the directory and restore mounts it back with its files', async () => {
+    expect(await twice(() => disk.vanish())).toMatch(/^vanished /);
+    expect(MountTable.read().topmostAt(disk.dir)).toBeUndefined();
+    expect(existsSync(kept)).toBe(false);
+
+    expect(await twice(() => disk.restore())).toMatch(/^restored /);
+    const mount = MountTable.read().topmostAt(disk.dir);
+    expect(mount && deviceOf(mount)).toBe(disk.majMin);
+    expect(await readFile(kept, 'utf8')).toBe('hello\n');
+  });
+
+  it('remove-disk leaves no loop device, mount or throttle behind', async () => {
+    const loop = basename(disk.device);
+    const backingFile = readFileSync(`/sys/block/${loop}/loop/backing_file`, 'utf8').trim();
+    await disk.slow({ readIops: 50, writeIops: 50 });
+    await disk.hang();
+
+    expect(await disk.remove()).toMatch(/^removed /);
+    expect(await disk.remove()).toMatch(/nothing to do$/);
+    expect((await execFileAsync('losetup', ['-a'])).stdout).not.toContain(backingFile);
+    const leftMounts = MountTable.read().entries.filter(
+      (entry) => entry.mountPoint === disk.dir || entry.mountPoint === dirname(backingFile),
+    );
+    expect(leftMounts).toEqual([]);
+    expect(throttleRules('read')).not.toContain(`${disk.majMin} `);
+    expect(throttleRules('write')).not.toContain(`${disk.majMin} `);
+    expect(existsSync(disk.dir)).toBe(false);
+  }, 30_000);
+});
+
+describe.skipIf(requireRootFacilities(['root', 'loop', 'xfs']).skip)('fault kit on an xfs disk', () => {
+  afterAll(removeAllTestDisks, 30_000);
+
+  it('makes, fills, frees and removes it', async () => {
+    const disk = await makeTestDisk({ fs: 'xfs' });
+    expect(MountTable.read().topmostAt(disk.dir)?.fsType).toBe('xfs');
+    await disk.fill();
+    const failed = writeDirect(join(disk.dir, 'new-after-fill'), 1);
+    await expect(failed).rejects.toMatchObject({ stderr: expect.stringContaining('No space left on device') });
+    await disk.free();
+    await writeDirect(join(disk.dir, 'new-after-free'), 1);
+    await disk.remove();
+    expect(MountTable.read().topmostAt(disk.dir)).toBeUndefined();
+  }, 30_000);
+});

@@ -1,0 +1,178 @@
+// Real faults injected under a running watch: each shows the path as down with its errno
+// name, counts as timeouts, never crashes the tool, and the path is back within about a
+// tick of the fault being lifted.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { cycleFault, makeFaultDisk, startWatch, stopWatch, type FaultCycle } from '../helpers/fault-cycle.js';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { removeAllTestDisks } from '../helpers/test-disk.js';
+
+// "At once": the next tick's inspection brings the path back; the rest is room for a busy
+// machine. A path that waited for the next round (3 s) would fail this.
+const BACK_WITHIN_MS = 1000;
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-faults-'));
+// Open on the way down to the unprivileged run below.
+chmodSync(work, 0o755);
+
+function report(fault: string, cycle: FaultCycle): void {
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  console.log(
+    `${fault}: down ${ms(cycle.downAfterMs)} after the fault began; back ${ms(cycle.backAfterLiftedMs)} after it was lifted (${ms(cycle.backAfterLiftStartMs)} after lifting began)`,
+  );
+  expect(cycle.backAfterLiftedMs).toBeLessThan(BACK_WITHIN_MS);
+}
+
+const gate = requireRootFacilities(['root', 'loop']);
+
+describe.skipIf(gate.skip)('a path goes down with the errno name and comes back at once', () => {
+  afterEach(removeAllTestDisks);
+  afterAll(async () => {
+    await removeAllTestDisks();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('read-only remount: EROFS, in watch and in check', async () => {
+    const disk = await makeFaultDisk();
+    const watch = startWatch(['--kv', disk.dir]);
+    const cycle = await cycleFault(watch, 'kv', { inject: () => disk.readonly(), lift: () => disk.readwrite() }, /EROFS: open \S+\/\.slowdisk-probe-/);
+    report('readonly', cycle);
+    await stopWatch(watch, [disk.dir]);
+
+    const check = startCli(['check', '--kv', disk.dir, '--duration', '4s']);
+    // Past the first inspection, which would end the run as a path that cannot be probed.
+    await waitFor(() => probeFiles(disk.dir).length === 1, 5000, 'the probe file');
+    await sleep(500);
+    await disk.readonly();
+    const result = await check.done;
+    await disk.readwrite();
+    // Down and scored, not yet at the slow threshold: OK, with the path's state in the line,
+    // and its loop device (its backing file is on a tmpfs: no disk under it).
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(`\\| kv \\S+ score [2-9]\\.\\d\\d down EROFS: open \\S+/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Read-only file system\\) stat \\S+ on ${path.basename(disk.device)}\n$`),
+    );
+  });
+
+  it('a full filesystem: ENOSPC, from the fresh block written once a round', async () => {
+    const disk = await makeFaultDisk();
+    const watch = startWatch(['--kv', disk.dir]);
+    const cycle = await cycleFault(watch, 'kv', { inject: () => disk.fill(), lift: () => disk.free() }, /ENOSPC: pwrite /);
+    report('fill', cycle);
+    await stopWatch(watch, [disk.dir]);
+  });
+
+  it('write errors: ENOSPC or EIO from the fresh block, as the kit fails only blocks the disk does not hold yet', async () => {
+    // The probe's own 65 blocks were written when its file was made, so the kit's write
+    // errors never reach them: rewriting them in place keeps passing. What shows the fault
+    // is the fresh block written once a round (and every tick while down) to an unnamed
+    // file: a new block, which the kit's trim left out of the backing file.
+    const disk = await makeFaultDisk();
+    const watch = startWatch(['--kv', disk.dir]);
+    const cycle = await cycleFault(
+      watch,
+      'kv',
+      { inject: () => disk.writeErrors(), lift: () => disk.healWriteErrors() },
+      /(ENOSPC|EIO): (pwrite|fdatasync) /,
+    );
+    report('write-errors', cycle);
+    await stopWatch(watch, [disk.dir]);
+  });
+
+  it('the filesystem unmounted from under the path: ENOENT, and nothing is probed on the filesystem below', async () => {
+    const disk = await makeFaultDisk();
+    const watch = startWatch(['--kv', disk.dir]);
+    const cycle = await cycleFault(
+      watch,
+      'kv',
+      {
+        inject: () => disk.vanish(),
+        lift: () => disk.restore(),
+        // The directory is a plain one on the filesystem below now: no probe file lands there.
+        whileDown: () => expect(readdirSync(disk.dir)).toEqual([]),
+      },
+      new RegExp(`ENOENT: ${disk.dir}: its filesystem \\(${disk.device} at ${disk.dir}\\) is no longer mounted`),
+    );
+    report('vanish', cycle);
+    // The path kept its place: no layout change was announced, either way.
+    expect(watch.lines.filter((line) => line.text.startsWith('event: layout'))).toEqual([]);
+    await stopWatch(watch, [disk.dir]);
+  });
+
+  it('the probe directory deleted: ENOENT, until it is made again', async () => {
+    const dir = path.join(mkdtempSync(path.join(work, 'deleted-')), 'kv');
+    mkdirSync(dir);
+    const watch = startWatch(['--kv', dir]);
+    const cycle = await cycleFault(
+      watch,
+      'kv',
+      { inject: async () => rmSync(dir, { recursive: true, maxRetries: 10, retryDelay: 20 }), lift: async () => mkdirSync(dir) },
+      /ENOENT: open \S+\/\.slowdisk-probe-/,
+    );
+    report('directory deleted', cycle);
+    await stopWatch(watch, [dir]);
+  });
+
+  it('permission denied, run as an unprivileged user: EACCES, at start and when the directory is closed mid-run', async () => {
+    const nobody = { user: 'nobody', group: 'nogroup' };
+    // Root's, and not writable to others.
+    const dir = mkdtempSync(path.join(work, 'nobody-'));
+    chmodSync(dir, 0o755);
+
+    const refused = await runCli(['check', '--kv', dir, '--duration', '1s'], { as: nobody });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(new RegExp(`^slowdisk: cannot probe kv=${dir}: EACCES: open ${dir}/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Permission denied\\)\n$`));
+
+    const giveToNobody = async () => chownSync(dir, Number(execFileSync('id', ['-u', 'nobody'])), Number(execFileSync('id', ['-g', 'nobody'])));
+    await giveToNobody();
+    const watch = startWatch(['--kv', dir], { as: nobody });
+    const cycle = await cycleFault(
+      watch,
+      'kv',
+      {
+        // Taken back by root and closed to others, as an operator tightening a data directory would.
+        inject: async () => {
+          chownSync(dir, 0, 0);
+          chmodSync(dir, 0o700);
+        },
+        lift: giveToNobody,
+      },
+      /EACCES: open \S+\/\.slowdisk-probe-/,
+    );
+    report('permission denied', cycle);
+    await stopWatch(watch, [dir]);
+  });
+
+  it('a symlink planted at the live probe file name: refused, its target untouched', async () => {
+    const dir = mkdtempSync(path.join(work, 'symlink-'));
+    const target = path.join(mkdtempSync(path.join(work, 'target-')), 'precious');
+    writeFileSync(target, 'precious data\n');
+    const targetBefore = statSync(target);
+    const watch = startWatch(['--kv', dir]);
+    let probeFile = '';
+    const cycle = await cycleFault(
+      watch,
+      'kv',
+      {
+        // In one step, so that the probe never finds the name free and makes its file again.
+        inject: async () => {
+          [probeFile] = probeFiles(dir).map((name) => path.join(dir, name));
+          symlinkSync(target, `${probeFile}.planted`);
+          renameSync(`${probeFile}.planted`, probeFile!);
+        },
+        lift: async () => rmSync(probeFile),
+        whileDown: () => expect(lstatSync(probeFile).isSymbolicLink()).toBe(true),
+      },
+      /refusing to follow a symbolic link at the probe file's name \(ELOOP: open \S+\/\.slowdisk-probe-/,
+    );
+    report('symlink', cycle);
+    expect(readFileSync(target, 'utf8')).toBe('precious data\n');
+    expect(statSync(target).mtimeMs).toBe(targetBefore.mtimeMs);
+    await stopWatch(watch, [dir]);
+  });
+});

@@ -1,0 +1,284 @@
+// The drives' history as watch and check keep it: intervals between snapshots turned into
+// Perseus-shaped series (and refused across a reboot, a replaced drive, restarted counters, a
+// long gap); a cron check every few minutes reaching the verdict of a long-running watch over
+// the same counters; and slices of the real Perseus cluster C, sampled as if live, reaching
+// the verdict `slowdisk analyze` reaches on the same files.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DriveRun, DriveStartError } from '../../src/cli/drive-run.js';
+import { driveIdentity } from '../../src/drives/block-disks.js';
+import { DriveMonitor, type DriveJudgement, type DriveSource } from '../../src/drives/drive-monitor.js';
+import { alignOpenDay, emptyHistory, judgeHistory, recordSnapshot, type Snapshot } from '../../src/drives/history.js';
+import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/params.js';
+import { decodeHistory, encodeHistory } from '../../src/drives/state-file.js';
+import type { DiskCounters } from '../../src/kernel/diskstats.js';
+import { DEFAULT_PEER_PARAMS } from '../../src/peer/params.js';
+import { analyzeHost, cachedUnpack, findHosts, newCounters, readHostDays } from '../../src/perseus/index.js';
+import { countersOf, SyntheticHost } from '../helpers/synthetic-diskstats.js';
+
+const PEER = DEFAULT_PEER_PARAMS;
+const PARAMS = DEFAULT_DRIVE_PARAMS;
+const T0 = Date.parse('2026-01-05T00:00:00Z');
+const MIN = 60_000;
+const DAY = 86_400_000;
+
+// The cron runs rewrite the history some 2,000 times: in memory where the machine has it.
+const scratch = mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'slowdisk-drives-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function snapshot(timeMs: number, devices: Record<string, { id?: string; counters: DiskCounters }>, bootId = 'boot-1'): Snapshot {
+  return {
+    timeMs,
+    bootId,
+    devices: Object.fromEntries(Object.entries(devices).map(([name, { id, counters }]) => [name, { id: id ?? `wwid:${name}`, counters }])),
+  };
+}
+
+/** ios I/Os of `latency` ms and `bytes` bytes, cumulative. */
+const at = (name: string, bytes: number, ios: number, ms: number) => ({ counters: countersOf('8:0', name, bytes / 512, ios, ms) });
+
+describe('turning snapshots into series', () => {
+  it('shares an interval among the minutes it spans, by time: throughput in bytes/s, latency in ms per I/O', () => {
+    const history = emptyHistory();
+    recordSnapshot(history, snapshot(T0 + 30_000, { sda: at('sda', 0, 0, 0) }), PEER, PARAMS);
+    // 120 s later: 1,200 I/Os of 5 ms, 120 MB.
+    const done = recordSnapshot(history, snapshot(T0 + 150_000, { sda: at('sda', 120e6, 1200, 6000) }), PEER, PARAMS);
+    expect(done.recorded).toEqual(['sda']);
+    const day = alignOpenDay('2026-01-05', history.open['2026-01-05']!, PEER);
+    expect(Array.from(day.bucketStart)).toEqual([0, 60, 120].map((s) => T0 / 1000 + s));
+    // Minute 0 is covered 30 s of 120, minute 1 fully, minute 2 for 30 s: the rates are the interval's in each.
+    for (const b of [0, 1, 2]) {
+      expect(day.throughput[0]![b]).toBeCloseTo(1e6, 0);
+      expect(day.latency[0]![b]).toBeCloseTo(5, 6);
+    }
+  });
+
+  it('records nothing across a reboot, a replaced drive, restarted counters, a long gap or a clock set back', () => {
+    const history = emptyHistory();
+    const first = recordSnapshot(history, snapshot(T0, { sda: at('sda', 1e6, 10, 50), sdb: at('sdb', 1e6, 10, 50) }), PEER, PARAMS);
+    expect(first.recorded).toEqual([]);
+    const why = (result: ReturnType<typeof recordSnapshot>, device: string) => result.skipped.find((one) => one.device === device)?.why;
+
+    const replaced = recordSnapshot(history, snapshot(T0 + MIN, { sda: { id: 'wwid:new-drive', ...at('sda', 2e6, 20, 100) }, sdb: at('sdb', 0.5e6, 5, 20) }), PEER, PARAMS);
+    expect(why(replaced, 'sda')).toMatch(/another drive than at the last sample \(wwid:sda, now wwid:new-drive\)/);
+    expect(why(replaced, 'sdb')).toBe('its counters restarted since the last sample');
+    expect(replaced.recorded).toEqual([]);
+
+    const rebooted = recordSnapshot(history, snapshot(T0 + 2 * MIN, { sda: { id: 'wwid:new-drive', ...at('sda', 3e6, 30, 150) } }, 'boot-2'), PEER, PARAMS);
+    expect(why(rebooted, 'sda')).toBe('the host rebooted since the last sample');
+
+    const gap = recordSnapshot(history, snapshot(T0 + 2 * MIN + PARAMS.maxIntervalMs + 1, { sda: { id: 'wwid:new-drive', ...at('sda', 4e6, 40, 200) } }, 'boot-2'), PEER, PARAMS);
+    expect(why(gap, 'sda')).toMatch(/min since the last sample, more than 30/);
+
+    const back = recordSnapshot(history, snapshot(T0, { sda: { id: 'wwid:new-drive', ...at('sda', 5e6, 50, 250) } }, 'boot-2'), PEER, PARAMS);
+    expect(why(back, 'sda')).toBe('the clock went back since the last sample');
+    expect(history.open).toEqual({});
+
+    const fine = recordSnapshot(history, snapshot(T0 + MIN, { sda: { id: 'wwid:new-drive', ...at('sda', 6e6, 60, 300) } }, 'boot-2'), PEER, PARAMS);
+    expect(fine.recorded).toEqual(['sda']);
+  });
+
+  it('judges a day once it is over and keeps judged days for the retention only', () => {
+    const history = emptyHistory();
+    const devices = ['sda', 'sdb', 'sdc', 'sdd'];
+    const host = new SyntheticHost({ devices, seed: 7, factor: () => 1 }, T0);
+    const source = sourceOf(host);
+    const monitor = new DriveMonitor(devices, history, source, () => clock, PEER, { ...PARAMS, retentionDays: 2 });
+    let clock = T0;
+    for (; clock <= T0 + 3 * DAY + 10 * MIN; clock += 5 * MIN) {
+      host.advanceTo(clock);
+      monitor.sample();
+    }
+    expect(history.judged.map((day) => day.day)).toEqual(['2026-01-06', '2026-01-07']);
+    expect(Object.keys(history.open)).toEqual(['2026-01-08']);
+    expect(monitor.judge().days).toBe(3);
+  });
+});
+
+describe('choosing the drives', () => {
+  /** A /sys of whole disks, each with what sysfs tells of it. */
+  function fakeSys(disks: Record<string, Record<string, string>>): string {
+    const root = mkdtempSync(path.join(scratch, 'sys-'));
+    for (const [name, files] of Object.entries(disks)) {
+      mkdirSync(path.join(root, 'block', name), { recursive: true });
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(root, 'block', name, file)), { recursive: true });
+        writeFileSync(path.join(root, 'block', name, file), text);
+      }
+    }
+    return root;
+  }
+
+  it('knows a drive by its WWID, its serial, a loop device by its backing file, else by MAJ:MIN', () => {
+    const sys = fakeSys({
+      sda: { 'device/wwid': 'naa.5000c500a1b2c3d4\n', 'device/serial': 'ZA1\n' },
+      nvme0n1: { wwid: 'eui.0025388b91b2c3d4\n' },
+      vdb: { serial: 'disk-7\n' },
+      loop3: { 'loop/backing_file': '/srv/disk.img\n' },
+      sdb: { 'device/wwid': '\n' },
+    });
+    expect(driveIdentity('sda', '8:0', sys)).toBe('wwid:naa.5000c500a1b2c3d4');
+    expect(driveIdentity('nvme0n1', '259:0', sys)).toBe('wwid:eui.0025388b91b2c3d4');
+    expect(driveIdentity('vdb', '252:16', sys)).toBe('serial:disk-7');
+    expect(driveIdentity('loop3', '7:3', sys)).toBe('loop:/srv/disk.img');
+    expect(driveIdentity('sdb', '8:16', sys)).toBe('dev:8:16');
+  });
+
+  it('--all-devices takes the whole disks but loop, ram, zram, dm, md and sr, says which it left out, and picks up a drive plugged in later', async () => {
+    const names = ['sda', 'sdb', 'sdc', 'sdd', 'sde'];
+    const sys = fakeSys(Object.fromEntries([...names.slice(0, 4), 'loop0', 'loop1', 'ram0', 'zram0', 'dm-0', 'md127', 'sr0'].map((name) => [name, {}])));
+    const host = new SyntheticHost({ devices: names, seed: 9, factor: () => 1 }, T0);
+    let clock = T0;
+    const inSys = () => new Set(readdirSync(path.join(sys, 'block')));
+    const source: DriveSource = {
+      diskstats: () => new Map([...host.diskstats()].filter(([, counters]) => inSys().has(counters.name))),
+      bootId: () => 'b',
+      identity: (name) => `wwid:${name}`,
+    };
+    let printed = '';
+    const run = await DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'all-devices') }, { json: true, source, clock: () => clock, sysRoot: sys, write: (text) => (printed += text) });
+    expect(run.devices).toEqual(['sda', 'sdb', 'sdc', 'sdd']);
+    mkdirSync(path.join(sys, 'block', 'sde'));
+    clock += 15_000;
+    host.advanceTo(clock);
+    run.sample();
+    expect(run.devices).toEqual(names);
+    run.report(await run.finish());
+    const summary = JSON.parse(printed.trimEnd().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ type: 'drives', drives: 5, excluded: { loop: ['loop0', 'loop1'], ram: ['ram0'], zram: ['zram0'], dm: ['dm-0'], md: ['md127'], sr: ['sr0'] } });
+
+    const small = fakeSys({ vda: {}, loop0: {} });
+    await expect(DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'small') }, { json: true, source: { ...source, diskstats: () => new Map([['252:0', countersOf('252:0', 'vda', 0, 0, 0)]]) }, sysRoot: small })).rejects.toThrow(
+      new DriveStartError('a drive is judged against at least 3 peers: 4 drives are needed, the host has 1 (vda)'),
+    );
+  });
+});
+
+function sourceOf(host: SyntheticHost): DriveSource {
+  return { diskstats: () => host.diskstats(), bootId: () => 'boot-1', identity: (name) => `wwid:${name}` };
+}
+
+const verdictsOf = (judgement: DriveJudgement) =>
+  judgement.drives.map((drive) => ({ device: drive.device, verdict: drive.verdict?.verdict, slowDays: drive.verdict?.slowDays, days: drive.verdict?.days, hostWideDays: drive.verdict?.hostWideDays }));
+
+describe('a cron check every few minutes and a long-running watch', () => {
+  it('reach the same verdict over the same counters: the slow drive slow, a host-wide slow day charged to none', async () => {
+    const devices = ['sda', 'sdb', 'sdc', 'sdd', 'sde', 'sdf'];
+    const factor = (device: string, day: number) => (device === 'sdc' ? 1.6 : 1) * (day === 2 && ['sda', 'sdb'].includes(device) ? 1.6 : 1);
+    const end = T0 + 5 * DAY - 10 * MIN + 32_000;
+
+    // watch: one process, a sample every 15 s.
+    const watched = new SyntheticHost({ devices, seed: 42, factor }, T0);
+    let watchClock = T0;
+    const watch = new DriveMonitor(devices, emptyHistory(), sourceOf(watched), () => watchClock, PEER, PARAMS);
+    for (; watchClock <= end; watchClock += PARAMS.sampleIntervalMs) {
+      watched.advanceTo(watchClock);
+      watch.sample();
+    }
+    const watchVerdict = watch.judge();
+
+    // cron: `check --devices ... --duration 30s` every 10 minutes, started 2 s past the minute,
+    // each a new run on the state directory, as the CLI runs it.
+    const stateDir = path.join(scratch, 'cron');
+    const cronHost = new SyntheticHost({ devices, seed: 42, factor }, T0);
+    let cronClock = T0;
+    let printed = '';
+    let cronVerdict: DriveJudgement | null = null;
+    for (let start = T0 + 2000; start + 30_000 <= end; start += 10 * MIN) {
+      const moveTo = (ms: number) => {
+        cronClock = ms;
+        cronHost.advanceTo(ms);
+      };
+      moveTo(start);
+      printed = '';
+      const run = await DriveRun.start({ devices, stateDir }, { json: true, source: sourceOf(cronHost), clock: () => cronClock, write: (text) => (printed += text), warn: (line) => expect.fail(line) });
+      moveTo(start + 15_000);
+      run.sample();
+      moveTo(start + 30_000);
+      cronVerdict = await run.finish();
+      run.report(cronVerdict);
+      expect(run.exitCode(cronVerdict)).toBe(cronVerdict.drives.some((drive) => drive.verdict?.verdict === 'slow') ? 1 : 0);
+    }
+
+    expect(watchVerdict.days).toBe(5);
+    expect(watchVerdict.hostWideDays).toBe(1);
+    const expected = devices.map((device) =>
+      device === 'sdc'
+        ? { device, verdict: 'slow', slowDays: 4, days: 4, hostWideDays: 1 }
+        : { device, verdict: 'ok', slowDays: 0, days: expect.any(Number), hostWideDays: expect.any(Number) },
+    );
+    expect(verdictsOf(watchVerdict)).toEqual(expected);
+    expect(verdictsOf(cronVerdict!)).toEqual(verdictsOf(watchVerdict));
+    const ratio = (judgement: DriveJudgement) => judgement.drives.find((drive) => drive.device === 'sdc')!.verdict!.ratio;
+    expect(ratio(watchVerdict)).toBeGreaterThan(1.4);
+    expect(Math.abs(ratio(cronVerdict!) / ratio(watchVerdict) - 1)).toBeLessThan(0.05);
+
+    // What the last check printed: a line per drive and the summary.
+    const lines = printed.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.type === 'drive').map((line) => [line.device, line.verdict])).toEqual(devices.map((device) => [device, device === 'sdc' ? 'slow' : 'ok']));
+    expect(lines.at(-1)).toMatchObject({ type: 'drives', drives: 6, slow: ['sdc'], days: 5, host_wide_days: 1 });
+  }, 180_000);
+});
+
+describe('real Perseus drives sampled as if live', () => {
+  const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  const ARCHIVE = path.join(REPO, 'data', 'perseus', 'cluster_C-1min.tar.xz');
+  const SLICE = ['host_2', 'host_5'];
+
+  it('reach the verdict analyze reaches on the same files, labelled slow drives included', async () => {
+    const unpacked = path.join(cachedUnpack(ARCHIVE, SLICE.map((host) => `cluster_C/${host}`)), 'cluster_C');
+    const counters = newCounters();
+    const hosts = (await findHosts(unpacked, counters)).filter((host) => SLICE.includes(host.host));
+    expect(hosts.map((host) => host.host)).toEqual(SLICE);
+    const slowSeen: string[] = [];
+    for (const host of hosts) {
+      const offline = await analyzeHost(host, PEER, counters);
+      // The same rows, as the counters a kernel would have kept: every minute's bytes and
+      // I/Os added, read once a minute.
+      const days = await readHostDays(host, PEER, counters);
+      const disks = days[0]!.disks;
+      const acc = new Map(disks.map((disk) => [disk, { sectors: 0, ios: 0, ms: 0 }]));
+      const IOS_PER_MINUTE = 100;
+      let clock = 0;
+      const source: DriveSource = {
+        diskstats: () => new Map(disks.map((disk, index) => [`8:${index}`, countersOf(`8:${index}`, disk, acc.get(disk)!.sectors, acc.get(disk)!.ios, acc.get(disk)!.ms)])),
+        bootId: () => 'boot',
+        identity: (name) => `serial:${name}`,
+      };
+      const live = new DriveMonitor(disks, emptyHistory(), source, () => clock, PEER, PARAMS);
+      for (const day of days) {
+        for (let b = 0; b < day.bucketStart.length; b += 1) {
+          clock = day.bucketStart[b]! * 1000;
+          live.sample();
+          day.disks.forEach((disk, d) => {
+            const throughput = day.throughput[d]![b]!;
+            const latency = day.latency[d]![b]!;
+            if (!(throughput >= 0)) return;
+            const one = acc.get(disk)!;
+            one.sectors += Math.round((throughput * 60) / 512);
+            const ios = throughput > 0 ? IOS_PER_MINUTE : 0;
+            one.ios += ios;
+            one.ms += Math.round(latency * ios);
+          });
+        }
+        clock = day.bucketStart[day.bucketStart.length - 1]! * 1000 + MIN;
+        live.sample();
+      }
+      // Through the file format and back, as the next cron run would read it.
+      const stored = decodeHistory(encodeHistory(live.history));
+      const liveVerdict = judgeHistory(stored, PEER);
+      const pick = (drives: typeof liveVerdict.drives) => drives.map((drive) => ({ disk: drive.disk.replace(/^serial:/, ''), verdict: drive.verdict, slowDays: drive.slowDays, days: drive.days }));
+      expect(pick(liveVerdict.drives)).toEqual(pick(offline.verdict.drives));
+      for (const drive of liveVerdict.drives) {
+        const theirs = offline.verdict.drives.find((one) => `serial:${one.disk}` === drive.disk)!;
+        expect(Math.abs(drive.ratio / theirs.ratio - 1)).toBeLessThan(0.02);
+        if (drive.verdict === 'slow') slowSeen.push(`${host.host}/${theirs.disk}`);
+      }
+    }
+    // host_2 holds drives the operators labelled fail-slow.
+    expect(slowSeen.some((drive) => drive.startsWith('host_2/'))).toBe(true);
+  }, 120_000);
+});

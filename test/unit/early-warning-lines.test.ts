@@ -1,0 +1,56 @@
+// The early warning on the lines a person reads: watch's round lines and check's summary.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
+import type { Prediction } from '../../src/predict/index.js';
+import { checkSummary } from '../../src/report/check-summary.js';
+import { RoundLines } from '../../src/report/round-lines.js';
+import { RunVerdict } from '../../src/score/store-score.js';
+import type { DiskStatus } from '../../src/session/probe-session.js';
+
+const prediction = (probability: number | null, warning = false): Prediction => ({
+  atMs: 60_000,
+  probability,
+  warning,
+  model: 'network',
+  samples: 4,
+  p99Ms: 12,
+  missing: [],
+  ignored: [],
+});
+
+const disk = (name: string, extra: Partial<DiskStatus> = {}): DiskStatus => ({
+  name,
+  dir: `/data/${name}`,
+  inspected: true,
+  memoryBacked: false,
+  state: 'up',
+  score: 1,
+  inspections: 600,
+  errors: 0,
+  statistical: 'ok',
+  last: { openMs: 0.01, writeMs: 0.2, syncMs: 0.5, readMs: 0.1, closeMs: 0.01, totalMs: 0.82 },
+  ...extra,
+});
+
+describe('the early warning on the lines', () => {
+  it("follows each disk's state on watch's round lines: nothing before a probability, predict, then warn", () => {
+    const written: string[] = [];
+    const lines = new RoundLines(false, false, (line) => written.push(line));
+    const round = (disks: DiskStatus[]) => ({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks, devices: [] });
+    lines.round(round([disk('raft'), disk('kv', { prediction: prediction(null) })]));
+    lines.round(round([disk('raft', { prediction: prediction(0.123) }), disk('kv', { prediction: prediction(0.8251, true), blockDevices: ['loop3'] })]));
+    expect(written[0]).toBe(
+      '60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok',
+    );
+    expect(written[1]).toBe(
+      '60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict 0.12 | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warn 0.83 on loop3',
+    );
+  });
+
+  it("shows the warning in check's summary, whose verdict it raised to WARNING", () => {
+    const verdict = new RunVerdict(DEFAULT_SCORE_PARAMS);
+    verdict.observe(1, 'slow');
+    const line = checkSummary(verdict, 1, 90_000, [disk('kv', { prediction: prediction(0.91, true) })], DEFAULT_SCORE_PARAMS, false);
+    expect(line).toBe('WARNING: store score 1.00 after 90.0s (max reported 1, slow at 80, evict at 100) | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warn 0.91');
+  });
+});

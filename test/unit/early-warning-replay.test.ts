@@ -1,0 +1,90 @@
+// The early-warning predictor through `slowdisk replay`: a disk slowing down over minutes is
+// warned of before its inspection P99 crosses the SLA, on every output, and the replay exits
+// WARNING for it; a healthy host is not warned of.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { sampleFeatures, traceSamples, type TraceEntry } from '../../src/predict/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
+
+const traceOf = scenarioTraceFiles('slowdisk-early-warning-');
+
+/** When the disk's P99 over a 15 s sample first exceeds the SLA, in ms on the trace's clock. */
+function firstBreachMs(file: string, disk: string, slaMs: number): number {
+  const entries = readFileSync(file, 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line) as TraceEntry);
+  const samples = traceSamples(entries, 100, 15_000).get(disk)!;
+  return samples.find(({ sample }) => sampleFeatures(sample, 100)!.p99Ms > slaMs)!.atMs;
+}
+
+type Line = Record<string, unknown>;
+const parse = (stdout: string): Line[] => stdout.trim().split('\n').map((line) => JSON.parse(line) as Line);
+
+// Two SSDs; kv slows down x100 over 5 minutes from minute 5 (its P99 passes 200 ms at minute 10).
+const ramp = { kind: 'ramp', seed: 7, disks: 2, media: 'ssd', onsetMs: 300_000, durationMs: 900_000 } as const;
+// The statistical detector also sees the ramp: a threshold it never reaches leaves the verdict to the predictor.
+const NO_DETECTOR = ['--stat-threshold', '1000'];
+
+describe('early warning in replay', () => {
+  it('warns of a ramp before its P99 crosses the SLA, in the JSON lines, and exits WARNING', async () => {
+    const file = traceOf('ramp', ramp);
+    const result = await runCli(['replay', file, '--json', ...NO_DETECTOR]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    const lines = parse(result.stdout);
+    const kv = lines.filter((line) => line.type === 'disk' && line.disk === 'kv');
+    const warned = kv.find((line) => line.warning === true)!;
+    expect(warned).toMatchObject({ predictor_model: 'network', statistical: 'ok' });
+    expect(warned.predicted_breach_probability as number).toBeGreaterThan(0.7);
+    const breachMs = firstBreachMs(file, 'kv', 200);
+    expect((warned.elapsed_seconds as number) * 1000).toBeLessThan(breachMs);
+    // The slow score saw nothing of it yet: the WARNING is the predictor's.
+    const reported = lines.filter((line) => line.type === 'store').map((line) => line.reported_score as number);
+    expect(Math.max(...reported)).toBeLessThan(80);
+    // No probability before 4 samples (1 minute); the healthy disk is never warned of.
+    expect(kv[0]).toMatchObject({ predicted_breach_probability: null, warning: false });
+    expect(lines.some((line) => line.disk === 'raft' && line.warning === true)).toBe(false);
+  });
+
+  it('shows the warning on the timeline', async () => {
+    const result = await runCli(['replay', traceOf('ramp-timeline', ramp), ...NO_DETECTOR]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\| kv 1\.00 stat ok warn 0\.\d\d/);
+    expect(result.stdout).toMatch(/\| raft 1\.00 stat ok predict 0\.\d\d/);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/^WARNING: /);
+  });
+
+  it('a higher SLA or warning probability is not reached as soon: --sla, --warn-probability, --predictor trend', async () => {
+    const file = traceOf('ramp-flags', ramp);
+    const firstWarningMs = async (...flags: string[]) => {
+      const result = await runCli(['replay', file, '--json', ...NO_DETECTOR, ...flags]);
+      const warned = parse(result.stdout).find((line) => line.disk === 'kv' && line.warning === true);
+      return warned === undefined ? Infinity : (warned.elapsed_seconds as number) * 1000;
+    };
+    const byDefault = await firstWarningMs();
+    expect(await firstWarningMs('--warn-probability', '0.95')).toBeGreaterThan(byDefault);
+    expect(await firstWarningMs('--sla', '1s')).toBeGreaterThan(byDefault);
+    const trend = await runCli(['replay', file, '--json', ...NO_DETECTOR, '--predictor', 'trend']);
+    expect(parse(trend.stdout).find((line) => line.disk === 'kv' && line.predicted_breach_probability !== null)).toMatchObject({ predictor_model: 'trend' });
+  });
+
+  it('a healthy host is not warned of: exit 0', async () => {
+    const result = await runCli(['replay', traceOf('healthy', { ...ramp, kind: 'healthy' }), '--json', ...NO_DETECTOR]);
+    expect(result.code).toBe(0);
+    const disks = parse(result.stdout).filter((line) => line.type === 'disk');
+    expect(disks.some((line) => line.warning === true)).toBe(false);
+    expect(disks.at(-1)!.predicted_breach_probability).toBeLessThan(0.7);
+  });
+
+  it.each([
+    ['--sla', '0'],
+    ['--sla', 'soon'],
+    ['--warn-probability', '1'],
+    ['--warn-probability', '0'],
+    ['--predictor', 'oracle'],
+  ])('a bad %s %s: one line, exit 3', async (flag, value) => {
+    const result = await runCli(['replay', traceOf('flag', ramp), flag, value]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(new RegExp(`^slowdisk: .*${flag}.*\\n$`));
+    expect(result.stdout).toBe('');
+  });
+});

@@ -1,0 +1,284 @@
+// `slowdisk replay` as a user and a fault-injection script meet it: the built bin, a child process.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, type CliResult } from '../helpers/run-cli.js';
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-replay-cli-'));
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+let traces = 0;
+/** Writes trace lines, given as objects or raw text, to a new file. */
+function traceFile(lines: (object | string)[]): string {
+  traces += 1;
+  const file = path.join(work, `trace-${traces}.jsonl`);
+  writeFileSync(file, lines.map((line) => `${typeof line === 'string' ? line : JSON.stringify(line)}\n`).join(''));
+  return file;
+}
+
+function runWithStdin(args: string[], input: string): Promise<CliResult> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, elapsedMs: performance.now() - started }));
+  });
+}
+
+const header = (disks: string[], extra: object = {}) => ({ slowdisk_trace: 1, interval_ms: 100, disks, ...extra });
+
+function run(disk: string, from: number, to: number, ms: (tick: number) => number = () => 1): object[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => ({ tick: from + i, disk, ms: ms(from + i) }));
+}
+
+/** raft's inspection of tick 1 hangs for 21.05 s; every later one takes 1 ms. */
+const hangThenRecovery = () => [header(['raft']), { tick: 1, disk: 'raft', ms: 21_050 }, ...run('raft', 212, 210 + 30 * 101)];
+
+function jsonLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const storeScores = (stdout: string) => jsonLines(stdout).filter((line) => 'store_score' in line);
+
+describe('slowdisk replay', () => {
+  it('prints the timeline: a line per round, the thresholds first reached, the recovery, the verdict', async () => {
+    const file = traceFile(hangThenRecovery());
+    const result = await runCli(['replay', file]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(2);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`${file}: interval 100ms, timeout 100ms, 30-tick rounds, ratio 0.1, min TTR 5m, slow at 80, evict at 100`);
+    expect(lines.slice(1, 11)).toEqual([
+      '3.0s tick 30 store 2 (2.00) | raft 2.00 stat ok',
+      '6.0s tick 60 store 4 (4.00) | raft 4.00 stat ok',
+      '9.0s tick 90 store 8 (8.00) | raft 8.00 stat ok',
+      '12.0s tick 120 store 16 (16.00) | raft 16.00 stat ok',
+      '15.0s tick 150 store 32 (32.00) | raft 32.00 stat ok',
+      '18.0s tick 180 store 64 (64.00) | raft 64.00 stat ok',
+      '21.0s tick 210 store 100 (100) | raft 100 stat ok',
+      '21.0s tick 210: slow threshold 80 first reached',
+      '21.0s tick 210: eviction threshold 100 first reached',
+      '24.0s tick 240 store 100 (100) | raft 100 stat ok',
+    ]);
+    expect(lines).toContain('27.0s tick 270 store 99 (99.00) | raft 99.00 stat ok');
+    expect(lines).toContain('321.0s tick 3210: recovered to 1 (peak 100)');
+    expect(lines.at(-1)).toBe('CRITICAL: max reported store score 100 over 3240 ticks (324.0s); slow at 80, evict at 100');
+    // Not a terminal: no spinner, no escape codes.
+    expect(result.stdout).not.toMatch(/\x1b/);
+  });
+
+  it('--json prints each disk score unrounded and the store score at every update; reads stdin with -', async () => {
+    // kv times out at ticks 5 and 6 of round 1 (29 samples); raft never answers after tick 30.
+    const lines = [header(['raft', 'kv']), ...run('raft', 1, 30).flatMap((line, i) => [line, { tick: i + 1, disk: 'kv', ms: i === 4 || i === 5 ? 120 : 2 }]), { tick: 60 }];
+    const input = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+    const result = await runWithStdin(['replay', '-', '--json'], input);
+    expect(result.stderr).toBe('');
+    const kv1 = 1 + 2 / 29 / 0.1;
+    // trace-format.md's keys; more may follow.
+    expect(jsonLines(result.stdout)).toMatchObject([
+      { tick: 30, disk: 'raft', score: 1 },
+      { tick: 30, disk: 'kv', score: kv1 },
+      { tick: 30, store_score: kv1, evict: false },
+      { tick: 60, disk: 'raft', score: 2 },
+      { tick: 60, disk: 'kv', score: kv1 * 2 },
+      { tick: 60, store_score: kv1 * 2, evict: false },
+    ]);
+    expect(result.stdout).toContain(`"score":${kv1},`);
+    expect(result.code).toBe(0);
+  });
+
+  describe('block devices a trace recorded', () => {
+    const device = (tick: number, name: string, majorMinor: string, role: string, stalled: boolean, more: object = {}) => ({
+      tick,
+      device: name,
+      major_minor: majorMinor,
+      disks: ['raft'],
+      role,
+      r_iops: 0,
+      w_iops: stalled ? 0 : 40,
+      f_iops: stalled ? 0 : 10,
+      r_ms: null,
+      w_ms: stalled ? null : 0.25,
+      f_ms: stalled ? null : 0.5,
+      in_flight: stalled ? 1 : 0,
+      avg_in_flight: stalled ? 1 : 0.01,
+      util: stalled ? 1 : 0.01,
+      stalled,
+      t: 1_700_000_000_000 + tick * 100,
+      ...more,
+    });
+    // The media under loop3 hangs in the second round: raft's inspections wait from tick 45 on.
+    // As the recorder writes them: a round's devices as it closes, before later results.
+    const lines = [
+      header(['raft'], { block_devices: { raft: ['loop3', 'nvme0n1'] } }),
+      ...run('raft', 1, 30),
+      device(30, 'loop3', '7:3', 'filesystem', false),
+      device(30, 'nvme0n1', '259:0', 'backing', false),
+      ...run('raft', 31, 44),
+      device(60, 'loop3', '7:3', 'filesystem', true),
+      device(60, 'nvme0n1', '259:0', 'backing', false, { w_iops: 0, f_iops: 0, w_ms: null, f_ms: null }),
+      { tick: 60 },
+    ];
+
+    it('show on the round line as watch shows them; --verbose adds a line per device', async () => {
+      const file = traceFile(lines);
+      const plain = await runCli(['replay', file]);
+      expect(plain.stderr).toBe('');
+      const rounds = plain.stdout.split('\n').filter((line) => /^\d+\.\ds tick/.test(line));
+      expect(rounds).toEqual(['3.0s tick 30 store 1 (1.00) | raft 1.00 stat ok on loop3,nvme0n1', '6.0s tick 60 store 2 (2.00) | raft 2.00 stat ok on loop3,nvme0n1 STALLED loop3']);
+      const verbose = await runCli(['replay', file, '--verbose']);
+      expect(verbose.stdout.split('\n').slice(1, 7)).toEqual([
+        rounds[0],
+        '  loop3 (raft): read 0/s, write 40/s 0.25ms, flush 10/s 0.50ms, in flight 0, util 1%',
+        '  nvme0n1 (raft): read 0/s, write 40/s 0.25ms, flush 10/s 0.50ms, in flight 0, util 1%',
+        rounds[1],
+        '  loop3 (raft): read 0/s, write 0/s, flush 0/s, in flight 1, util 100% STALLED',
+        '  nvme0n1 (raft): read 0/s, write 0/s, flush 0/s, in flight 0, util 1%',
+      ]);
+    });
+
+    it('--json gives a "device" line per device per update, with the keys of the trace', async () => {
+      const result = await runCli(['replay', traceFile(lines), '--json']);
+      const json = jsonLines(result.stdout);
+      expect(json.filter((line) => line.type === 'disk').map((line) => [line.block_devices, line.stalled_devices])).toEqual([
+        [['loop3', 'nvme0n1'], []],
+        [['loop3', 'nvme0n1'], ['loop3']],
+      ]);
+      const { t: _, ...recorded } = lines[47] as Record<string, unknown>;
+      expect(json.filter((line) => line.type === 'device')[2]).toEqual({ type: 'device', elapsed_seconds: 6, ...recorded });
+      expect(json.map((line) => line.type)).toEqual(['disk', 'device', 'device', 'store', 'disk', 'device', 'device', 'store']);
+    });
+  });
+
+  it('exits as check would for the same scores: 0, 1 or 2', async () => {
+    const hangTo = (tick: number) => traceFile([header(['raft']), { tick }]);
+    expect((await runCli(['replay', hangTo(150)])).code).toBe(0);
+    expect((await runCli(['replay', hangTo(180), '--slow-threshold', '60'])).code).toBe(1);
+    const critical = await runCli(['replay', hangTo(210), '--json']);
+    expect(critical.code).toBe(2);
+    expect(storeScores(critical.stdout).at(-1)).toMatchObject({ tick: 210, store_score: 100, evict: true });
+  });
+
+  it('--ticks N replays exactly N ticks', async () => {
+    const file = traceFile([header(['raft']), ...run('raft', 1, 30)]);
+    const longer = await runCli(['replay', file, '--json', '--ticks', '90']);
+    expect(storeScores(longer.stdout).map((line) => line.store_score)).toEqual([1, 2, 4]);
+    const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60']);
+    expect(shorter.stdout).toMatch(/over 60 ticks \(6\.0s\)/);
+    expect(shorter.code).toBe(0);
+  });
+
+  it("a scoring flag overrides the header's value; the rest come from the header", async () => {
+    // Recorded with 10-tick rounds and a 200 ms interval: 150 ms inspections made it in time.
+    const file = traceFile([header(['raft'], { interval_ms: 200, round_ticks: 10, timeout_ms: 200 }), ...run('raft', 1, 30, (tick) => (tick === 5 ? 150 : 1))]);
+    const recorded = await runCli(['replay', file, '--json']);
+    expect(storeScores(recorded.stdout)).toMatchObject([
+      { tick: 10, store_score: 1, evict: false },
+      { tick: 20, store_score: 1, evict: false },
+      { tick: 30, store_score: 1, evict: false },
+    ]);
+    // At 100 ms the same inspection missed its tick, and the timeout follows the interval.
+    const faster = await runCli(['replay', file, '--json', '--interval', '100ms']);
+    // 1 timeout of 9 samples doubles the score; each clean 1 s round then takes 100 x 1000 / 300000 off.
+    const fall = (100 * 1000) / 300_000;
+    expect(storeScores(faster.stdout).map((line) => line.store_score)).toEqual([2, 2 - fall, 2 - fall - fall]);
+    const longRounds = await runCli(['replay', file, '--json', '--round-ticks', '30']);
+    expect(storeScores(longRounds.stdout)).toMatchObject([{ tick: 30, store_score: 1, evict: false }]);
+    // A recorded timeout unlike the interval was set on purpose: it stays unless --timeout.
+    const withTimeout = traceFile([header(['raft'], { timeout_ms: 50 }), ...run('raft', 1, 30, (tick) => (tick === 5 ? 70 : 1))]);
+    expect(storeScores((await runCli(['replay', withTimeout, '--json', '--interval', '200ms'])).stdout)[0].store_score).toBe(1 + 1 / 29 / 0.1);
+    expect(storeScores((await runCli(['replay', withTimeout, '--json', '--timeout', '80ms'])).stdout)[0].store_score).toBe(1);
+  });
+
+  it('--plot writes an SVG chart next to the timeline', async () => {
+    const plot = path.join(work, 'hang.svg');
+    const result = await runCli(['replay', traceFile(hangThenRecovery()), '--plot', plot]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^CRITICAL: /m);
+    const svg = readFileSync(plot, 'utf8');
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).toMatch(/<polyline data-series="score" data-disk="raft" points="[\d., ]+"/);
+  });
+
+  it('replays a day of 100 ms ticks on two disks in seconds', async () => {
+    const file = path.join(work, 'day.jsonl');
+    const ticks = 864_000;
+    const out = createWriteStream(file);
+    let chunk = `${JSON.stringify(header(['raft', 'kv']))}\n`;
+    for (let tick = 1; tick <= ticks; tick += 1) {
+      chunk += `{"tick":${tick},"disk":"raft","ms":${0.5 + (tick % 7) / 10}}\n{"tick":${tick},"disk":"kv","ms":${tick % 9000 < 300 ? 150 : 2.25}}\n`;
+      if (chunk.length > 1 << 20) {
+        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+        chunk = '';
+      }
+    }
+    await new Promise<void>((resolve) => out.end(chunk, () => resolve()));
+    const result = await runCli(['replay', file, '--json']);
+    rmSync(file);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(2);
+    expect(storeScores(result.stdout)).toHaveLength(ticks / 30);
+    console.log(`replay: ${ticks} ticks x 2 disks in ${(result.elapsedMs / 1000).toFixed(2)} s: ${Math.round(ticks / (result.elapsedMs / 1000))} ticks/s`);
+    expect(result.elapsedMs).toBeLessThan(30_000);
+  });
+});
+
+describe('a bad trace: one line on stderr naming the line, exit 3', () => {
+  const ok = (tick: number) => JSON.stringify({ tick, disk: 'raft', ms: 1 });
+  const body = [1, 2, 3, 4, 5].map(ok);
+  it.each([
+    ['not JSON', [...body, ok(6), '{"tick":7,"disk":"raft","ms":1'], /line 7: not JSON: /],
+    ['a line without a tick', [...body, '{"disk":"raft","ms":1}'], /line 6: no "tick": every line but the header has one$/],
+    ['an inspection without a disk', [...body, '{"tick":6,"ms":1}'], /line 6: no "disk": an inspection line names its disk$/],
+    ['a negative duration', [...body, '{"tick":6,"disk":"raft","ms":-3}'], /line 6: "ms" must be a duration in milliseconds, 0 or more, got -3$/],
+    ['a duration that is not a number', [...body, '{"tick":6,"disk":"raft","ms":"slow"}'], /line 6: "ms" must be .* got "slow"$/],
+    ['ticks out of order for one disk', [...body, ok(4)], /line 6: tick 4 of disk "raft" comes after its tick 5: each disk's lines must be in tick order$/],
+    ['an unknown header version', ['{"slowdisk_trace":7}', ...body], /line 1: unknown trace version 7: this slowdisk reads version 1$/],
+    ['a header not on the first line', [...body, '{"slowdisk_trace":1}'], /line 6: a header \("slowdisk_trace"\) is allowed on the first line only$/],
+  ])('%s', async (_what, lines, pattern) => {
+    const file = traceFile(lines);
+    const result = await runCli(['replay', file]);
+    expect(result.code).toBe(3);
+    const stderr = result.stderr.trimEnd().split('\n');
+    expect(stderr).toHaveLength(1);
+    expect(stderr[0].startsWith(`slowdisk: ${file} line `)).toBe(true);
+    expect(stderr[0]).toMatch(pattern);
+  });
+
+  it('from stdin, the trace is named stdin', async () => {
+    const result = await runWithStdin(['replay', '-'], `${ok(1)}\nnonsense\n`);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^slowdisk: stdin line 2: not JSON: .*\n$/);
+  });
+
+  it('a missing file: one line, exit 3', async () => {
+    const missing = path.join(work, 'missing.jsonl');
+    const result = await runCli(['replay', missing]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`slowdisk: cannot read ${missing}: ENOENT: no such file or directory, open '${missing}'\n`);
+  });
+
+  it('thresholds from the header that contradict each other: one line, exit 3', async () => {
+    const result = await runCli(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 })])]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^slowdisk: --slow-threshold \(90\) is above --evict-threshold \(80\)\n$/);
+  });
+
+  it('a bad flag: one line, exit 3', async () => {
+    const result = await runCli(['replay', traceFile([header(['raft'])]), '--ticks', '0']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^slowdisk: .*--ticks.*expected an integer from 1 to \d+, got '0'\n$/);
+  });
+});

@@ -1,0 +1,123 @@
+// --tikv-config as an operator meets it: TiKV configuration files written the way TiKV
+// documents them, on real directories, and the paths check reports probing.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, startCli, waitFor } from '../helpers/run-cli.js';
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-tikv-cli-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+let made = 0;
+/** A fresh deploy directory with the given subdirectories, and a tikv.toml in it. */
+function deploy(dirs: string[], toml: (root: string) => string): { root: string; config: string } {
+  const root = path.join(work, `deploy-${++made}`);
+  mkdirSync(root);
+  for (const dir of dirs) mkdirSync(path.join(root, dir), { recursive: true });
+  const config = path.join(root, 'tikv.toml');
+  writeFileSync(config, toml(root));
+  return { root, config };
+}
+
+/** check's summary, split into its disks: "raft /dir score ..." by name. */
+function probedDirs(stdout: string): Record<string, string> {
+  const parts = stdout.trimEnd().split(' | ').slice(1);
+  return Object.fromEntries(parts.map((part) => part.split(' ').slice(0, 2)));
+}
+
+function expectOneErrorLine(stderr: string, pattern: RegExp): void {
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+}
+
+describe('check --tikv-config', () => {
+  it('a minimal file: KV at storage.data-dir, Raft at its raft-engine directory', async () => {
+    const { root, config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n`);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine`, kv: `${root}/data` });
+  });
+
+  it('Raft Engine off: raftstore.raftdb-path', async () => {
+    const { root, config } = deploy(['data', 'wal/raftdb'], (root) =>
+      `[storage]\ndata-dir = "${root}/data"\n\n[raft-engine]\nenable = false\n\n[raftstore]\nraftdb-path = "${root}/wal/raftdb"\n`,
+    );
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    expect(result.code).toBe(0);
+    expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/wal/raftdb`, kv: `${root}/data` });
+  });
+
+  it('--raft and --kv win over the file', async () => {
+    const { root, config } = deploy(['data/raft-engine', 'other/raft', 'other/kv'], (root) => `[storage]\ndata-dir = "${root}/data"\n`);
+    const result = await runCli(['check', '--tikv-config', config, '--raft', `${root}/other/raft`, '--kv', `${root}/other/kv`, '--duration', '1s']);
+    expect(result.code).toBe(0);
+    expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/other/raft`, kv: `${root}/other/kv` });
+  });
+
+  it('a file without storage.data-dir (TiUP passes tikv-server --data-dir): exit 3 naming the key; --kv gives the data dir', async () => {
+    const { root, config } = deploy(['tidb-data/raft-engine'], () => '[raftstore]\ninspect-interval = "100ms"\n');
+    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    expect(refused.code).toBe(3);
+    expectOneErrorLine(refused.stderr, new RegExp(`^slowdisk: ${config}: storage\\.data-dir is not set, .*--kv DIR$`));
+    const result = await runCli(['check', '--tikv-config', config, '--kv', `${root}/tidb-data`, '--duration', '1s']);
+    expect(result.code).toBe(0);
+    expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/tidb-data/raft-engine`, kv: `${root}/tidb-data` });
+  });
+
+  it("a relative path: exit 3 naming the key, or resolved against --tikv-cwd (tikv-server's working directory)", async () => {
+    const { root, config } = deploy(['data/raft-engine'], () => '[storage]\ndata-dir = "data"\n');
+    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    expect(refused.code).toBe(3);
+    expectOneErrorLine(refused.stderr, new RegExp(`^slowdisk: ${config}: storage\\.data-dir is the relative path 'data', .*--tikv-cwd DIR$`));
+    const result = await runCli(['check', '--tikv-config', config, '--tikv-cwd', root, '--duration', '1s']);
+    expect(result.code).toBe(0);
+    expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine`, kv: `${root}/data` });
+  });
+
+  it('inspect-kvdb-interval = "0s": the KV disk is not probed, and stderr says why', async () => {
+    const { root, config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n[raftstore]\ninspect-kvdb-interval = "0s"\n`);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    expect(result.code).toBe(0);
+    expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine` });
+    expectOneErrorLine(result.stderr, /inspect-kvdb-interval is 0s, so TiKV does not inspect the KV disk/);
+  });
+
+  it.each([
+    ['not TOML', '[storage]\ndata-dir = "/data"\n[raftstore\n', / line 3: not valid TOML: /],
+    ['a wrong type', '[raft-engine]\nenable = "yes"\n', /: raft-engine\.enable must be true or false, got "yes"$/],
+    ['a bad duration', '[raftstore]\ninspect-interval = "fast"\n', /: raftstore\.inspect-interval: 'fast' is not a TiKV duration/],
+  ])('a broken file (%s): exit 3, one line naming the file and the key or line', async (_what, text, pattern) => {
+    const { config } = deploy([], () => text);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expectOneErrorLine(result.stderr, new RegExp(`^slowdisk: ${config}`));
+    expectOneErrorLine(result.stderr, pattern);
+  });
+
+  it('a missing file: exit 3', async () => {
+    const result = await runCli(['check', '--tikv-config', path.join(work, 'nowhere.toml'), '--duration', '1s']);
+    expect(result.code).toBe(3);
+    expectOneErrorLine(result.stderr, /nowhere\.toml: cannot read the TiKV configuration: ENOENT/);
+  });
+});
+
+describe('watch --tikv-config: the inspect interval', () => {
+  // Five ticks a round: the first round line comes at 5 intervals.
+  async function firstRoundLine(args: string[]): Promise<string> {
+    const cli = startCli(['watch', ...args, '--round-ticks', '5']);
+    await waitFor(() => / tick 5 /.test(cli.stdout()), 10_000, 'the first round line');
+    cli.child.kill('SIGTERM');
+    await cli.done;
+    return cli.stdout().split('\n')[0]!;
+  }
+
+  it('raftstore.inspect-interval = "200ms" sets the interval; --interval wins', async () => {
+    const { config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n\n[raftstore]\ninspect-interval = "200ms"\n`);
+    expect(await firstRoundLine(['--tikv-config', config])).toMatch(/^1\.0s tick 5 /);
+    expect(await firstRoundLine(['--tikv-config', config, '--interval', '100ms'])).toMatch(/^0\.5s tick 5 /);
+  });
+});
