@@ -20,7 +20,7 @@ export interface DriveOnlyOptions {
 }
 
 export async function runDrives(options: DriveOnlyOptions): Promise<void> {
-  // The state directory and the textfile are written by this process, never by the CLI's.
+  // The state directory and the textfile are written by the output writer process, never by the CLI's.
   const writer = new OutputWriter();
   let run: DriveRun;
   try {
