@@ -30,11 +30,11 @@ export class StateStoreError extends Error {
   }
 }
 
-/** `what: ENOSPC (write /path)`; the path of the file at hand when the error has none (write and fsync name no path). */
-function syscallError(what: string, error: unknown, file?: string): StateStoreError {
+/** `what: ENOSPC (write /path)`; replaceFile gives write and fsync errors the path of their file. */
+function syscallError(what: string, error: unknown): StateStoreError {
   const e = error as NodeJS.ErrnoException;
   if (e.code === undefined) return new StateStoreError(`${what}: ${e.message}`);
-  const where = [e.syscall, e.path ?? file].filter((part) => part !== undefined).join(' ');
+  const where = [e.syscall, e.path].filter((part) => part !== undefined).join(' ');
   return new StateStoreError(`${what}: ${e.code}${where === '' ? '' : ` (${where})`}`, e.code);
 }
 
@@ -88,11 +88,8 @@ export interface OpenedState {
   problems: string[];
 }
 
-export interface OpenedStore {
+export interface OpenedStore extends OpenedState {
   store: FileStateStore;
-  history: DriveHistory;
-  /** What was wrong with the file found, already dealt with (set aside): for stderr. */
-  problems: string[];
 }
 
 export class FileStateStore implements StateStore {

@@ -16,12 +16,10 @@ type Request = ToWriter extends infer M ? (M extends { id: number } ? Omit<M, 'i
 /** A write the writer reported failed (its message names the syscall, errno and path). */
 export class OutputError extends Error {
   readonly code?: string;
-  readonly state: boolean;
   constructor(error: WriterError) {
     super(error.message);
     this.name = 'OutputError';
     this.code = error.code;
-    this.state = error.state === true;
   }
 }
 

@@ -17,11 +17,10 @@ export type ToWriter =
   | { type: 'state-save'; id: number; dir: string; history: DriveHistory }
   | { type: 'state-close'; id: number; dir: string };
 
+/** What failed: the message names the syscall, errno and path (a StateStoreError's is the whole line to show). */
 export interface WriterError {
   message: string;
   code?: string;
-  /** A StateStoreError: its message is the whole line to show. */
-  state?: boolean;
 }
 
 export type FromWriter =

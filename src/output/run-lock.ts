@@ -4,7 +4,7 @@
 // and a live slowdisk's lock is respected. It is written complete under a name nobody can
 // guess, then linked into place: link(2) fails on any existing entry and never follows one.
 import { readFileSync } from 'node:fs';
-import { link, rm, unlink } from 'node:fs/promises';
+import { link, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { createExclusive, readRegular, temporaryName } from './exclusive-file.js';
 
@@ -101,13 +101,31 @@ export async function takeLock(lock: string, owner: LockOwner): Promise<void> {
       const holder = decode(text);
       if (holder && holds(holder)) throw new LockHeldError(lock, holder.pid);
       // Left by a run that was killed, or not a slowdisk lock at all: taken over.
-      await unlink(lock).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+      await setAside(lock, text);
     }
     throw new Error(`${lock} keeps coming back`);
   } finally {
     await rm(temp, { force: true });
+  }
+}
+
+/**
+ * Removes a stale lock whose text was `stale`. It is moved aside first and checked, so that
+ * of two runs taking over the same stale lock at once, the second does not remove the lock
+ * the first has just made: that one is linked back into place.
+ */
+async function setAside(lock: string, stale: string): Promise<void> {
+  const aside = path.join(path.dirname(lock), temporaryName(`${path.basename(lock)}.stale`));
+  try {
+    await rename(lock, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    if ((await readRegular(aside).catch(() => null)) !== stale) await link(aside, lock).catch(() => {});
+  } finally {
+    await rm(aside, { force: true });
   }
 }
 

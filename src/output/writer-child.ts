@@ -20,7 +20,6 @@ function send(message: FromWriter): void {
 }
 
 function serialize(error: unknown): WriterError {
-  if (error instanceof StateStoreError) return { message: error.message, code: error.code, state: true };
   const e = error as NodeJS.ErrnoException;
   return { message: e?.message ?? String(error), ...(e?.code === undefined ? {} : { code: e.code }) };
 }
