@@ -46,9 +46,7 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
     await server?.close();
     const judgement = await run.finish();
     run.report(judgement);
-    const unwritten = run.notWritten();
-    if (unwritten.length > 0) process.stderr.write(`slowdisk: not written: ${unwritten.join(', ')}\n`);
-    writer.end();
+    writer.end(run.notWritten());
     await stoppingRunFlushed();
     process.exit(code ?? run.exitCode(judgement));
   };

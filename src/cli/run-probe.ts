@@ -121,9 +121,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
     }
     // After check's line: a Nagios-style reader takes the first line as the status.
     if (judgement) drives?.report(judgement);
-    const unwritten = [recorder?.notWritten(), metricsExport?.notWritten(), ...(drives?.notWritten() ?? [])].filter((what) => typeof what === 'string');
-    if (unwritten.length > 0) process.stderr.write(`slowdisk: not written: ${unwritten.join(', ')}\n`);
-    writer?.end();
+    writer?.end([recorder?.notWritten(), metricsExport?.notWritten(), ...(drives?.notWritten() ?? [])]);
     await stoppingRunFlushed();
     await hooks?.settle();
     process.exit(exitCode);

@@ -54,6 +54,7 @@ export class OutputWriter {
 
   /** Sends a request; resolves with the writer's answer, rejects with an OutputError, or never settles if its disk hangs. */
   request<T = void>(message: Request): Promise<T> {
+    if (this.lost === null && !this.child.connected) this.lost = 'the output writer is gone';
     if (this.lost !== null) return Promise.reject(new OutputError({ message: this.lost }));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
@@ -71,8 +72,14 @@ export class OutputWriter {
     this.failures.set(file, listener);
   }
 
-  /** Lets the writer go: it exits once disconnected; one with a request still pending is stuck on a disk and is killed. */
-  end(): void {
+  /**
+   * At the end of the run: says on stderr which outputs were `notWritten` (nulls are those
+   * written), and lets the writer go: it exits once disconnected; one with a request still
+   * pending is stuck on a disk and is killed.
+   */
+  end(notWritten: readonly (string | null | undefined)[]): void {
+    const unwritten = notWritten.filter((what) => typeof what === 'string');
+    if (unwritten.length > 0) process.stderr.write(`slowdisk: not written: ${unwritten.join(', ')}\n`);
     if (this.pending.size > 0 && this.child.pid !== undefined && this.child.exitCode === null) {
       try {
         process.kill(this.child.pid, 'SIGKILL');

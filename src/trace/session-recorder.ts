@@ -11,6 +11,8 @@ import { TRACE_MODE, traceCreateError, traceHeaderLine, TraceWriter } from './tr
 export class SessionRecorder {
   private created = false;
   private closed = false;
+  /** Lines were lost: a write failed (ENOSPC, EIO). */
+  private lostLines = false;
   private failing = false;
 
   private constructor(
@@ -43,7 +45,10 @@ export class SessionRecorder {
     const creating = output.request({ type: 'create', file, text: header, mode: TRACE_MODE });
     const sink = { write: (text: string) => output.append(file, text), close: () => output.request({ type: 'close', file }) };
     const recorder = new SessionRecorder(file, TraceWriter.to(sink, params), session, () => sink.close());
-    output.onFailure(file, (error) => recorder.tell(`cannot record to ${file}: ${error.message}`));
+    output.onFailure(file, (error) => {
+      recorder.lostLines = true;
+      recorder.tell(`cannot record to ${file}: ${error.message}`);
+    });
     if ((await withinDeadline(creating)) === 'late') {
       recorder.tell(`cannot record to ${file}: not created within ${deadlineText()}, its disk may hang; the run goes on`);
       void creating.then(() => (recorder.created = true), () => {});
@@ -70,7 +75,7 @@ export class SessionRecorder {
 
   /** "the trace PATH" unless it was closed with all its lines. */
   notWritten(): string | null {
-    return this.closed && !this.failing ? null : `the trace ${this.file}`;
+    return this.closed && !this.lostLines ? null : `the trace ${this.file}`;
   }
 
   private tell(line: string): void {
