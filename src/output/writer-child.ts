@@ -66,15 +66,10 @@ function handle(message: ToWriter): void {
       return;
     case 'state-open': {
       const opened = FileStateStore.open(message.dir, () => message.nowMs, message.owner);
-      stores.set(
-        message.dir,
-        opened.then(({ store }) => store),
-      );
-      stores.get(message.dir)!.catch(() => {});
-      inOrder(message.dir, message.id, async () => {
-        const { history, problems } = await opened;
-        return { history, problems };
-      });
+      const store = opened.then((state) => state.store);
+      store.catch(() => {});
+      stores.set(message.dir, store);
+      inOrder(message.dir, message.id, () => opened.then(({ history, problems }) => ({ history, problems })));
       return;
     }
     case 'state-save':
