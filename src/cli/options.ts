@@ -68,11 +68,14 @@ export function addProbeOptions(command: Command): Command {
     .option('--sync <call>', 'the flush after each write: fdatasync or fsync', syncArg, DEFAULT_PROBE_PARAMS.sync)
     .option('--buffered', 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)')
     .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize)
-    .addOption(
-      new Option('--hang-after <duration>', 'a disk whose inspection has been in flight this long is hung (WARNING at least)')
-        .argParser(durationArg)
-        .default(DEFAULT_PROBE_PARAMS.hangAfterMs, formatDuration(DEFAULT_PROBE_PARAMS.hangAfterMs)),
-    );
+    .addOption(hangAfterOption());
+}
+
+/** On watch and check, and on replay, which finds the same hung disks in a trace. */
+export function hangAfterOption(): Option {
+  return new Option('--hang-after <duration>', 'a disk whose inspection has been in flight this long is hung (WARNING at least)')
+    .argParser(durationArg)
+    .default(DEFAULT_PROBE_PARAMS.hangAfterMs, formatDuration(DEFAULT_PROBE_PARAMS.hangAfterMs));
 }
 
 export function addStatisticalOptions(command: Command): Command {

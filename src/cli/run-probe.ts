@@ -82,7 +82,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   let recorder: SessionRecorder | null = null;
   if (options.record !== undefined) {
     try {
-      recorder = await SessionRecorder.start(options.record, session, score);
+      recorder = await SessionRecorder.start(options.record, session, score, probe.hangAfterMs);
     } catch (error) {
       await session.stop();
       await metricsExport?.stop();

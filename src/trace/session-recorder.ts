@@ -20,7 +20,7 @@ export class SessionRecorder {
   }
 
   /** Creates the trace file (never over an existing one) with the layout at start. */
-  static async start(file: string, session: ProbeSession, params: ScoreParams): Promise<SessionRecorder> {
+  static async start(file: string, session: ProbeSession, params: ScoreParams, hangAfterMs: number): Promise<SessionRecorder> {
     const inspected = session.statuses().filter((disk) => disk.inspected);
     const writer = await TraceWriter.open(file, {
       params,
@@ -28,6 +28,7 @@ export class SessionRecorder {
       paths: Object.fromEntries(inspected.map((disk) => [disk.name, disk.dir])),
       tool: `slowdisk ${VERSION}`,
       blockDevices: Object.fromEntries(inspected.map((disk) => [disk.name, disk.blockDevices ?? []])),
+      hangAfterMs,
     });
     return new SessionRecorder(writer, session);
   }

@@ -19,6 +19,8 @@ export interface TraceWriterOptions {
   tool: string;
   /** The block devices behind each disk's filesystem. */
   blockDevices?: Record<string, string[]>;
+  /** --hang-after, for replay to find the same hangs. */
+  hangAfterMs?: number;
 }
 
 export class TraceWriter {
@@ -46,6 +48,7 @@ export class TraceWriter {
       start: new Date().toISOString(),
       tool: options.tool,
       ...(options.blockDevices ? { block_devices: options.blockDevices } : {}),
+      ...(options.hangAfterMs === undefined ? {} : { hang_after_ms: options.hangAfterMs }),
     };
     writer.write(header);
     return writer;

@@ -67,7 +67,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     // A hang doubles the score every 3 s round: 2 at 3 s, 4 at 6 s.
     const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--slow-threshold', '4']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100\)/);
+    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100; hung: raft\) \| raft \S+ score 4\.00 hung: /);
     await disk.thaw();
   });
 
