@@ -54,15 +54,18 @@ export function isLive(pid: number, startTime: string): boolean {
 }
 
 /**
- * The registry directory, made if missing: root's alone (0700), and refused when it is a
- * symlink, not a directory, someone else's or open to others. null when it cannot be used
- * (not root, say): then no prober registers and none is found, as before the registry.
+ * The registry directory, made if missing when `create` (by a prober: the CLI only reads):
+ * root's alone (0700), and refused when it is a symlink, not a directory, someone else's or
+ * open to others. null when it cannot be used (not root, say): then no prober registers and
+ * none is found, and each run probes on its own.
  */
-function registryDir(): string | null {
-  try {
-    mkdirSync(REGISTRY_DIR, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+function registryDir(create: boolean): string | null {
+  if (create) {
+    try {
+      mkdirSync(REGISTRY_DIR, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+    }
   }
   try {
     const stat = lstatSync(REGISTRY_DIR);
@@ -87,7 +90,7 @@ const randomName = (prefix: string, suffix: string) => `${prefix}${randomBytes(1
 
 /** The prober's side: its own entries, one per probed path. */
 export class ProberRegistration {
-  private readonly dir = registryDir();
+  private readonly dir = registryDir(true);
   private readonly startTime = processStartTime(process.pid);
   private readonly entries = new Map<string, { file: string; entry: RegistryEntry }>();
 
@@ -159,7 +162,7 @@ function readEntry(file: string): RegistryEntry | null {
  * `device`, if any. Entries of dead probers are removed on the way.
  */
 export function stuckProberOn(device: string, ownPid: number | undefined): StuckProber | null {
-  const dir = registryDir();
+  const dir = registryDir(false);
   if (dir === null) return null;
   let names: string[];
   try {
