@@ -298,14 +298,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return true;
   }
 
-  /** A disk whose earlier prober came unstuck (or died) is inspected again from the next tick. */
+  /**
+   * A disk whose earlier prober came unstuck (or died) is inspected again from this tick; a
+   * hang announced stays so until that inspection comes back, which says the disk is back.
+   */
   private releaseLeftStuck(): void {
     for (const disk of this.disks.values()) {
       if (!disk.stuckProber || stillStuck(disk.stuckProber)) continue;
       disk.stuckProber = null;
       disk.inFlightSinceMs = null;
       this.ticks.abandon(disk.status.name);
-      this.unhang(disk);
     }
   }
 

@@ -51,7 +51,12 @@ const gate = requireRootFacilities(['root', 'loop', 'fsfreeze']);
 
 describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet', () => {
   const stuck = new Set<number>();
+  /** A watch a failed test left running. */
+  const watches = new Set<ReturnType<typeof startCli>>();
   afterEach(async () => {
+    for (const watch of watches) if (watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
+    await Promise.all([...watches].map((watch) => watch.done));
+    watches.clear();
     // remove-disk thaws first; the probers stuck there then finish and exit.
     await removeAllTestDisks();
     await waitFor(() => [...stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck probers to exit');
@@ -109,6 +114,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     const textfiles = mkdtempSync(path.join(work, 'textfile-'));
     const prom = path.join(textfiles, 'slowdisk.prom');
     const cli = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--textfile', textfiles]);
+    watches.add(cli);
     const lines = () => (cli.stdout().includes('\n') ? jsonLines(cli.stdout().slice(0, cli.stdout().lastIndexOf('\n') + 1)) : []);
     try {
       await waitFor(() => lines().some((line) => line.type === 'disk' && line.state === 'up'), 10_000, 'kv up');
@@ -158,6 +164,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     const disk = await makeTestDisk();
     const probers: number[] = [];
     const summaries: Record<string, unknown>[] = [];
+    let watch: ReturnType<typeof startCli> | undefined;
     try {
       await disk.hang();
       for (let run = 0; run < 3; run += 1) {
@@ -182,16 +189,27 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
       // The first had been waiting under 5 s: it names no hang, but completed no inspection.
       expect(kv[0]).toMatchObject({ state: 'starting', inspections: 0 });
       for (const later of kv.slice(1)) expect(later).toMatchObject({ state: 'hung', hung_since: stuckSince, stuck_prober_pid: first, inspections: 0 });
+
+      // A watch started now is left to that prober too, until the thaw lets it go.
+      watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json']);
+      watches.add(watch);
+      await waitFor(() => /"event":"hung"/.test(watch!.stdout()), 5000, 'the hung event');
+      expect(jsonLines(watch.stdout()).find((line) => line.event === 'hung')).toMatchObject({ disk: 'kv', hung_since: stuckSince, stuck_prober_pid: first });
     } finally {
       await disk.thaw();
     }
     await waitFor(() => !isAlive(probers[0]!), 15_000, 'the stuck prober to exit after the thaw');
-    expect(entriesOn(disk)).toEqual([]);
     expect(registryEntries().filter((entry) => probers.includes(entry.pid))).toEqual([]);
+    // Once that prober is gone, the watch inspects the disk itself: back, and up.
+    const lines = () => jsonLines(watch!.stdout().slice(0, watch!.stdout().lastIndexOf('\n') + 1));
+    await waitFor(() => lines().some((line) => line.event === 'back' && line.disk === 'kv'), 2000, 'the back event');
+    await waitFor(() => lines().some((line) => line.type === 'disk' && line.state === 'up' && (line.inspections as number) > 0), 4000, 'kv up');
+    // The watch's own prober probes the disk now, not stuck, and takes its entry away with it.
+    expect(entriesOn(disk)).toMatchObject([{ disk: 'kv', stuck_since: null }]);
+    watch.child.kill('SIGTERM');
+    expect((await watch.done).code).toBe(143);
+    await waitFor(() => entriesOn(disk).length === 0, 2000, 'no entry left');
     expect(probeFiles(disk.dir)).toEqual([]);
-    // The disk is inspected again by the next run.
-    const after = await runCli(['check', '--kv', disk.dir, '--duration', '1s']);
-    expect(after.code).toBe(0);
   }, 60_000);
 
   it('the registry directory is root-only, and a symlink planted in its place is not followed', async () => {
