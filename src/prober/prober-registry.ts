@@ -134,7 +134,12 @@ export class ProberRegistration {
       } else {
         const temp = path.join(this.dir, randomName('.tmp-', ''));
         writeNew(temp, JSON.stringify(entry));
-        renameSync(temp, file);
+        try {
+          renameSync(temp, file);
+        } catch (error) {
+          unlinkSync(temp);
+          throw error;
+        }
       }
       this.entries.set(disk, { file, entry });
     } catch {
