@@ -21,6 +21,7 @@ import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } 
 import {
   addScoreOptions,
   addStatisticalOptions,
+  hangAfterOption,
   numberArg,
   scoreParamsFrom,
   statisticalParamsFrom,
@@ -30,6 +31,7 @@ import {
 
 interface ReplayValues extends ScoreOptionValues, StatisticalOptionValues, PredictorOptionValues {
   ticks?: number;
+  hangAfter: number;
   json?: boolean;
   verbose?: boolean;
   plot?: string;
@@ -55,6 +57,7 @@ export function replayCommand(): Command {
   addScoreOptions(command);
   addStatisticalOptions(command);
   addPredictorOptions(command);
+  command.addOption(hangAfterOption());
   return command
     .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
     .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
@@ -84,6 +87,13 @@ function withHeader(values: ReplayValues, header: TraceHeader | null, command: C
     if (recorded[param] !== undefined && command.getOptionValueSource(option) !== 'cli') merged[option] = recorded[param];
   }
   return merged;
+}
+
+/** --hang-after as given, else as recorded, else its default. */
+function recordedHangAfter(values: ReplayValues, header: TraceHeader | null, command: Command): number {
+  const recorded = header?.hang_after_ms;
+  if (command.getOptionValueSource('hangAfter') === 'cli' || typeof recorded !== 'number' || !(recorded > 0)) return values.hangAfter;
+  return recorded;
 }
 
 function failTrace(name: string, error: unknown): never {
@@ -141,6 +151,7 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
     statistical: statisticalParamsFrom(values, params),
     criticalOn: values.criticalOn,
     predictor: predictorParamsFrom(values, params),
+    hangAfterMs: recordedHangAfter(values, trace.header, command),
   }, observer).catch((error: unknown) => {
     progress?.stop();
     return failTrace(trace.name, error);

@@ -12,6 +12,7 @@ import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js'
 import { RunVerdict, worseSeverity } from '../score/store-score.js';
 import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
+import { checkEndSeverity, hangSeverity } from '../session/hang-verdict.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
 import type { DriveRequest } from './drive-options.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
@@ -85,7 +86,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   let recorder: SessionRecorder | null = null;
   if (options.record !== undefined) {
     try {
-      recorder = await SessionRecorder.start(writer!, options.record, session, score);
+      recorder = await SessionRecorder.start(writer!, options.record, session, score, probe.hangAfterMs);
     } catch (error) {
       await session.stop();
       await metricsExport?.stop();
@@ -132,11 +133,14 @@ export async function runProbe(options: RunOptions): Promise<void> {
     const states = report.disks.flatMap((disk) => (disk.statistical ? [disk.statistical] : []));
     const detected = detectorSeverity(states, { confirmedIsCritical: options.criticalOn === 'any' });
     const predicted = predictionSeverity(report.disks.flatMap((disk) => (disk.prediction ? [disk.prediction] : [])));
-    const severity = verdict.observe(report.storeScore, worseSeverity(detected, predicted));
+    const severity = verdict.observe(report.storeScore, worseSeverity(worseSeverity(detected, predicted), hangSeverity(report.disks)));
     reporter?.round(report);
     if (severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
   });
-  session.on('event', (event) => reporter?.event(event));
+  session.on('event', (event) => {
+    if (event.kind === 'hung') verdict.note('slow');
+    reporter?.event(event);
+  });
   session.on('fatal', (message) => {
     reporter?.stop();
     void session
@@ -149,6 +153,11 @@ export async function runProbe(options: RunOptions): Promise<void> {
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
   // The probe files are removed as on a signal.
   whenReaderGone(() => void finish(EXIT_UNKNOWN));
-  if (mode === 'check') setTimeout(() => void finish(exitCodeOf(verdict.severity)), options.durationMs);
+  if (mode === 'check') {
+    setTimeout(() => {
+      verdict.note(checkEndSeverity(session.statuses()));
+      void finish(exitCodeOf(verdict.severity));
+    }, options.durationMs);
+  }
   session.start();
 }

@@ -54,6 +54,11 @@ export class MetricsExport {
       metrics.round(report, session.chargedTimeouts(), Date.now());
       textfile?.update();
     });
+    session.on('event', (event) => {
+      if (event.kind !== 'hung' && event.kind !== 'back') return;
+      metrics.states(session.statuses());
+      textfile?.update();
+    });
     return new MetricsExport(textfile, server);
   }
 

@@ -33,7 +33,7 @@ export class SessionRecorder {
    * that cannot be created fails the run; one not created within the deadline (a hung disk)
    * is told, and the run goes on, its lines queued in the writer.
    */
-  static async start(output: OutputWriter, file: string, session: ProbeSession, params: ScoreParams): Promise<SessionRecorder> {
+  static async start(output: OutputWriter, file: string, session: ProbeSession, params: ScoreParams, hangAfterMs: number): Promise<SessionRecorder> {
     const inspected = session.statuses().filter((disk) => disk.inspected);
     const header = traceHeaderLine({
       params,
@@ -41,6 +41,7 @@ export class SessionRecorder {
       paths: Object.fromEntries(inspected.map((disk) => [disk.name, disk.dir])),
       tool: `slowdisk ${VERSION}`,
       blockDevices: Object.fromEntries(inspected.map((disk) => [disk.name, disk.blockDevices ?? []])),
+      hangAfterMs,
     });
     const creating = output.request({ type: 'create', file, text: header, mode: TRACE_MODE });
     const sink = { write: (text: string) => output.append(file, text), close: () => output.request({ type: 'close', file }) };

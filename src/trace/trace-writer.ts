@@ -18,6 +18,8 @@ export interface TraceWriterOptions {
   tool: string;
   /** The block devices behind each disk's filesystem. */
   blockDevices?: Record<string, string[]>;
+  /** --hang-after, for replay to find the same hangs. */
+  hangAfterMs?: number;
 }
 
 /** Where a trace's lines go: written in order; close flushes them. */
@@ -108,6 +110,7 @@ export function traceHeaderLine(options: TraceWriterOptions): string {
     start: new Date().toISOString(),
     tool: options.tool,
     ...(options.blockDevices ? { block_devices: options.blockDevices } : {}),
+    ...(options.hangAfterMs === undefined ? {} : { hang_after_ms: options.hangAfterMs }),
   };
   return `${JSON.stringify(header)}\n`;
 }
