@@ -2,7 +2,7 @@
 // host's judged days (a few numbers per drive and day) are kept at a time; the raw series of a
 // day are dropped once the day is judged.
 import path from 'node:path';
-import { judgeDay, type HostDay } from '../peer/day.js';
+import { judgeDayByClass, type HostDay } from '../peer/day.js';
 import type { PeerParams } from '../peer/params.js';
 import { DayBuilder, type AlignedDay } from '../peer/series.js';
 import { judgeHost, type HostVerdict } from '../peer/verdict.js';
@@ -15,6 +15,7 @@ export interface HostAnalysis {
   daysRead: number;
   /** The most drives seen on one day. */
   drivesSeen: number;
+  /** Each day once per device class. */
   days: HostDay[];
   verdict: HostVerdict;
 }
@@ -39,6 +40,7 @@ export async function readHostDays(host: HostDir, params: PeerParams, counters: 
 /** Reads and judges one host. */
 export async function analyzeHost(host: HostDir, params: PeerParams, counters: ReadCounters): Promise<HostAnalysis> {
   const days: HostDay[] = [];
+  let daysRead = 0;
   let drivesSeen = 0;
   // The next file is read while this one is judged: at most two days of series in memory.
   let next = host.files.length > 0 ? readDay(host, host.files[0], params, counters) : null;
@@ -46,10 +48,11 @@ export async function analyzeHost(host: HostDir, params: PeerParams, counters: R
     const day = await next;
     next = i + 1 < host.files.length ? readDay(host, host.files[i + 1], params, counters) : null;
     if (!day) continue;
+    daysRead += 1;
     drivesSeen = Math.max(drivesSeen, day.disks.length);
-    days.push(judgeDay(day, params));
+    days.push(...judgeDayByClass(day, params));
   }
-  return { host: host.host, daysRead: days.length, drivesSeen, days, verdict: judgeHost(days, params) };
+  return { host: host.host, daysRead, drivesSeen, days, verdict: judgeHost(days, params) };
 }
 
 /** Judges the hosts one after the other. */
