@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import type { Ora } from 'ora';
 import { DEFAULT_PEER_PARAMS, peerParams, type PeerParams } from '../peer/params.js';
-import { groupMinimum, naturalCompare, type DriveVerdict, type PeerGroup, type SlowEpisode } from '../peer/verdict.js';
+import { naturalCompare, tooFewToJudge, type DriveVerdict, type PeerGroup, type SlowEpisode } from '../peer/verdict.js';
 import { analyzeHost, type HostAnalysis } from '../perseus/analyze.js';
 import { newCounters, type ReadCounters } from '../perseus/csv.js';
 import { findHosts, LayoutError } from '../perseus/layout.js';
@@ -63,12 +63,6 @@ const x = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : 
 const percent = (value: number) => (Number.isFinite(value) ? `${Math.round(value * 100)}%` : 'n/a');
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Why a class has no verdict: it has too few drives to judge one against its peers. */
-export function tooFewText(group: PeerGroup, params: PeerParams): string {
-  const of = group.peerClass === '' ? 'drives' : `of class ${group.peerClass}`;
-  return `too few drives to judge (${group.drives} ${of}, ${groupMinimum(params)} needed)`;
-}
-
 function episodeJson(episode: SlowEpisode) {
   return {
     from: episode.from,
@@ -89,7 +83,7 @@ function driveJson(host: string, drive: DriveVerdict, group: PeerGroup, params: 
     disk: drive.disk,
     class: drive.peerClass === '' ? null : drive.peerClass,
     verdict: group.judged ? drive.verdict : null,
-    not_judged: group.judged ? null : tooFewText(group, params),
+    not_judged: group.judged ? null : tooFewToJudge(group.peerClass, group.drives, params),
     ratio: num(drive.ratio),
     load_ratio: num(drive.loadRatio),
     slow_days: drive.slowDays,
@@ -104,10 +98,11 @@ function driveJson(host: string, drive: DriveVerdict, group: PeerGroup, params: 
   });
 }
 
-/** `slow from D1 to D2 (slow on S of N days, 1.61x its peers)`: the dates and the counts of one episode. */
-function episodeText(episode: SlowEpisode): string {
-  return `slow from ${episode.from} to ${episode.to} (on ${episode.slowDays} of ${plural(episode.days, 'day')}, ${x(episode.ratio)} its peers)`;
-}
+/** `on S of N days, 1.61x its peers`: the counts of an episode, which its dates bound. */
+const episodeCounts = (episode: SlowEpisode) => `on ${episode.slowDays} of ${plural(episode.days, 'day')}, ${x(episode.ratio)} its peers`;
+
+/** `slow from D1 to D2 (on S of N days, 1.61x its peers)`: the dates and the counts of one past episode. */
+const episodeText = (episode: SlowEpisode) => `slow from ${episode.from} to ${episode.to} (${episodeCounts(episode)})`;
 
 /** Slow now, ok (with the past episodes), or ok: the headline follows the verdict now, the history beside it. */
 function driveLine(drive: DriveVerdict, width: number): string {
@@ -119,7 +114,7 @@ function driveLine(drive: DriveVerdict, width: number): string {
     `latency ${x(drive.ratio)} its peers' at ${x(drive.loadRatio)} their load; slow on ${drive.slowDays} of ${drive.days} days ` +
     `${drive.from}..${drive.to}, ${percent(drive.windowShare)} of windows; z ${drive.z.toFixed(1)}; confidence ${drive.confidence.toFixed(2)}`;
   const parts = [evidence];
-  if (ongoing) parts.push(`${episodeText(ongoing).replace(/^slow from (\S+) to \S+/, 'slow since $1')}, judged slow as of ${ongoing.detected} (day ${ongoing.daysToDetect} of the data)`);
+  if (ongoing) parts.push(`slow since ${ongoing.from} (${episodeCounts(ongoing)}), judged slow as of ${ongoing.detected} (day ${ongoing.daysToDetect} of the data)`);
   if (past.length > 0) parts.push(`before: ${past.map(episodeText).join(', ')}`);
   return `${head}  ${parts.join('; ')}`;
 }
@@ -142,7 +137,7 @@ function hostText(analysis: HostAnalysis, params: PeerParams, all: boolean): str
   ];
   const classed = verdict.groups.length > 1 || verdict.groups.some((group) => group.peerClass !== '');
   if (classed) lines.push(`  judged by class: ${verdict.groups.map((group) => `${group.drives} ${group.peerClass || 'unclassed'}`).join(CLASS_SEP)}`);
-  for (const group of small) lines.push(`  ${group.peerClass || 'drives'}: ${tooFewText(group, params)}`);
+  for (const group of small) lines.push(`  ${group.peerClass || 'drives'}: ${tooFewToJudge(group.peerClass, group.drives, params)}`);
   for (const group of verdict.groups) {
     if (group.hostWideDays === 0) continue;
     const of = classed ? ` of ${group.peerClass || 'unclassed'}` : '';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { readDiskstats, type DiskCounters } from '../kernel/diskstats.js';
 import type { PeerParams } from '../peer/params.js';
-import { groupMinimum, naturalCompare, type DriveVerdict, type HostVerdict } from '../peer/verdict.js';
+import { groupMinimum, naturalCompare, tooFewToJudge, type DriveVerdict, type HostVerdict } from '../peer/verdict.js';
 import { driveIdentity, readDeviceClass } from './block-disks.js';
 import { judgeHistory, recordSnapshot, type DriveHistory, type Recorded, type Snapshot } from './history.js';
 import type { DriveParams } from './params.js';
@@ -63,9 +63,6 @@ export interface DriveJudgement {
   hostWideDays: number;
 }
 
-/** Why a class gets no verdict. */
-export const tooFewDrives = (peerClass: string, drives: number, peer: PeerParams): string =>
-  `too few drives to judge (${drives} of class ${peerClass}, ${groupMinimum(peer)} needed)`;
 
 export class DriveMonitor {
   private readonly chosen: string[];
@@ -134,7 +131,7 @@ export class DriveMonitor {
     for (const { peerClass } of placed) sizes.set(peerClass, (sizes.get(peerClass) ?? 0) + 1);
     const drives = placed.map(({ device, id, peerClass }): DriveReport => {
       const size = sizes.get(peerClass)!;
-      if (size < groupMinimum(this.peer)) return { device, id, peerClass, verdict: null, notJudged: tooFewDrives(peerClass, size, this.peer) };
+      if (size < groupMinimum(this.peer)) return { device, id, peerClass, verdict: null, notJudged: tooFewToJudge(peerClass, size, this.peer) };
       return { device, id, peerClass, verdict: verdict.drives.find((drive) => drive.disk === id) ?? null, notJudged: null };
     });
     const groups = [...sizes.keys()].sort(naturalCompare).map((peerClass): DriveGroup => ({

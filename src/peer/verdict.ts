@@ -34,9 +34,9 @@ export interface DriveVerdict {
   /** The device class it was judged in, against the drives of that class alone ('' : the whole host). */
   peerClass: string;
   /**
-   * Now: `slow` when the drive was slow on at least `minSlowDays` of the host's last
-   * `windowDays` days of data, `ok` otherwise. A drive that was slow and has recovered is `ok`,
-   * with its episodes below.
+   * Now: `slow` when the drive was slow on at least `minSlowDays` of the last `windowDays` days
+   * of its class's data (host-wide days not counted: the window reaches back over them), `ok`
+   * otherwise. A drive that was slow and has recovered is `ok`, with its episodes below.
    */
   verdict: Verdict;
   /**
@@ -105,6 +105,11 @@ export function naturalCompare(a: string, b: string): number {
 /** The drives a group needs to be judged: one and its `minPeers` peers. */
 export const groupMinimum = (params: PeerParams): number => params.minPeers + 1;
 
+/** What stands in place of a verdict for the drives of a class with fewer than `groupMinimum` drives. */
+export function tooFewToJudge(peerClass: string, drives: number, params: PeerParams): string {
+  return `too few drives to judge (${drives} ${peerClass === '' ? 'drives' : `of class ${peerClass}`}, ${groupMinimum(params)} needed)`;
+}
+
 /** A drive's judgement of the day, when it counts for or against it (observed, not host-wide). */
 function judgedDay(day: HostDay, disk: string): DriveDay | null {
   const drive = day.drives.find((one) => one.disk === disk);
@@ -153,6 +158,17 @@ function judgeWindow(window: readonly HostDay[], disks: readonly string[], param
 }
 
 /**
+ * Where the window ending before `days[end]` starts: `windowDays` days back, host-wide days
+ * not counted (they say nothing about any drive of the class, so the window reaches back over
+ * them rather than let them push a drive's evidence out).
+ */
+function windowStart(days: readonly HostDay[], end: number, params: PeerParams): number {
+  let start = end;
+  for (let counted = 0; start > 0 && counted < params.windowDays; start -= 1) if (!days[start - 1].hostWide) counted += 1;
+  return start;
+}
+
+/**
  * A drive's episodes from the windows judged slow (by their end, an index into `days`, 1-based):
  * each slow window gives the span from its first to its last slow day; spans that share a
  * day are one episode.
@@ -162,7 +178,7 @@ function episodesOf(disk: string, days: readonly HostDay[], slowEnds: readonly n
   for (const end of slowEnds) {
     let first = -1;
     let last = -1;
-    for (let i = Math.max(0, end - params.windowDays); i < end; i += 1) {
+    for (let i = windowStart(days, end, params); i < end; i += 1) {
       if (!judgedDay(days[i], disk)?.slow) continue;
       if (first < 0) first = i;
       last = i;
@@ -199,7 +215,7 @@ function judgeClass(sorted: readonly HostDay[], peerClass: string, params: PeerP
   const slowEnds = new Map<string, number[]>(disks.map((disk) => [disk, []]));
   let current: WindowEvidence[] = judgeWindow([], disks, params);
   for (let end = 1; end <= sorted.length; end += 1) {
-    current = judgeWindow(sorted.slice(Math.max(0, end - params.windowDays), end), disks, params);
+    current = judgeWindow(sorted.slice(windowStart(sorted, end, params), end), disks, params);
     for (const evidence of current) if (evidence.verdict === 'slow') slowEnds.get(evidence.disk)!.push(end);
   }
   return current.map((now): DriveVerdict => {

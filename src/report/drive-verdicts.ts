@@ -1,8 +1,8 @@
 // What watch and check print of the drives judged against their peers (--all-devices,
 // --devices): a line per drive slow now or slow before and recovered, and a summary, or with --json one line per drive
 // ({"type":"drive"}) and one summary ({"type":"drives"}).
-import { tooFewDrives, type DriveJudgement, type DriveReport } from '../drives/drive-monitor.js';
-import type { SlowEpisode } from '../peer/verdict.js';
+import type { DriveJudgement, DriveReport } from '../drives/drive-monitor.js';
+import { tooFewToJudge, type SlowEpisode } from '../peer/verdict.js';
 import type { PeerParams } from '../peer/params.js';
 
 export interface DriveContext {
@@ -47,7 +47,7 @@ function excludedText(excluded: Record<string, string[]>): string {
 
 function groupsText(judgement: DriveJudgement, context: DriveContext): string {
   const groups = judgement.groups.map((group) =>
-    group.judged ? `${group.drives} ${group.peerClass}` : `${group.drives} ${group.peerClass} not judged: ${tooFewDrives(group.peerClass, group.drives, context.peer)}`,
+    group.judged ? `${group.drives} ${group.peerClass}` : `${group.drives} ${group.peerClass} not judged: ${tooFewToJudge(group.peerClass, group.drives, context.peer)}`,
   );
   return `; judged by class: ${groups.join(', ')}`;
 }

@@ -135,9 +135,21 @@ describe('peer detector rules (synthetic hosts)', () => {
     expect(judged.every((day) => day.hostWide)).toBe(true);
     expect(verdict.hostWideDays).toBe(14);
     expect(verdict.drives.filter((drive) => drive.verdict === 'slow')).toEqual([]);
-    expect(verdict.drives[0].hostWideDays).toBe(7);
+    expect(verdict.drives[0].hostWideDays).toBe(14); // host-wide days do not count towards the 7: the window reaches back over all of them
     // Two slow drives out of twelve are drive faults, not host-wide.
     expect(slowOnes(verdicts(synthetic({ slowness: (d) => (d < 2 ? 1.6 : 1) })))).toEqual(['disk1', 'disk2']);
+  });
+
+  it('host-wide days in the last week do not push a slow drive\'s evidence out: the window reaches back over them', () => {
+    // disk12 1.6x all along; on the last 4 days five more drives are slow too (host-wide).
+    const days = synthetic({ slowness: (d, day) => (d === 11 || (d < 5 && day >= 10) ? 1.6 : 1) });
+    const { days: judged, verdict } = detectHost(days, params);
+    expect(judged.map((day) => day.hostWide)).toEqual([...Array(10).fill(false), ...Array(4).fill(true)]);
+    const drive = verdict.drives.find((one) => one.disk === 'disk12')!;
+    expect(drive.verdict).toBe('slow');
+    expect([drive.from, drive.to, drive.days, drive.slowDays, drive.hostWideDays]).toEqual([dayName(3), dayName(13), 7, 7, 4]);
+    expect(drive.episodes).toMatchObject([{ from: dayName(0), to: dayName(9), days: 10, slowDays: 10, ongoing: true }]);
+    expect(verdict.drives.filter((one) => one.verdict === 'slow').map((one) => one.disk)).toEqual(['disk12']);
   });
 
   it('minutes in which a drive is nearly idle are not compared: its latency spikes there do not make it slow', () => {
@@ -408,8 +420,9 @@ describe('peer detector on real slices of Perseus cluster C (data/perseus)', () 
       .sort((a, b) => a.day.localeCompare(b.day))
       .map((day) => ({ day: day.day, one: day.drives.find((one) => one.disk === drive.disk) }))
       .filter(({ one }) => one?.observed && !one.hostWide);
-    const last = judged.map((day) => day.day).sort().slice(-params.windowDays);
-    const inWindow = mine.filter(({ day }) => day >= last[0]);
+    // The last windowDays days of its class, host-wide days not counted (the window reaches back over them).
+    const counted = judged.filter((day) => day.peerClass === drive.peerClass && !day.hostWide).map((day) => day.day).sort();
+    const inWindow = mine.filter(({ day }) => day >= counted.slice(-params.windowDays)[0]!);
     expect(drive.days).toBe(inWindow.length);
     expect(drive.slowDays).toBe(inWindow.filter(({ one }) => one!.slow).length);
     expect(drive.verdict).toBe(drive.slowDays >= params.minSlowDays ? 'slow' : 'ok');
