@@ -243,7 +243,7 @@ async function main() {
   out(`[artifact]: figures reached by ${ARTIFACT}'s own outputs on cluster C, scored against the labels (cited, not re-run).`);
   out('[ref]: computed here on the same data: a whole-period median+MAD outlier rule, and this detector flagging on any single slow day.');
   out();
-  out(`scored on the verdict now (slow on ${params.minSlowDays} of the host's last ${params.windowDays} days): labelled drives ${main.tp} slow now, ${main.recoveredLabelled} recovered, ` +
+  out(`scored on the verdict now (slow on ${params.minSlowDays} of the last ${params.windowDays} days of the drive's class, host-wide days not counted): labelled drives ${main.tp} slow now, ${main.recoveredLabelled} recovered, ` +
     `${main.fn - main.recoveredLabelled} never slow; other drives ${main.fp} slow now, ${main.recoveredOthers} recovered`);
   out(`falsely flagged drives: ${main.fp}${main.fp ? ` (${main.falseFlags.join(', ')})` : ''}; missed: ${main.fn}${main.fn ? ` (${main.missed.join(', ')})` : ''}`);
   const needed = main.daysNeeded.map((d) => d.days).sort((a, b) => a - b);

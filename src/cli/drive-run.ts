@@ -82,7 +82,7 @@ export class DriveRun {
     const needed = groupMinimum(peer);
     const classOf = (name: string) => (options.sysRoot === undefined ? source.deviceClass(name) : readDeviceClass(name, options.sysRoot));
     const counts = new Map<string, number>();
-    for (const name of devices) counts.set(classOf(name), (counts.get(classOf(name)) ?? 0) + 1);
+    for (const peerClass of devices.map(classOf)) counts.set(peerClass, (counts.get(peerClass) ?? 0) + 1);
     if (![...counts.values()].some((count) => count >= needed)) {
       const which = devices.length === 0 ? 'none' : [...counts].map(([peerClass, count]) => `${count} ${peerClass}`).join(', ');
       throw new DriveStartError(

@@ -98,6 +98,32 @@ describe('turning snapshots into series', () => {
     expect(Object.keys(history.open)).toEqual(['2026-01-08']);
     expect(monitor.judge().days).toBe(3);
   });
+
+  it('reads a history from before classes: the drives of its judged days go to their classes, with those days\' judgements', () => {
+    const devices = ['sda', 'sdb', 'sdc', 'sdd', 'nvme0n1', 'nvme1n1', 'nvme2n1', 'nvme3n1'];
+    const host = new SyntheticHost({ devices, seed: 3, factor: (device) => (device.startsWith('nvme') ? 0.1 : 1) * (device === 'sdb' ? 1.6 : 1) }, T0);
+    let clock = T0;
+    const source = { ...sourceOf(host), deviceClass: (name: string) => (name.startsWith('nvme') ? 'nvme-ssd' : 'sata-hdd') };
+    const monitor = new DriveMonitor(devices, emptyHistory(), source, () => clock, PEER, PARAMS);
+    for (; clock <= T0 + 5 * DAY + 10 * MIN; clock += 5 * MIN) {
+      host.advanceTo(clock);
+      monitor.sample();
+    }
+    const now = judgeHistory(monitor.history, PEER);
+    expect(now.groups.map((group) => [group.peerClass, group.drives, group.judged])).toEqual([['nvme-ssd', 4, true], ['sata-hdd', 4, true]]);
+    expect(now.drives.filter((drive) => drive.verdict === 'slow').map((drive) => drive.disk)).toEqual(['wwid:sdb']);
+    // The same days as an older slowdisk kept them: one judged day per day, no class on it.
+    const old = structuredClone(monitor.history);
+    const days = [...new Set(old.judged.map((day) => day.day))];
+    old.judged = days.map((day) => {
+      const parts = old.judged.filter((one) => one.day === day);
+      const { peerClass: _dropped, ...rest } = { ...parts[0]!, drives: parts.flatMap((one) => one.drives) };
+      return rest as typeof parts[0];
+    });
+    const reread = judgeHistory(decodeHistory(encodeHistory(old)), PEER);
+    const pick = (verdict: typeof now) => verdict.drives.map(({ disk, peerClass, verdict: v, slowDays, days: n }) => ({ disk, peerClass, v, slowDays, n }));
+    expect(pick(reread)).toEqual(pick(now));
+  });
 });
 
 describe('choosing the drives', () => {
