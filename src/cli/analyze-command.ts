@@ -137,7 +137,7 @@ function hostText(analysis: HostAnalysis, params: PeerParams, all: boolean): str
   ];
   const classed = verdict.groups.length > 1 || verdict.groups.some((group) => group.peerClass !== '');
   if (classed) lines.push(`  judged by class: ${verdict.groups.map((group) => `${group.drives} ${group.peerClass || 'unclassed'}`).join(CLASS_SEP)}`);
-  for (const group of small) lines.push(`  ${group.peerClass || 'drives'}: ${tooFewToJudge(group.peerClass, group.drives, params)}`);
+  for (const group of small) lines.push(`  ${group.peerClass === '' ? '' : `${group.peerClass}: `}${tooFewToJudge(group.peerClass, group.drives, params)}`);
   for (const group of verdict.groups) {
     if (group.hostWideDays === 0) continue;
     const of = classed ? ` of ${group.peerClass || 'unclassed'}` : '';

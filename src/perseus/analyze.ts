@@ -13,8 +13,6 @@ export interface HostAnalysis {
   host: string;
   /** Day files read with at least one good row. */
   daysRead: number;
-  /** The most drives seen on one day. */
-  drivesSeen: number;
   /** Each day once per device class. */
   days: HostDay[];
   verdict: HostVerdict;
@@ -41,7 +39,6 @@ export async function readHostDays(host: HostDir, params: PeerParams, counters: 
 export async function analyzeHost(host: HostDir, params: PeerParams, counters: ReadCounters): Promise<HostAnalysis> {
   const days: HostDay[] = [];
   let daysRead = 0;
-  let drivesSeen = 0;
   // The next file is read while this one is judged: at most two days of series in memory.
   let next = host.files.length > 0 ? readDay(host, host.files[0], params, counters) : null;
   for (let i = 0; i < host.files.length; i += 1) {
@@ -49,10 +46,9 @@ export async function analyzeHost(host: HostDir, params: PeerParams, counters: R
     next = i + 1 < host.files.length ? readDay(host, host.files[i + 1], params, counters) : null;
     if (!day) continue;
     daysRead += 1;
-    drivesSeen = Math.max(drivesSeen, day.disks.length);
     days.push(...judgeDayByClass(day, params));
   }
-  return { host: host.host, daysRead, drivesSeen, days, verdict: judgeHost(days, params) };
+  return { host: host.host, daysRead, days, verdict: judgeHost(days, params) };
 }
 
 /** Judges the hosts one after the other. */
