@@ -1,10 +1,11 @@
 // `slowdisk replay TRACE`: scores a recorded trace offline through the same tick semantics
 // as watch, with the header's parameters unless a flag says otherwise.
-import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Command } from 'commander';
 import type { Ora } from 'ora';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../params.js';
+import { replaceFile } from '../output/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
 import { stalledBehind, Timeline } from '../replay/timeline.js';
@@ -147,7 +148,8 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
   timeline?.end(result);
   progress?.stop();
   if (plot) {
-    await writeFile(plot.file, renderPlot(plot.recorder, params, trace.name)).catch((error: Error) =>
+    // Replaced atomically, never through a symlink planted at its name.
+    await replaceFile(path.dirname(plot.file), path.basename(plot.file), renderPlot(plot.recorder, params, trace.name), { mode: 0o644 }).catch((error: Error) =>
       fail(`cannot write the plot ${plot.file}: ${error.message}`, EXIT_UNKNOWN),
     );
   }
