@@ -105,7 +105,8 @@ UniqueFd ReopenDir(const ProbeDirId& id, const std::string& resolvedDir) {
     // Any object on the directory's filesystem anchors the handle: the
     // nearest ancestor of where it was that still is on it.
     for (std::string at = resolvedDir; !at.empty();) {
-      UniqueFd anchor(OpenNoSymlinks(at, O_PATH | O_CLOEXEC));
+      // Not O_PATH: open_by_handle_at refuses such an anchor (EBADF).
+      UniqueFd anchor(OpenNoSymlinks(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       struct stat st;
       if (anchor.get() >= 0 && fstat(anchor.get(), &st) == 0 &&
           major(st.st_dev) == id.devMajor && minor(st.st_dev) == id.devMinor) {

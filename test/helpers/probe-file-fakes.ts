@@ -1,7 +1,10 @@
 // What a probe file looks like to the stale scan, for planting look-alikes.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { probeFiles } from './run-cli.js';
 
 /** Who a probe file's header says made it, beyond its pid. */
 export interface HeaderOrigin {
@@ -41,6 +44,31 @@ export function probeHeader(pid: number, origin: Partial<HeaderOrigin> = {}): Bu
 export function deadPid(): number {
   const { pid } = spawnSync('true');
   return pid!;
+}
+
+/**
+ * Removes the live probe file in `dir` and puts `plant` at its name, as someone who can write
+ * to the directory would; tried again when the prober made its file again in between.
+ * Returns the name and the inode number the probe file had.
+ */
+export async function plantAtProbeName(dir: string, plant: (at: string) => void): Promise<{ name: string; ino: number }> {
+  for (;;) {
+    const [name] = probeFiles(dir);
+    if (name === undefined) {
+      await sleep(10);
+      continue;
+    }
+    const at = path.join(dir, name);
+    try {
+      const { ino } = statSync(at);
+      unlinkSync(at);
+      plant(at);
+      return { name, ino };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 /** When this boot began, seconds since the epoch. */
