@@ -143,8 +143,8 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
 
   // inspect({ dir, resolvedDir, name, identity, block, blocks, ioSize,
   //           align, direct, sync, seed, freshBlock? })
-  //   -> { openNs, writeNs, syncNs, readNs, closeNs, totalNs, created, ino,
-  //        identity }
+  //   -> { openNs, writeNs, syncNs, readNs, closeNs, totalNs, created,
+  //        dirReplaced, ino, identity }
   Napi::Value Inspect(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) {
@@ -182,6 +182,7 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
         result.Set("closeNs", static_cast<double>(r.closeNs));
         result.Set("totalNs", static_cast<double>(r.totalNs));
         result.Set("created", r.created);
+        result.Set("dirReplaced", r.dirReplaced);
         result.Set("ino", static_cast<double>(r.id.ino));
         result.Set("identity", EncodeFileId(r.id));
         return result;

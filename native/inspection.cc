@@ -116,6 +116,7 @@ InspectResult Inspect(const InspectRequest& r) {
                           r.direct ? O_DIRECT : 0);
     result.id = r.id;
   }
+  result.dirReplaced = !sameDir;
   if (fd.get() < 0) {
     // Removed by someone, or the directory was replaced: the probe goes on
     // with a new file under the same name.

@@ -30,6 +30,9 @@ struct InspectResult {
   uint64_t closeNs;
   uint64_t totalNs;
   bool created;
+  // Another directory had taken the path's place: the old file is in the old
+  // directory, wherever that went.
+  bool dirReplaced;
   ProbeFileId id;  // a new one when created
 };
 

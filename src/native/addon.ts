@@ -77,6 +77,11 @@ export interface InspectResult {
   totalNs: number;
   /** The probe file was missing and was re-created (inside openNs) under the same path. */
   created: boolean;
+  /**
+   * Another directory had taken the path's place on the same filesystem (the old one was
+   * renamed or removed): the new file is in it, the old one wherever the old directory went.
+   */
+  dirReplaced: boolean;
   /** The probe file's inode and identity: new ones when `created`. */
   ino: number;
   identity: string;
@@ -93,8 +98,8 @@ export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
  * one of slowdisk's own codes, which have `errno` 0:
  * - `ECORRUPT`: the block read back differs from what was written; `offset`
  *   is the file offset of the first differing byte.
- * - `ENOTOURS`: the path no longer names this prober's probe file, so it was
- *   neither written nor removed.
+ * - `ENOTOURS`: on remove, the probe file's name no longer holds this
+ *   prober's file, so nothing was removed.
  * - `EOTHERFS`: the probe file (`path`) is missing and its directory is now on
  *   another filesystem than the one the file was made on, so no file was made
  *   there: the filesystem was unmounted from under the directory, or another

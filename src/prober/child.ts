@@ -99,12 +99,9 @@ async function inspect(path: ProbedPath, params: ProbeParams, tick: number, orde
       ({ file, staleRemoved } = prepared);
       return inspectFile();
     });
-    if (result.created) {
-      // A directory put in the old one's place got the new file: the old one is removed
-      // at exit, wherever its directory went.
-      path.released.push(file);
-      path.file = { ...file, ino: result.ino, identity: result.identity };
-    }
+    // The old file is removed at exit, wherever its directory went.
+    if (result.dirReplaced) path.released.push(file);
+    if (result.created) path.file = { ...file, ino: result.ino, identity: result.identity };
     send({
       type: 'inspected',
       name: path.target.name,

@@ -306,6 +306,40 @@ describe.skipIf(gate.skip)('inspect', () => {
     expect(next.created).toBe(false);
   });
 
+  it('never probes where the directory leads through a symlink put in its place (EDIRCHANGED), and removes its file where it went', async () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    const w = worker();
+    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    fs.renameSync(dir, `${dir}.orig`);
+    fs.symlinkSync(elsewhere, dir);
+
+    const error = await probeError(w.inspect(request(file)));
+    expect(error).toMatchObject({ code: 'EDIRCHANGED', errno: 0, syscall: 'realpath', path: dir });
+    await expect(w.resolve(dir, file.resolvedDir)).rejects.toMatchObject({ code: 'EDIRCHANGED' });
+    await expect(w.prepare(dir, { ioSize: 4096, direct: true, resolvedDir: file.resolvedDir })).rejects.toMatchObject({ code: 'EDIRCHANGED' });
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+
+    await w.remove(file);
+    expect(fs.readdirSync(`${dir}.orig`)).toEqual([]);
+  });
+
+  it('a directory put in the place of the renamed one gets a new file; the old one is still removed where it went', async () => {
+    const dir = tempDir();
+    const w = worker();
+    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    fs.renameSync(dir, `${dir}.orig`);
+    fs.mkdirSync(dir);
+
+    const result = await w.inspect(request(file));
+    expect(result).toMatchObject({ created: true, dirReplaced: true });
+    expect(fs.readdirSync(dir)).toEqual([file.name]);
+    await w.remove({ ...file, identity: result.identity });
+    await w.remove(file);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(fs.readdirSync(`${dir}.orig`)).toEqual([]);
+  });
+
   it('makes no probe file on another filesystem mounted over its directory (EOTHERFS)', async () => {
     const dir = tempDir();
     const w = worker();
