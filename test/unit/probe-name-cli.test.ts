@@ -44,7 +44,9 @@ describe('something planted at the live probe file name', () => {
     expect(events(cli, 'down')).toEqual([]);
     const last = diskLines(cli).at(-1)!;
     expect(last).toMatchObject({ disk: 'raft', state: 'up', score: 1, errors: 0 });
-    expect(lines(cli).filter((line) => line.type === 'store').every((line) => line.store_score === 1)).toBe(true);
+    // Nothing failed; on a loaded machine the move to a fresh name (a new file made within the
+    // tick) may come back late once, which counts as any late inspection, never as a failure.
+    expect(lines(cli).filter((line) => line.type === 'store').every((line) => line.reported_score === 1)).toBe(true);
     // Only the plant is left, as it was.
     expect(probeFiles(dir)).toEqual([planted]);
     expect(existsSync(mine)).toBe(true);
