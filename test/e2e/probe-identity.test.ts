@@ -1,9 +1,10 @@
 // A probe file is slowdisk's only when it is provably the one it made: a file made at its
 // name on a real ext4 disk, even with its inode number, and the live files of runs in
-// other PID namespaces are never written or removed. Needs root, loop devices and unshare.
+// other PID namespaces are never written or removed; a directory swapped for a symlink is
+// never probed at the new place. Needs root, loop devices and unshare.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -56,6 +57,44 @@ describe.skipIf(diskGate.skip)('a file made at the probe name after the probe fi
       cli.child.kill('SIGKILL');
     }
   });
+});
+
+const rootGate = requireRootFacilities(['root']);
+
+describe.skipIf(rootGate.skip)('the probed directory swapped for a symlink mid-run', () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-swap-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  // The old directory is found again, wherever it was renamed to, by its file handle, which
+  // takes CAP_DAC_READ_SEARCH.
+  it('is never probed at the new place: down with EDIRCHANGED, and the old probe file is removed at exit', async () => {
+    const parent = mkdtempSync(path.join(work, 'parent-'));
+    const dir = path.join(parent, 'DIR');
+    mkdirSync(dir);
+    const elsewhere = mkdtempSync(path.join(work, 'elsewhere-'));
+    const cli = startCli(['watch', '--json', '--raft', dir]);
+    await waitFor(() => diskLines(cli).length > 0, 10_000, 'the first round');
+    expect(probeFiles(dir)).toHaveLength(1);
+
+    renameSync(dir, `${dir}.orig`);
+    symlinkSync(elsewhere, dir);
+    await waitFor(() => events(cli, 'down').length > 0, 5000, 'the down event');
+    const roundsBefore = diskLines(cli).length;
+    await waitFor(() => diskLines(cli).length >= roundsBefore + 1, 10_000, 'another round');
+    expect(probeFiles(elsewhere)).toEqual([]);
+    cli.child.kill('SIGTERM');
+    expect((await cli.done).code).toBe(143);
+
+    const [down] = events(cli, 'down');
+    expect(down).toMatchObject({ disk: 'raft', error: { code: 'EDIRCHANGED', errno: 0, path: dir } });
+    expect((down!.error as { message: string }).message).toBe(
+      `EDIRCHANGED: realpath ${dir} now leads to ${elsewhere}, not to ${dir} where it led at start; not probed there`,
+    );
+    expect(diskLines(cli).at(-1)).toMatchObject({ disk: 'raft', state: 'down', error: { code: 'EDIRCHANGED' } });
+    expect(probeFiles(elsewhere)).toEqual([]);
+    expect(probeFiles(`${dir}.orig`)).toEqual([]);
+  });
+
 });
 
 const nsGate = requireRootFacilities(['root', 'unshare']);
