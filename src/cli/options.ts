@@ -1,10 +1,10 @@
 // The flags shared by watch and check (and later replay), mapped onto params.ts.
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   DEFAULT_PROBE_PARAMS,
   DEFAULT_SCORE_PARAMS,
-
+  formatDuration,
   parseDuration,
   type ProbeParams,
   type ScoreParams,
@@ -67,7 +67,15 @@ export function addProbeOptions(command: Command): Command {
   return command
     .option('--sync <call>', 'the flush after each write: fdatasync or fsync', syncArg, DEFAULT_PROBE_PARAMS.sync)
     .option('--buffered', 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)')
-    .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize);
+    .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize)
+    .addOption(hangAfterOption());
+}
+
+/** On watch and check, and on replay, which finds the same hung disks in a trace. */
+export function hangAfterOption(): Option {
+  return new Option('--hang-after <duration>', 'a disk whose inspection has been in flight this long is hung (WARNING at least)')
+    .argParser(durationArg)
+    .default(DEFAULT_PROBE_PARAMS.hangAfterMs, formatDuration(DEFAULT_PROBE_PARAMS.hangAfterMs));
 }
 
 export function addStatisticalOptions(command: Command): Command {
@@ -154,10 +162,11 @@ export interface ProbeOptionValues {
   sync: ProbeParams['sync'];
   buffered?: boolean;
   ioSize: number;
+  hangAfter: number;
 }
 
 export function probeParamsFrom(options: ProbeOptionValues): ProbeParams {
-  return { ioSize: options.ioSize, direct: !options.buffered, sync: options.sync };
+  return { ioSize: options.ioSize, direct: !options.buffered, sync: options.sync, hangAfterMs: options.hangAfter };
 }
 
 export interface TargetOptionValues {
