@@ -67,6 +67,8 @@ export type SessionEvent =
   | { kind: 'hung'; disk: string; sinceMs: number; waitingMs: number; stuckProber?: number }
   | { kind: 'layout'; disks: DiskPlacement[] }
   | { kind: 'stale-removed'; disk: string; paths: string[] }
+  /** The probe file's name held someone else's file (the error says what): left alone, and probed under a fresh name. */
+  | { kind: 'name-taken'; disk: string; error: SerializedProbeError }
   /** The prober died (`reason` names its pid and how) and a new one took over. */
   | { kind: 'prober-restarted'; reason: string; pid?: number };
 
@@ -379,7 +381,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     switch (message.type) {
       case 'resolved':
         this.resolving.delete(message.name);
-        if (message.resolution) this.resolutions.set(message.name, message.resolution);
+        if (message.resolution) {
+          this.resolutions.set(message.name, message.resolution);
+          // Pinned once: a restarted prober probes where the first one did, and nowhere else.
+          const target = this.targets.find(({ name }) => name === message.name);
+          if (target) target.resolvedDir ??= message.resolution.resolvedDir;
+        }
         if (this.layout.length === 0) return;
         // One layout for a round's answers, not one per path: each reads and parses the
         // mount table and places every path, and 64 paths' answers in a row held the event
@@ -408,6 +415,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     disk.attempted = true;
     const status = disk.status;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
+    if (message.nameTaken) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.nameTaken });
     if (message.timings) {
       const counted = this.ticks.finished(message.name, message.tick, message.timings.totalMs);
       const late = !counted && message.timings.totalMs < this.score.intervalMs;
