@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import type { Ora } from 'ora';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../params.js';
-import { replaceFile } from '../output/exclusive-file.js';
+import { replaceFile } from '../common/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
 import { stalledBehind, Timeline } from '../replay/timeline.js';

@@ -2,7 +2,7 @@
 // over an existing entry, and written through an async stream, in order.
 import type { WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { createExclusive } from './exclusive-file.js';
+import { createExclusive } from '../common/exclusive-file.js';
 
 export class AppendedFile {
   private writeError: Error | null = null;

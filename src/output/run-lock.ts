@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { link, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createExclusive, readRegular, temporaryName } from './exclusive-file.js';
+import { createExclusive, readRegular, temporaryName } from '../common/exclusive-file.js';
+import { processStartTime } from '../common/process-start-time.js';
 
 const MAGIC = 'slowdisk-lock';
 
@@ -15,20 +16,6 @@ export interface LockOwner {
   pid: number;
   /** Field 22 of /proc/PID/stat: clock ticks after boot; null where /proc has no such PID. */
   startTime: number | null;
-}
-
-/** The start time of `pid`, or null when there is no such process. */
-export function processStartTime(pid: number): number | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name, field 2, is in parentheses and may itself hold spaces and parentheses.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const start = Number(fields[22 - 3]);
-  return Number.isFinite(start) ? start : null;
 }
 
 /** Whether `pid` runs slowdisk: its command line runs bin/slowdisk.js or a `slowdisk` command. */

@@ -4,7 +4,7 @@
 // holds up neither the others nor the CLI, which stops waiting for it after a deadline.
 import { FileStateStore, StateStoreError } from '../drives/state-file.js';
 import { AppendedFile } from './appended-file.js';
-import { replaceFile } from './exclusive-file.js';
+import { replaceFile } from '../common/exclusive-file.js';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
 
 // A working directory on an output's filesystem would keep it busy for umount.

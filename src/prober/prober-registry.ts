@@ -6,7 +6,9 @@
 // only reads them and removes those of dead probers. /run is a tmpfs: nothing here waits on
 // a disk under test, and no path here is one a user names.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { writeNewSync } from '../common/exclusive-file.js';
+import { processStartTime } from '../common/process-start-time.js';
 import path from 'node:path';
 
 export const REGISTRY_DIR = '/run/slowdisk';
@@ -35,22 +37,9 @@ export interface StuckProber {
   startTime: string;
 }
 
-/** The start time field (22) of /proc/PID/stat, or null when there is no such process. */
-export function processStartTime(pid: number): string | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  // The command name, in parentheses, may hold spaces and parentheses: fields count from the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[19] ?? null;
-}
-
 /** Whether the prober that made an entry is still the process under its pid. */
 export function isLive(pid: number, startTime: string): boolean {
-  return processStartTime(pid) === startTime;
+  return String(processStartTime(pid)) === startTime;
 }
 
 /**
@@ -76,22 +65,12 @@ function registryDir(create: boolean): string | null {
   return REGISTRY_DIR;
 }
 
-/** Creates a file that did not exist, never through a symlink, and writes `text` to it. */
-function writeNew(file: string, text: string): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const randomName = (prefix: string, suffix: string) => `${prefix}${randomBytes(16).toString('hex')}${suffix}`;
 
 /** The prober's side: its own entries, one per probed path. */
 export class ProberRegistration {
   private readonly dir = registryDir(true);
-  private readonly startTime = processStartTime(process.pid);
+  private readonly startTime = processStartTime(process.pid)?.toString() ?? null;
   private readonly entries = new Map<string, { file: string; entry: RegistryEntry }>();
 
   /** Records the filesystem the path is probed on; rewritten only when that changes. */
@@ -130,10 +109,10 @@ export class ProberRegistration {
     const file = existing ?? path.join(this.dir, randomName('prober-', '.json'));
     try {
       if (existing === undefined) {
-        writeNew(file, JSON.stringify(entry));
+        writeNewSync(file, JSON.stringify(entry));
       } else {
         const temp = path.join(this.dir, randomName('.tmp-', ''));
-        writeNew(temp, JSON.stringify(entry));
+        writeNewSync(temp, JSON.stringify(entry));
         try {
           renameSync(temp, file);
         } catch (error) {

@@ -6,8 +6,9 @@ import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createExclusive, isTemporaryOf, NotRegularFileError, readRegular, replaceFile, temporaryName } from '../../src/output/exclusive-file.js';
-import { holds, LockHeldError, lockOwnerOf, processStartTime, releaseLock, takeLock } from '../../src/output/run-lock.js';
+import { createExclusive, isTemporaryOf, NotRegularFileError, readRegular, replaceFile, temporaryName } from '../../src/common/exclusive-file.js';
+import { processStartTime } from '../../src/common/process-start-time.js';
+import { holds, LockHeldError, lockOwnerOf, releaseLock, takeLock } from '../../src/output/run-lock.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-exclusive-file-'));
 let dirs = 0;

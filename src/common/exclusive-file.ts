@@ -1,12 +1,12 @@
-// How slowdisk makes and reads its own files (textfile, trace, drive history, lock) in a
-// directory that someone else may be able to write to. A file is always created new, with
+// How slowdisk makes and reads its own files (textfile, trace, drive history, lock, prober
+// registry entries) in a directory that someone else may be able to write to. A file is always created new, with
 // O_CREAT|O_EXCL|O_NOFOLLOW, so that nothing planted at its name (a symlink to /etc/shadow, a
 // FIFO) is ever opened; a file replaced in place is written under a name nobody can guess
 // and then renamed over the old one: rename(2) replaces the directory entry itself, a symlink
 // included, and never follows it. Existing files are opened with O_NOFOLLOW|O_NONBLOCK and
 // refused unless regular, so a FIFO or a device at a name cannot hang or feed the reader.
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -26,6 +26,16 @@ export function isTemporaryOf(entry: string, name: string): boolean {
 /** Creates `file`, which must not exist under any form (EEXIST for a file, a symlink, a FIFO alike). */
 export function createExclusive(file: string, mode: number): Promise<FileHandle> {
   return open(file, CREATE_FLAGS, mode);
+}
+
+/** Creates `file` as createExclusive does and writes `text` to it, synchronously (0600). */
+export function writeNewSync(file: string, text: string): void {
+  const fd = openSync(file, CREATE_FLAGS, 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface ReplaceOptions {
