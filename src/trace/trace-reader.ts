@@ -2,7 +2,7 @@
 // held in memory, and rejects a malformed one at the line that breaks the format.
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { ScoreParams } from '../params.js';
+import { formatDurationRange, inDurationRange, SCORE_DURATION_RANGES, type DurationRange, type ScoreParams } from '../params.js';
 import { figuresOfLine, HEADER_PARAM_KEYS, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
 
 /** A line that breaks the trace format. */
@@ -183,14 +183,18 @@ function deviceLine(json: Json, number: number): TraceLine['device'] {
   return figuresOfLine(json as unknown as RecordedDevice);
 }
 
-const positive = (value: number) => Number.isFinite(value) && value > 0;
+/** The command line's range for the same parameter. */
+const durationCheck = (range: DurationRange) => ({
+  valid: (value: number) => inDurationRange(value, range),
+  expected: `a number of milliseconds from ${formatDurationRange(range)}`,
+});
 
 const PARAM_CHECKS: Record<keyof ScoreParams, { valid: (value: number) => boolean; expected: string }> = {
-  intervalMs: { valid: positive, expected: 'a number of milliseconds above 0' },
+  intervalMs: durationCheck(SCORE_DURATION_RANGES.intervalMs),
   roundTicks: { valid: (value) => Number.isInteger(value) && value >= 1, expected: 'an integer from 1' },
   ratioThreshold: { valid: (value) => value > 0 && value <= 1, expected: 'a number above 0, at most 1' },
-  minTtrMs: { valid: positive, expected: 'a number of milliseconds above 0' },
-  timeoutMs: { valid: positive, expected: 'a number of milliseconds above 0' },
+  minTtrMs: durationCheck(SCORE_DURATION_RANGES.minTtrMs),
+  timeoutMs: durationCheck(SCORE_DURATION_RANGES.timeoutMs),
   evictThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
   slowThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
 };

@@ -88,7 +88,7 @@ describe('a bad trace stops at the line that breaks the format', () => {
     ['an unknown header version', `{"slowdisk_trace":2,"interval_ms":100}\n${ok}`, 1, /^unknown trace version 2: this slowdisk reads version 1$/],
     ['a header not on the first line', `${ok}{"slowdisk_trace":1}\n`, 2, /^a header \("slowdisk_trace"\) is allowed on the first line only$/],
     ['a header after a blank first line', `\n{"slowdisk_trace":1}\n`, 2, /first line only/],
-    ['a bad interval in the header', `{"slowdisk_trace":1,"interval_ms":0}\n`, 1, /^"interval_ms" must be a number of milliseconds above 0, got 0$/],
+    ['a bad interval in the header', `{"slowdisk_trace":1,"interval_ms":0}\n`, 1, /^"interval_ms" must be a number of milliseconds from 1ms to 1h, got 0$/],
     ['fractional round ticks in the header', `{"slowdisk_trace":1,"round_ticks":2.5}\n`, 1, /^"round_ticks" must be an integer from 1/],
     ['a bad disk list in the header', `{"slowdisk_trace":1,"disks":["raft","raft"]}\n`, 1, /^"disks" must be a list of distinct disk names/],
     ['a disk the header does not list', `{"slowdisk_trace":1,"disks":["raft"]}\n${ok}{"tick":1,"disk":"kv","ms":1}\n`, 3, /^disk "kv" is not in the header's disks \(raft\)$/],
