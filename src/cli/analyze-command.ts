@@ -8,6 +8,7 @@ import { analyzeHost, type HostAnalysis } from '../perseus/analyze.js';
 import { newCounters, type ReadCounters } from '../perseus/csv.js';
 import { findHosts, LayoutError } from '../perseus/layout.js';
 import { loadOra } from '../report/terminal.js';
+import { visible, writeStderrLine } from '../report/visible-text.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
 import { fail } from './fail.js';
 import { numberArg } from './options.js';
@@ -104,7 +105,7 @@ function hostText(analysis: HostAnalysis, params: PeerParams, all: boolean): str
   const slow = verdict.drives.filter((drive) => drive.verdict === 'slow');
   const fewPeers = analysis.drivesSeen > 0 && analysis.drivesSeen - 1 < params.minPeers;
   if (!all && slow.length === 0 && verdict.hostWideDays === 0 && !fewPeers) return '';
-  if (verdict.drives.length === 0) return all ? `${analysis.host}: no readable day\n` : '';
+  if (verdict.drives.length === 0) return all ? `${visible(analysis.host)}: no readable day\n` : '';
   const days = verdict.days;
   const lines = [
     `${analysis.host}: ${plural(verdict.drives.length, 'drive')}, ${plural(days.length, 'day')} (${days[0]} to ${days[days.length - 1]}): ${slow.length} slow`,
@@ -115,14 +116,14 @@ function hostText(analysis: HostAnalysis, params: PeerParams, all: boolean): str
   }
   const width = Math.max(...verdict.drives.map((drive) => drive.disk.length));
   for (const drive of all ? verdict.drives : slow) lines.push(driveLine(drive, width, params));
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(visible).join('\n')}\n`;
 }
 
 function badInputLine(counters: ReadCounters): string | null {
   const parts: string[] = [];
   if (counters.badRows > 0) parts.push(`${plural(counters.badRows, 'bad row')} (first: ${counters.firstBadRow})`);
   if (counters.badFiles > 0) parts.push(`${plural(counters.badFiles, 'bad file')} (first: ${counters.firstBadFile})`);
-  return parts.length === 0 ? null : `slowdisk: skipped ${parts.join(' and ')}`;
+  return parts.length === 0 ? null : `skipped ${parts.join(' and ')}`;
 }
 
 async function runAnalyze(dir: string, values: AnalyzeValues): Promise<void> {
@@ -162,7 +163,7 @@ async function runAnalyze(dir: string, values: AnalyzeValues): Promise<void> {
   let slowHosts = 0;
   let readHosts = 0;
   for (const [index, host] of hosts.entries()) {
-    if (spinner) spinner.text = `analysing ${host.host} (${index + 1} of ${hosts.length} hosts, ${counters.rows.toLocaleString('en')} rows so far)`;
+    if (spinner) spinner.text = `analysing ${visible(host.host)} (${index + 1} of ${hosts.length} hosts, ${counters.rows.toLocaleString('en')} rows so far)`;
     const analysis = await analyzeHost(host, params, counters);
     if (analysis.daysRead > 0) readHosts += 1;
     const slow = analysis.verdict.drives.filter((drive) => drive.verdict === 'slow').length;
@@ -202,7 +203,7 @@ async function runAnalyze(dir: string, values: AnalyzeValues): Promise<void> {
         `${plural(counters.rows, 'row')}, ${plural(counters.badRows, 'bad row')}, ${plural(counters.badFiles, 'bad file')}\n`,
     );
     const bad = badInputLine(counters);
-    if (bad) process.stderr.write(`${bad}\n`);
+    if (bad) writeStderrLine(bad);
   }
   process.exitCode = slowDrives > 0 ? EXIT_WARNING : EXIT_OK;
 }

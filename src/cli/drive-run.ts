@@ -8,6 +8,7 @@ import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
 import { driveJson, drivesJson, driveSummaryLine, isSlow, slowDriveLine, type DriveContext } from '../report/drive-verdicts.js';
 import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
+import { visible, writeStderrLine } from '../report/visible-text.js';
 import type { Registry } from 'prom-client';
 import type { DriveRequest } from './drive-options.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
@@ -59,7 +60,7 @@ export class DriveRun {
     private readonly rescan: (() => void) | null,
     private readonly metrics: { gauges: DriveMetrics; textfile: TextfileWriter | null } | null,
   ) {
-    this.warn = options.warn ?? ((line) => process.stderr.write(`slowdisk: ${line}\n`));
+    this.warn = options.warn ?? writeStderrLine;
     this.write = options.write ?? ((text) => process.stdout.write(text));
   }
 
@@ -241,6 +242,6 @@ export class DriveRun {
       return;
     }
     const slowLines = drives.filter(isSlow).map(slowDriveLine);
-    this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${line}\n`).join(''));
+    this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${visible(line)}\n`).join(''));
   }
 }

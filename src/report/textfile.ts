@@ -4,6 +4,7 @@
 // collector reads *.prom only, so it never sees the temporary file.
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeStderrLine } from './visible-text.js';
 
 export const TEXTFILE_NAME = 'slowdisk.prom';
 
@@ -51,7 +52,7 @@ export class TextfileWriter {
         this.failing = false;
       })
       .catch((error: Error) => {
-        if (!this.failing) process.stderr.write(`slowdisk: cannot write the textfile ${this.file}: ${error.message}\n`);
+        if (!this.failing) writeStderrLine(`cannot write the textfile ${this.file}: ${error.message}`);
         this.failing = true;
       })
       .finally(() => {
