@@ -132,7 +132,7 @@ async function shutdown(): Promise<void> {
       send({ type: 'released', name: path.target.name });
     }),
   );
-  for (const path of paths.values()) path.worker.close();
+  for (const worker of new Set([...paths.values()].map((path) => path.worker))) worker.close();
   send({ type: 'stopped' });
   process.exit(0);
 }
@@ -141,8 +141,13 @@ function handle(message: ToProber): void {
   if (stopping) return;
   if (message.type === 'configure') {
     probe = message.probe;
+    // A native thread per directory, not per name: names for one directory are one disk
+    // (one of them inspected), and 2,000 of them would be 2,000 threads.
+    const workers = new Map<string, ProbeWorker>();
     for (const target of message.targets) {
-      paths.set(target.name, { target, worker: new ProbeWorker(target.name), file: null, released: [], busy: Promise.resolve() });
+      let worker = workers.get(target.dir);
+      if (!worker) workers.set(target.dir, (worker = new ProbeWorker(target.name)));
+      paths.set(target.name, { target, worker, file: null, released: [], busy: Promise.resolve() });
     }
     return;
   }

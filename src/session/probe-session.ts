@@ -101,6 +101,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
+  /**
+   * The names of each directory, under the first of them: a directory is resolved once a
+   * round whatever the number of names given it (2,000 --path to one directory were 2,000
+   * statx, messages and answers a round, which cost the inspections their ticks).
+   */
+  private readonly namesOfDir = new Map<string, string[]>();
+  private readonly firstNameOfDir = new Map<string, string>();
+  private readonly dirOfName = new Map<string, string>();
   private readonly counters = new DeviceCounters();
   /** Resolutions came back since the layout was last applied (see onMessage). */
   private layoutStale = false;
@@ -114,6 +122,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     predictor: PredictorParams,
   ) {
     super();
+    for (const { name, dir } of targets) {
+      this.dirOfName.set(name, dir);
+      const first = this.firstNameOfDir.get(dir);
+      if (first === undefined) {
+        this.firstNameOfDir.set(dir, name);
+        this.namesOfDir.set(name, [name]);
+      } else {
+        this.namesOfDir.get(first)!.push(name);
+      }
+    }
     this.detector = new StatisticalDetector(statistical);
     this.predictions = new PredictorFeed(predictor, score.intervalMs);
     const detectorFeed = feedDetector(this.detector, score.intervalMs);
@@ -219,11 +237,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     });
     const failures: string[] = [];
     for (const { name, dir } of this.targets) {
+      if (this.firstNameOfDir.get(dir) !== name) continue;
       pending.set(name, (message) => {
-        if (message.error) failures.push(`${name}=${dir}: ${describeError(message.error)}`);
+        if (!message.error) return;
+        for (const each of this.namesOfDir.get(name)!) failures.push(`${each}=${dir}: ${describeError(message.error)}`);
       });
     }
-    this.prober.send({ type: 'resolve', names: this.targets.map(({ name }) => name) });
+    this.prober.send({ type: 'resolve', names: [...pending.keys()] });
     await results;
     if (failures.length > 0) throw new StartupError(`cannot probe ${failures.join('; ')}`);
     // Resolutions recorded by onMessage; a path that did not answer in time is inspected
@@ -276,12 +296,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   private resolveAll(): void {
-    this.resolve(this.targets.map(({ name }) => name));
+    this.resolve([...this.namesOfDir.keys()]);
   }
 
   private resolve(names: string[]): void {
+    const firsts = new Set(names.map((name) => this.firstNameOfDir.get(this.dirOfName.get(name)!) ?? name));
     // A path whose last statx has not come back (a hung filesystem) is not asked again.
-    const asked = names.filter((name) => !this.resolving.has(name));
+    const asked = [...firsts].filter((name) => !this.resolving.has(name));
     if (asked.length === 0) return;
     for (const name of asked) this.resolving.add(name);
     this.prober.send({ type: 'resolve', names: asked });
@@ -299,7 +320,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     switch (message.type) {
       case 'resolved':
         this.resolving.delete(message.name);
-        if (message.resolution) this.resolutions.set(message.name, message.resolution);
+        if (message.resolution) for (const name of this.namesOfDir.get(message.name) ?? [message.name]) this.resolutions.set(name, message.resolution);
         if (this.layout.length === 0) return;
         // One layout for a round's answers, not one per path: each reads and parses the
         // mount table and places every path, and 64 paths' answers in a row held the event
