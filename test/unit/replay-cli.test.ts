@@ -264,6 +264,14 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
     expect(result.stderr).toMatch(new RegExp(`^slowdisk: ${file} line 2: tick 1000000000000000 is more than 864000 ticks after tick 1, .*\n$`));
   });
 
+  it('--ticks more than a day of ticks past the last line: exit 3 at once', async () => {
+    const file = traceFile([ok(1), ok(2)]);
+    const result = await runCli(['replay', file, '--ticks', '1000000000000000', '--json']);
+    expect(result.code).toBe(3);
+    expect(result.elapsedMs).toBeLessThan(5000);
+    expect(result.stderr).toBe(`slowdisk: ${file} ends at tick 2: --ticks 1000000000000000 would replay more than 864000 ticks past it\n`);
+  });
+
   it('an empty trace, or a header with no tick line: exit 3 naming the file, nothing on stdout', async () => {
     const empty = traceFile([]);
     const headerOnly = traceFile([header(['raft'])]);
