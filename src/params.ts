@@ -59,13 +59,23 @@ export interface ProbeParams {
   /** false only with --buffered, for filesystems that refuse O_DIRECT. */
   direct: boolean;
   sync: SyncMode;
+  /**
+   * A disk whose inspection has been in flight this long is hung, whatever its score says
+   * yet: Pebble warns of a stalled disk write at 5 s. From the clock, not the score, so that
+   * even a check shorter than the score's 21 s to eviction names a hang.
+   */
+  hangAfterMs: number;
 }
 
 export const DEFAULT_PROBE_PARAMS: Readonly<ProbeParams> = Object.freeze({
   ioSize: 4096,
   direct: true,
   sync: 'fdatasync',
+  hangAfterMs: 5000,
 });
+
+/** --hang-after: a timer waits for it (in the prober too). */
+export const HANG_AFTER_RANGE: DurationRange = Object.freeze({ minMs: 1, maxMs: DAY_MS });
 
 export const DEFAULT_CHECK_DURATION_MS = 30_000;
 export const CHECK_DURATION_RANGE: DurationRange = Object.freeze({ minMs: 1, maxMs: 7 * DAY_MS });

@@ -1,4 +1,5 @@
 // slowdisk's command line: parses flags into params, then hands over to the run loop.
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS } from '../params.js';
 import { VERSION } from '../version.js';
@@ -41,7 +42,8 @@ function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command
     targets: targetsFrom(values, process.cwd(), drives === null),
     score,
     probe: probeParamsFrom(values),
-    record: values.record,
+    // Resolved here: the output writer that creates it runs in /.
+    record: values.record === undefined ? undefined : path.resolve(values.record),
     hooks: hookParamsFrom(values),
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),

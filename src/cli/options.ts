@@ -5,6 +5,7 @@ import {
   DEFAULT_PROBE_PARAMS,
   DEFAULT_SCORE_PARAMS,
   formatDuration,
+  HANG_AFTER_RANGE,
   formatDurationRange,
   inDurationRange,
   parseDuration,
@@ -80,7 +81,13 @@ export function addProbeOptions(command: Command): Command {
   return command
     .option('--sync <call>', 'the flush after each write: fdatasync or fsync', syncArg, DEFAULT_PROBE_PARAMS.sync)
     .option('--buffered', 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)')
-    .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment; the probe file is 65 such blocks (a header and 64 data blocks: 260 KiB at 4096)', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize);
+    .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment; the probe file is 65 such blocks (a header and 64 data blocks: 260 KiB at 4096)', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize)
+    .addOption(hangAfterOption());
+}
+
+/** On watch and check, and on replay, which finds the same hung disks in a trace. */
+export function hangAfterOption(): Option {
+  return durationOption('--hang-after <duration>', 'a disk whose inspection has been in flight this long is hung (WARNING at least)', HANG_AFTER_RANGE, DEFAULT_PROBE_PARAMS.hangAfterMs);
 }
 
 export function addStatisticalOptions(command: Command): Command {
@@ -167,10 +174,11 @@ export interface ProbeOptionValues {
   sync: ProbeParams['sync'];
   buffered?: boolean;
   ioSize: number;
+  hangAfter: number;
 }
 
 export function probeParamsFrom(options: ProbeOptionValues): ProbeParams {
-  return { ioSize: options.ioSize, direct: !options.buffered, sync: options.sync };
+  return { ioSize: options.ioSize, direct: !options.buffered, sync: options.sync, hangAfterMs: options.hangAfter };
 }
 
 export interface TargetOptionValues {

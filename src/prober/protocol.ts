@@ -48,7 +48,8 @@ export type ToProber =
   /** A tick's inspections, one message for all its disks; each is answered as it finishes. */
   | { type: 'inspect'; tick: number; disks: InspectOrder[] }
   | { type: 'release'; name: string }
-  | { type: 'stop' };
+  /** `leaving`: the paths the CLI will not wait for (hung): the prober records them as stuck. */
+  | { type: 'stop'; leaving?: string[] };
 
 export type FromProber =
   | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
@@ -65,4 +66,6 @@ export type FromProber =
     }
   /** A path's probe file was removed: on request, and for each path as the prober stops. */
   | { type: 'released'; name: string; error?: SerializedProbeError }
+  /** The prober has recorded the paths it is left stuck on, and is removing its probe files. */
+  | { type: 'stopping' }
   | { type: 'stopped' };

@@ -78,6 +78,8 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
     last_read_ms: last?.readMs,
     last_total_ms: last?.totalMs,
     waiting_ms: disk.waitingMs,
+    hung_since: disk.hungSinceMs === undefined ? undefined : new Date(disk.hungSinceMs).toISOString(),
+    stuck_prober_pid: disk.stuckProber,
     inspections: disk.inspections,
     errors: disk.errors,
     error: disk.error && errorFields(disk.error),
@@ -97,6 +99,8 @@ function eventFields(event: SessionEvent): Json {
       return { disk: event.disk, error: errorFields(event.error) };
     case 'back':
       return { disk: event.disk };
+    case 'hung':
+      return { disk: event.disk, hung_since: new Date(event.sinceMs).toISOString(), waiting_ms: event.waitingMs, stuck_prober_pid: event.stuckProber };
     case 'stale-removed':
       return { disk: event.disk, paths: event.paths };
     case 'prober-restarted':
@@ -166,6 +170,7 @@ export class JsonLines implements Reporter {
       slow_threshold: this.params.slowThreshold,
       evict_threshold: this.params.evictThreshold,
       interrupted_by: interruptedBy,
+      disks: this.live ? outcome.disks.map((disk) => ({ disk: disk.name, ...statusFields(disk, this.live!.buffered) })) : undefined,
     });
   }
 

@@ -15,13 +15,15 @@ import type { Prediction } from '../predict/predictor.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
 import type { FromProber, InspectOrder, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
+import { stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
 import { RestartingProber } from '../prober/restarting-prober.js';
 import { reportedScore } from '../score/store-score.js';
 import { InspectionTicker, MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { StoreTicks } from '../ticks/store-ticks.js';
 import { describeError, shownError } from './shown-error.js';
 
-export type DiskState = 'starting' | 'up' | 'down' | 'skipped';
+/** `hung`: an inspection has been in flight for --hang-after, from the clock, whatever the score says yet. */
+export type DiskState = 'starting' | 'up' | 'down' | 'hung' | 'skipped';
 
 export interface DiskStatus extends DiskPlacement {
   state: DiskState;
@@ -32,6 +34,10 @@ export interface DiskStatus extends DiskPlacement {
   error?: SerializedProbeError;
   /** How long the inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
+  /** A hung disk: when the inspection in flight started, wall-clock ms since the epoch. */
+  hungSinceMs?: number;
+  /** A hung disk left to the prober of an earlier run, stuck there: that prober's pid. */
+  stuckProber?: number;
   inspections: number;
   errors: number;
   /** The statistical detector's state, for an inspected disk. */
@@ -57,6 +63,8 @@ export interface RoundReport {
 export type SessionEvent =
   | { kind: 'down'; disk: string; error: SerializedProbeError }
   | { kind: 'back'; disk: string }
+  /** An inspection of the disk has been in flight for --hang-after, since `sinceMs` (wall clock). */
+  | { kind: 'hung'; disk: string; sinceMs: number; waitingMs: number; stuckProber?: number }
   | { kind: 'layout'; disks: DiskPlacement[] }
   | { kind: 'stale-removed'; disk: string; paths: string[] }
   /** The prober died (`reason` names its pid and how) and a new one took over. */
@@ -84,7 +92,13 @@ export interface SessionEvents {
 
 interface DiskRecord {
   status: DiskStatus;
+  /** The inspection in flight: its start on the monotonic clock, and on the wall clock. */
   inFlightSinceMs: number | null;
+  inFlightSinceWallMs: number;
+  /** The prober of an earlier run stuck on this disk's filesystem: no inspection is started there while it is. */
+  stuckProber: StuckProber | null;
+  /** A hung event went out and no inspection has come back since. */
+  hungAnnounced: boolean;
   /** Whether any inspection of this disk has completed or failed yet. */
   attempted: boolean;
 }
@@ -120,6 +134,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     statistical: StatisticalParams,
     private readonly prober: RestartingProber,
     predictor: PredictorParams,
+    private readonly hangAfterMs: number,
   ) {
     super();
     for (const { name, dir } of targets) {
@@ -153,7 +168,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     statistical: StatisticalParams,
     predictor: PredictorParams = DEFAULT_PREDICTOR_PARAMS,
   ): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor);
+    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor, probe.hangAfterMs);
     try {
       await session.resolveAtStart();
       // The first round's outputs name every disk's devices, and its figures have a start.
@@ -189,15 +204,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const now = MONOTONIC_CLOCK.now();
     const hung = new Set(
       [...this.disks.values()]
-        .filter((disk) => disk.inFlightSinceMs !== null && now - disk.inFlightSinceMs > this.score.intervalMs)
+        .filter((disk) => disk.stuckProber === null && disk.inFlightSinceMs !== null && now - disk.inFlightSinceMs > this.score.intervalMs)
         .map((disk) => disk.status.name),
     );
     if (hung.size === 0) {
       await this.prober.stop(2000);
       return;
     }
-    // The other disks' probe files are removed before exit all the same.
-    await this.prober.stop(2000, this.targets.map(({ name }) => name).filter((name) => !hung.has(name)));
+    // The other disks' probe files are removed before exit all the same; the prober records
+    // the hung ones as stuck, so that the next run starts no prober of its own there.
+    await this.prober.stop(2000, this.targets.map(({ name }) => name).filter((name) => !hung.has(name)), [...hung]);
     this.prober.detach();
   }
 
@@ -214,6 +230,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       }
       const running = disk.inFlightSinceMs === null ? 0 : now - disk.inFlightSinceMs;
       if (running > this.score.intervalMs) status.waitingMs = running;
+      if (status.inspected && running >= this.hangAfterMs) {
+        status.state = 'hung';
+        status.hungSinceMs = disk.inFlightSinceWallMs;
+        if (disk.stuckProber) status.stuckProber = disk.stuckProber.pid;
+      }
       return status;
     });
   }
@@ -254,24 +275,79 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   /** `sinceStartMs`: the tick's scheduled time, the clock the scores run on. */
   private onTick(sinceStartMs: number): void {
     this.applyStaleLayout();
+    this.releaseLeftStuck();
     const tick = this.ticks.tick(sinceStartMs);
     const now = MONOTONIC_CLOCK.now();
-    const orders = tick.start.map((name): InspectOrder => {
+    const orders = tick.start.flatMap((name): InspectOrder[] => {
       const disk = this.disks.get(name);
-      if (disk) disk.inFlightSinceMs = now;
+      if (disk && this.leaveToStuckProber(disk, now)) return [];
+      if (disk) {
+        disk.inFlightSinceMs = now;
+        disk.inFlightSinceWallMs = Date.now();
+      }
       // Once a round, and on every tick while the disk is down so that a fault only a new
       // block meets (a full filesystem) is seen to lift at once.
       const freshBlock = (tick.tickId - 1) % this.score.roundTicks === 0 || disk?.status.state === 'down';
       const device = disk?.status.device;
-      return { name, freshBlock, ...(device === undefined ? {} : { device }) };
+      return [{ name, freshBlock, ...(device === undefined ? {} : { device }) }];
     });
     if (orders.length > 0) this.prober.send({ type: 'inspect', tick: tick.tickId, disks: orders });
+    this.announceHung(now);
     if (!tick.updated) {
       this.predictions.tick(tick.tickId);
       return;
     }
     this.resolveAll();
     this.emitRound(tick.tickId, sinceStartMs);
+  }
+
+  /**
+   * A disk about to be inspected for the first time on its filesystem, where the prober of
+   * an earlier run is stuck, is left to it: its inspection is the one in flight, since that
+   * prober got stuck, and a second prober would only get stuck beside it.
+   */
+  private leaveToStuckProber(disk: DiskRecord, now: number): boolean {
+    if (disk.stuckProber) return true;
+    const device = disk.status.device;
+    if (disk.status.state !== 'starting' || device === undefined) return false;
+    const stuck = stuckProberOn(device, this.prober.pid);
+    if (!stuck) return false;
+    disk.stuckProber = stuck;
+    disk.inFlightSinceWallMs = stuck.stuckSinceMs;
+    disk.inFlightSinceMs = now - Math.max(0, Date.now() - stuck.stuckSinceMs);
+    return true;
+  }
+
+  /**
+   * A disk whose earlier prober came unstuck (or died) is inspected again from this tick; a
+   * hang announced stays so until that inspection comes back, which says the disk is back.
+   */
+  private releaseLeftStuck(): void {
+    for (const disk of this.disks.values()) {
+      if (!disk.stuckProber || stillStuck(disk.stuckProber)) continue;
+      disk.stuckProber = null;
+      disk.inFlightSinceMs = null;
+      this.ticks.abandon(disk.status.name);
+    }
+  }
+
+  /** One event per hang, on the first tick at which it reaches --hang-after. */
+  private announceHung(now: number): void {
+    for (const disk of this.disks.values()) {
+      if (disk.hungAnnounced || disk.inFlightSinceMs === null || !disk.status.inspected) continue;
+      const waitingMs = now - disk.inFlightSinceMs;
+      if (waitingMs < this.hangAfterMs) continue;
+      disk.hungAnnounced = true;
+      const stuckProber = disk.stuckProber?.pid;
+      this.emit('event', { kind: 'hung', disk: disk.status.name, sinceMs: disk.inFlightSinceWallMs, waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
+    }
+  }
+
+  /** The disk's hang is over; whether it had been announced. */
+  private unhang(disk: DiskRecord): boolean {
+    const was = disk.hungAnnounced;
+    disk.hungAnnounced = false;
+    return was;
   }
 
   private emitRound(tick: number, sinceStartMs: number): void {
@@ -310,8 +386,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
 
   /** What the dead prober had in flight will never come back; the new one starts afresh. */
   private onProberRestarted(reason: string, pid: number | undefined): void {
-    this.ticks.abandonInFlight();
-    for (const disk of this.disks.values()) disk.inFlightSinceMs = null;
+    for (const disk of this.disks.values()) {
+      // A disk left to an earlier run's prober stays so: this run's prober had nothing in flight there.
+      if (disk.stuckProber) continue;
+      this.ticks.abandon(disk.status.name);
+      disk.inFlightSinceMs = null;
+    }
     this.resolving.clear();
     this.emit('event', { kind: 'prober-restarted', reason, ...(pid === undefined ? {} : { pid }) });
   }
@@ -333,6 +413,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
         this.onInspected(message);
         return;
       case 'released':
+      case 'stopping':
       case 'stopped':
         return;
     }
@@ -342,6 +423,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const disk = this.disks.get(message.name);
     // A skipped path's last inspection, come back after its release, says nothing of it.
     if (!disk?.status.inspected) return;
+    const wasHung = this.ticks.inFlightTick(message.name) === message.tick && this.unhang(disk);
     if (this.ticks.inFlightTick(message.name) === message.tick) disk.inFlightSinceMs = null;
     const firstAttempt = !disk.attempted;
     disk.attempted = true;
@@ -356,7 +438,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       const wasDown = status.state === 'down';
       status.state = 'up';
       delete status.error;
-      if (wasDown) this.emit('event', { kind: 'back', disk: message.name });
+      if (wasDown || wasHung) this.emit('event', { kind: 'back', disk: message.name });
       return;
     }
     const error = shownError(message.error!, status);
@@ -374,7 +456,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       this.resolve([message.name]);
       return;
     }
-    const changed = status.state !== 'down' || status.error?.code !== error.code;
+    const changed = wasHung || status.state !== 'down' || status.error?.code !== error.code;
     status.state = 'down';
     status.error = error;
     if (changed) this.emit('event', { kind: 'down', disk: message.name, error });
@@ -412,6 +494,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       this.disks.set(placement.name, {
         status: { ...placement, state, score: 1, inspections: 0, errors: 0 },
         inFlightSinceMs: null,
+        inFlightSinceWallMs: 0,
+        stuckProber: null,
+        hungAnnounced: false,
         attempted: !placement.inspected,
       });
       return;
@@ -427,6 +512,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'skipped';
       delete status.error;
       disk.inFlightSinceMs = null;
+      disk.stuckProber = null;
+      this.unhang(disk);
       this.detector.forget(placement.name);
       this.predictions.forget(placement.name);
       this.prober.send({ type: 'release', name: placement.name });
@@ -438,6 +525,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'starting';
       delete status.error;
       disk.inFlightSinceMs = null;
+      disk.stuckProber = null;
+      this.unhang(disk);
       this.prober.send({ type: 'release', name: placement.name });
       this.ticks.restart(placement.name, this.ticks.currentTick * this.score.intervalMs);
       this.detector.forget(placement.name);

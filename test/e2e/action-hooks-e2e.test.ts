@@ -179,8 +179,10 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
           name: 'raft',
           path: disk.dir,
           score: 100,
-          state: expect.any(String),
+          // Hung since the inspection that met the freeze started, long before the score evicted.
+          state: 'hung',
           waiting_ms: expect.any(Number),
+          hung_since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           device: disk.majMin,
           block_device: disk.device,
           whole_disk: disk.device,
@@ -197,6 +199,7 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
       ]);
       // At most one doubling a round: the inspection in flight has been stuck for most of the 21 s.
       expect(evicted.disks[0]!.waiting_ms).toBeGreaterThan(15_000);
+      expect(Date.parse(evicted.time) - Date.parse(evicted.disks[0]!.hung_since!)).toBeGreaterThan(15_000);
       // The rounds up to the eviction, the last of them a doubling from 50 or more.
       const rise = evicted.score_history.map((round) => round.disks.raft!);
       expect(rise.length).toBeGreaterThanOrEqual(8);

@@ -53,7 +53,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     expect(result.code).toBe(2);
     expect(result.elapsedMs).toBeGreaterThanOrEqual(21_000);
     expect(result.elapsedMs).toBeLessThan(25_000);
-    expect(result.stdout).toMatch(/^CRITICAL: store score 100 .* kv \S+ score 100 waiting 2\d\.\ds for an inspection/);
+    expect(result.stdout).toMatch(/^CRITICAL: store score 100 .*; hung: kv\) \| kv \S+ score 100 hung: an inspection in flight for 2\d\.\ds since /);
     // The prober is still stuck in the kernel; after the thaw it cleans up and exits by itself.
     expect(isAlive(prober)).toBe(true);
     await disk.thaw();
@@ -67,7 +67,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     // A hang doubles the score every 3 s round: 2 at 3 s, 4 at 6 s.
     const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--slow-threshold', '4']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100\)/);
+    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100; hung: raft\) \| raft \S+ score 4\.00 hung: /);
     await disk.thaw();
   });
 
@@ -79,7 +79,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     await waitFor(() => /tick 90 /.test(cli.stdout()), 20_000, 'three rounds');
     const lines = cli.stdout().trimEnd().split('\n');
     const round3 = lines.find((line) => / tick 90 /.test(line))!;
-    expect(round3).toMatch(/store 8 \(8\.00\) \| raft \S+ score 1\.00 up write .* \| kv \S+ score 8\.00 waiting [\d.]+s/);
+    expect(round3).toMatch(/store 8 \(8\.00\) \| raft \S+ score 1\.00 up write .* \| kv \S+ score 8\.00 hung: an inspection in flight for [\d.]+s since /);
     cli.child.kill('SIGTERM');
     const result = await cli.done;
     expect(result.code).toBe(143);

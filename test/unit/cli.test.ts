@@ -71,6 +71,7 @@ describe('durations out of their range', () => {
     [['check', '--recover-after', '30d'], '--recover-after', '30d', '1ms to 7d'],
     [['check', '--stat-observe', '500ms'], '--stat-observe', '500ms', '1s to 1d'],
     [['check', '--sla', '2h'], '--sla', '2h', '0.001ms to 1h'],
+    [['check', '--hang-after', '597h'], '--hang-after', '597h', '1ms to 1d'],
     [['replay', '-', '--min-ttr', '597h'], '--min-ttr', '597h', '1s to 7d'],
   ])('%j: exit 3 at once, one line naming the flag, the value and the range', async (args, flag, value, range) => {
     const result = await runCli(args, { cwd: work });
@@ -81,10 +82,10 @@ describe('durations out of their range', () => {
   });
 
   it('the largest duration of every range is one a timer can wait for', async () => {
-    const { CHECK_DURATION_RANGE, HOOK_DURATION_RANGES, MAX_TIMER_MS, SCORE_DURATION_RANGES } = await import('../../src/params.js');
+    const { CHECK_DURATION_RANGE, HANG_AFTER_RANGE, HOOK_DURATION_RANGES, MAX_TIMER_MS, SCORE_DURATION_RANGES } = await import('../../src/params.js');
     const { STATISTICAL_DURATION_RANGES } = await import('../../src/detect/statistical-params.js');
     const { SLA_RANGE } = await import('../../src/predict/predictor-params.js');
-    const ranges = [CHECK_DURATION_RANGE, SLA_RANGE, ...Object.values(HOOK_DURATION_RANGES), ...Object.values(SCORE_DURATION_RANGES), ...Object.values(STATISTICAL_DURATION_RANGES)];
+    const ranges = [CHECK_DURATION_RANGE, HANG_AFTER_RANGE, SLA_RANGE, ...Object.values(HOOK_DURATION_RANGES), ...Object.values(SCORE_DURATION_RANGES), ...Object.values(STATISTICAL_DURATION_RANGES)];
     for (const range of ranges) {
       expect(range.minMs).toBeGreaterThan(0);
       expect(range.maxMs).toBeGreaterThan(range.minMs);

@@ -163,18 +163,33 @@ describe('slowdisk replay', () => {
 
   it('exits as check would for the same scores: 0, 1 or 2', async () => {
     const hangTo = (tick: number) => traceFile([header(['raft']), { tick }]);
-    expect((await runCli(['replay', hangTo(150)])).code).toBe(0);
+    // 15 s with no result: score 16, yet hung from 5 s, as check would have said.
+    expect((await runCli(['replay', hangTo(150)])).code).toBe(1);
+    expect((await runCli(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(0);
     expect((await runCli(['replay', hangTo(180), '--slow-threshold', '60'])).code).toBe(1);
     const critical = await runCli(['replay', hangTo(210), '--json']);
     expect(critical.code).toBe(2);
     expect(storeScores(critical.stdout).at(-1)).toMatchObject({ tick: 210, store_score: 100, evict: true });
   });
 
+  it('a disk hung in the trace makes the verdict WARNING, from --hang-after, the flag or the header (as recorded)', async () => {
+    // One inspection of 6 s from tick 10, then healthy ones: hung from tick 60, at score 2.
+    const long = traceFile([header(['kv']), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    expect((await runCli(['replay', long])).code).toBe(1);
+    expect((await runCli(['replay', long, '--hang-after', '6.5s'])).code).toBe(0);
+    const recorded = traceFile([header(['kv'], { hang_after_ms: 7000 }), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    expect((await runCli(['replay', recorded])).code).toBe(0);
+    expect((await runCli(['replay', recorded, '--hang-after', '2s'])).code).toBe(1);
+    // Inspections of up to 4.9 s each, back to back: slow, never hung.
+    const slow = traceFile([header(['kv']), ...[1, 51, 101].map((tick) => ({ tick, disk: 'kv', ms: 4900 })), { tick: 150 }]);
+    expect((await runCli(['replay', slow, '--slow-threshold', '90'])).code).toBe(0);
+  });
+
   it('--ticks N replays exactly N ticks', async () => {
     const file = traceFile([header(['raft']), ...run('raft', 1, 30)]);
     const longer = await runCli(['replay', file, '--json', '--ticks', '90']);
     expect(storeScores(longer.stdout).map((line) => line.store_score)).toEqual([1, 2, 4]);
-    const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60']);
+    const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60', '--hang-after', '10s']);
     expect(shorter.stdout).toMatch(/over 60 ticks \(6\.0s\)/);
     expect(shorter.code).toBe(0);
   });
