@@ -1,7 +1,7 @@
 // The drives' side of watch and check: chooses the drives, opens their history, samples the
 // kernel's counters every 15 s, and reports each drive's verdict against its peers.
 import path from 'node:path';
-import { allDisks, type DiskSelection } from '../drives/block-disks.js';
+import { allDisks, readDeviceClass, type DiskSelection } from '../drives/block-disks.js';
 import { DriveMonitor, KERNEL_SOURCE, type DriveJudgement, type DriveSource } from '../drives/drive-monitor.js';
 import { DEFAULT_DRIVE_PARAMS, type DriveParams } from '../drives/params.js';
 import { emptyHistory } from '../drives/history.js';
@@ -10,7 +10,8 @@ import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
 import { stateOpenerOf } from '../output/written-state.js';
 import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
-import { driveJson, drivesJson, driveSummaryLine, isSlow, slowDriveLine, type DriveContext } from '../report/drive-verdicts.js';
+import { groupMinimum } from '../peer/verdict.js';
+import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../report/drive-verdicts.js';
 import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
 import { visible, writeStderrLine } from '../report/visible-text.js';
@@ -88,11 +89,17 @@ export class DriveRun {
       const missing = devices.filter((name) => !present.has(name));
       if (missing.length > 0) throw new DriveStartError(`no block device ${missing.join(', ')} in /proc/diskstats`);
     }
-    const needed = peer.minPeers + 1;
-    if (devices.length < needed) {
-      const which = devices.length === 0 ? 'none' : devices.join(', ');
-      throw new DriveStartError(`a drive is judged against at least ${peer.minPeers} peers: ${needed} drives are needed, ${request.devices === 'all' ? 'the host has' : 'given'} ${devices.length} (${which})`);
+    const needed = groupMinimum(peer);
+    const classOf = (name: string) => (options.sysRoot === undefined ? source.deviceClass(name) : readDeviceClass(name, options.sysRoot));
+    const counts = new Map<string, number>();
+    for (const peerClass of devices.map(classOf)) counts.set(peerClass, (counts.get(peerClass) ?? 0) + 1);
+    if (![...counts.values()].some((count) => count >= needed)) {
+      const which = devices.length === 0 ? 'none' : [...counts].map(([peerClass, count]) => `${count} ${peerClass}`).join(', ');
+      throw new DriveStartError(
+        `a drive is judged against at least ${peer.minPeers} peers of its class: ${needed} drives of one class are needed, ${request.devices === 'all' ? 'the host has' : 'given'} ${devices.length} (${which})`,
+      );
     }
+    const sourceWithClasses: DriveSource = { ...source, deviceClass: classOf };
     const open = options.output ? stateOpenerOf(options.output) : (dir: string, now: () => number) => FileStateStore.open(dir, now);
     const opening = open(request.stateDir, options.clock ?? Date.now);
     let opened: OpenedState | null = null;
@@ -105,7 +112,7 @@ export class DriveRun {
       }
     }
     const stateDir = opened?.store.dir ?? path.resolve(request.stateDir);
-    const monitor = new DriveMonitor(devices, opened?.history ?? emptyHistory(), source, options.clock ?? Date.now, peer, params);
+    const monitor = new DriveMonitor(devices, opened?.history ?? emptyHistory(), sourceWithClasses, options.clock ?? Date.now, peer, params);
     const rescan = request.devices === 'all' ? () => monitor.addDevices(wholeDisksIn(source, options.sysRoot).devices) : null;
     const gauges = options.textfile === undefined && !options.serveMetrics ? null : new DriveMetrics();
     const output = options.output;
@@ -261,7 +268,7 @@ export class DriveRun {
     this.print(judgement, judgement.drives, this.clock());
   }
 
-  /** check's exit code for the drives: WARNING when one is slow; UNKNOWN when the history could not be saved. */
+  /** check's exit code for the drives: WARNING when one is slow now; UNKNOWN when the history could not be saved. A class too small to judge changes nothing while another can be judged. */
   exitCode(judgement: DriveJudgement): number {
     if (this.saveError !== null) return EXIT_UNKNOWN;
     return judgement.drives.some(isSlow) ? EXIT_WARNING : EXIT_OK;
@@ -273,7 +280,7 @@ export class DriveRun {
       this.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
       return;
     }
-    const slowLines = drives.filter(isSlow).map(slowDriveLine);
+    const slowLines = drives.filter((drive) => isSlow(drive) || isRecovered(drive)).map(driveLine);
     this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${visible(line)}\n`).join(''));
   }
 }

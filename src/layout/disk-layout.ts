@@ -14,6 +14,8 @@ export interface MountDescription {
 export interface DiskPlacement {
   name: string;
   dir: string;
+  /** Where `dir` led at start through symlinks, when that is somewhere else. */
+  resolvedDir?: string;
   /** false when another path on the same filesystem is inspected instead. */
   inspected: boolean;
   /** For a skipped path: the inspected path that covers its filesystem. */
@@ -65,19 +67,20 @@ export function placeDisks(
 ): DiskPlacement[] {
   const inspectedByDevice = new Map<string, string>();
   const previousByName = new Map(previous.map((placement) => [placement.name, placement]));
-  return targets.map(({ name, dir }) => {
+  return targets.map(({ name, dir: given, resolvedDir }) => {
+    const dir = { dir: given, ...(resolvedDir !== undefined && resolvedDir !== given ? { resolvedDir } : {}) };
     const resolution = resolutions.get(name);
     // A path that cannot be resolved is still inspected, so that it shows as down.
-    if (!resolution) return { name, dir, inspected: true, memoryBacked: false };
+    if (!resolution) return { name, ...dir, inspected: true, memoryBacked: false };
     const before = previousByName.get(name);
     const entry = mounts.byId(resolution.mntId);
     const vanished = before !== undefined && hasVanished(before.mount, entry);
     const { device, mount, memoryBacked } = vanished ? before : filesystemOf(resolution, entry);
     const flag = vanished ? { vanished: true as const } : {};
     const sameAs = device === undefined ? undefined : inspectedByDevice.get(device);
-    if (sameAs !== undefined) return { name, dir, inspected: false, sameAs, device, mount, memoryBacked, ...flag };
+    if (sameAs !== undefined) return { name, ...dir, inspected: false, sameAs, device, mount, memoryBacked, ...flag };
     if (device !== undefined) inspectedByDevice.set(device, name);
-    return { name, dir, inspected: true, device, mount, memoryBacked, ...flag };
+    return { name, ...dir, inspected: true, device, mount, memoryBacked, ...flag };
   });
 }
 

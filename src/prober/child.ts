@@ -56,16 +56,22 @@ async function prepare(
   params: ProbeParams,
   device: string | undefined,
 ): Promise<{ file: ProbeFile; staleRemoved: string[] }> {
-  const { dir } = path.target;
+  const { target } = path;
+  const { dir } = target;
   if (device !== undefined) {
-    const { devMajor, devMinor } = await path.worker.resolve(dir);
+    const { devMajor, devMinor } = await path.worker.resolve(dir, target.resolvedDir);
     const actual = `${devMajor}:${devMinor}`;
     if (actual !== device) {
       const detail = `is on another filesystem (${actual}) than the one it is placed on (${device}); no probe file made there`;
       throw new ProbeError(`EOTHERFS: statx ${dir} ${detail}`, { code: 'EOTHERFS', errno: 0, syscall: 'statx', path: dir });
     }
   }
-  const { staleRemoved, ...file } = await path.worker.prepare(dir, { ioSize: params.ioSize, direct: params.direct });
+  const { staleRemoved, ...file } = await path.worker.prepare(dir, {
+    ioSize: params.ioSize,
+    direct: params.direct,
+    ...(target.resolvedDir === undefined ? {} : { resolvedDir: target.resolvedDir }),
+  });
+  target.resolvedDir ??= file.resolvedDir;
   path.file = file;
   return { file, staleRemoved };
 }
@@ -95,24 +101,40 @@ async function inspectOnce(path: ProbedPath, params: ProbeParams, tick: number, 
   try {
     // A path that has no probe file yet gets one as part of its inspection, so that a disk
     // that hangs at start is scored like any other hang.
-    const prepared = path.file ? null : await prepare(path, params, order.device);
-    const { file, staleRemoved } = prepared ?? { file: path.file!, staleRemoved: [] };
-    const result = await path.worker.inspect({
-      file,
-      block: tick,
-      direct: params.direct,
-      sync: params.sync,
-      seed: seedBase + tick,
-      // A file made just now has just been given all its blocks.
-      freshBlock: freshBlock && !prepared,
+    let prepared = path.file ? null : await prepare(path, params, order.device);
+    let { file, staleRemoved } = prepared ?? { file: path.file!, staleRemoved: [] };
+    const inspectFile = () =>
+      path.worker.inspect({
+        file,
+        block: tick,
+        direct: params.direct,
+        sync: params.sync,
+        seed: seedBase + tick,
+        // A file made just now has just been given all its blocks.
+        freshBlock: freshBlock && !prepared,
+      });
+    let nameTaken: SerializedProbeError | undefined;
+    const result = await inspectFile().catch(async (error: unknown) => {
+      if (!(error instanceof ProbeError && error.code === 'ENAMETAKEN')) throw error;
+      // Someone else's file, link or anything else at our name is theirs: it is left alone,
+      // and the disk is probed under a fresh name, so that whoever can write to the directory
+      // cannot make a healthy disk look hung.
+      nameTaken = serialize(error);
+      path.file = null;
+      prepared = await prepare(path, params, order.device);
+      ({ file, staleRemoved } = prepared);
+      return inspectFile();
     });
-    if (result.created) path.file = { ...file, ino: result.ino };
+    // The old file is removed at exit, wherever its directory went.
+    if (result.dirReplaced) path.released.push(file);
+    if (result.created) path.file = { ...file, ino: result.ino, identity: result.identity };
     send({
       type: 'inspected',
       name: path.target.name,
       tick,
       created: result.created,
       ...(staleRemoved.length > 0 ? { staleRemoved } : {}),
+      ...(nameTaken ? { nameTaken } : {}),
       timings: {
         openMs: nsToMs(result.openNs),
         writeMs: nsToMs(result.writeNs),
@@ -128,10 +150,12 @@ async function inspectOnce(path: ProbedPath, params: ProbeParams, tick: number, 
 }
 
 function resolve(path: ProbedPath): void {
-  path.worker.resolve(path.target.dir).then(
+  const { target } = path;
+  path.worker.resolve(target.dir, target.resolvedDir).then(
     (resolution) => {
+      target.resolvedDir ??= resolution.resolvedDir;
       path.mntId = resolution.mntId;
-      send({ type: 'resolved', name: path.target.name, resolution });
+      send({ type: 'resolved', name: target.name, resolution });
     },
     (error) => send({ type: 'resolved', name: path.target.name, error: serialize(error) }),
   );

@@ -6,6 +6,11 @@ import type { ProbeParams } from '../params.js';
 export interface ProbeTarget {
   name: string;
   dir: string;
+  /**
+   * Where `dir` led at start, every symlink resolved: probed there only, by every prober of
+   * the session. Set by the first resolution.
+   */
+  resolvedDir?: string;
 }
 
 export interface SerializedProbeError {
@@ -22,6 +27,7 @@ export interface Resolution {
   devMajor: number;
   devMinor: number;
   fsMagic: number;
+  resolvedDir: string;
 }
 
 export interface PhaseTimings {
@@ -62,6 +68,11 @@ export type FromProber =
       created?: boolean;
       /** Probe files of dead slowdisk runs, removed when this one's file was made. */
       staleRemoved?: string[];
+      /**
+       * The probe file's name held something else (ENAMETAKEN, its message says what): it
+       * was left alone, and this inspection ran on a new probe file under a fresh name.
+       */
+      nameTaken?: SerializedProbeError;
       error?: SerializedProbeError;
     }
   /** A path's probe file was removed: on request, and for each path as the prober stops. */

@@ -81,10 +81,12 @@ export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'w
 export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
-  if (disk.state === 'skipped') return `${disk.name} ${disk.dir} ${formatState(disk)}${flagText}`;
+  // A path that led somewhere else through symlinks at start shows where.
+  const where = disk.resolvedDir === undefined ? disk.dir : `${disk.dir} (-> ${disk.resolvedDir})`;
+  if (disk.state === 'skipped') return `${disk.name} ${where} ${formatState(disk)}${flagText}`;
   const phases = disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
   const statistical = disk.statistical ? ` stat ${disk.statistical}` : '';
-  return `${disk.name} ${disk.dir} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {
@@ -117,6 +119,8 @@ export function formatEvent(event: SessionEvent): string {
     }
     case 'stale-removed':
       return `${event.disk}: removed probe files left by a dead slowdisk: ${event.paths.join(', ')}`;
+    case 'name-taken':
+      return `${event.disk}: ${event.error.message}; probing under a fresh name`;
     case 'prober-restarted':
       return `${event.reason}; started a new prober (pid ${event.pid ?? '?'})`;
     case 'layout':

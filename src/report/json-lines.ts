@@ -55,6 +55,7 @@ function errorFields(error: SerializedProbeError): Json {
 function placementFields(disk: DiskPlacement): Json {
   return {
     path: disk.dir,
+    resolved_path: disk.resolvedDir,
     inspected: disk.inspected,
     skipped_for: disk.sameAs,
     device: disk.mount?.source ?? disk.device,
@@ -103,6 +104,8 @@ function eventFields(event: SessionEvent): Json {
       return { disk: event.disk, hung_since: new Date(event.sinceMs).toISOString(), waiting_ms: event.waitingMs, stuck_prober_pid: event.stuckProber };
     case 'stale-removed':
       return { disk: event.disk, paths: event.paths };
+    case 'name-taken':
+      return { disk: event.disk, path: event.error.path, error: errorFields(event.error) };
     case 'prober-restarted':
       return { reason: event.reason, pid: event.pid };
     case 'layout':

@@ -67,6 +67,8 @@ export type SessionEvent =
   | { kind: 'hung'; disk: string; sinceMs: number; waitingMs: number; stuckProber?: number }
   | { kind: 'layout'; disks: DiskPlacement[] }
   | { kind: 'stale-removed'; disk: string; paths: string[] }
+  /** The probe file's name held someone else's file (the error says what): left alone, and probed under a fresh name. */
+  | { kind: 'name-taken'; disk: string; error: SerializedProbeError }
   /** The prober died (`reason` names its pid and how) and a new one took over. */
   | { kind: 'prober-restarted'; reason: string; pid?: number };
 
@@ -122,7 +124,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
    */
   private readonly namesOfDir = new Map<string, string[]>();
   private readonly firstNameOfDir = new Map<string, string>();
-  private readonly dirOfName = new Map<string, string>();
+  private readonly targetOfName = new Map<string, ProbeTarget>();
   private readonly counters = new DeviceCounters();
   /** Resolutions came back since the layout was last applied (see onMessage). */
   private layoutStale = false;
@@ -137,8 +139,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     private readonly hangAfterMs: number,
   ) {
     super();
-    for (const { name, dir } of targets) {
-      this.dirOfName.set(name, dir);
+    for (const target of targets) {
+      const { name, dir } = target;
+      this.targetOfName.set(name, target);
       const first = this.firstNameOfDir.get(dir);
       if (first === undefined) {
         this.firstNameOfDir.set(dir, name);
@@ -376,7 +379,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   private resolve(names: string[]): void {
-    const firsts = new Set(names.map((name) => this.firstNameOfDir.get(this.dirOfName.get(name)!) ?? name));
+    const firsts = new Set(names.map((name) => this.firstNameOfDir.get(this.targetOfName.get(name)!.dir) ?? name));
     // A path whose last statx has not come back (a hung filesystem) is not asked again.
     const asked = [...firsts].filter((name) => !this.resolving.has(name));
     if (asked.length === 0) return;
@@ -400,7 +403,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     switch (message.type) {
       case 'resolved':
         this.resolving.delete(message.name);
-        if (message.resolution) for (const name of this.namesOfDir.get(message.name) ?? [message.name]) this.resolutions.set(name, message.resolution);
+        if (message.resolution) {
+          // Pinned once: a restarted prober probes where the first one did, and nowhere else.
+          for (const name of this.namesOfDir.get(message.name) ?? [message.name]) {
+            this.resolutions.set(name, message.resolution);
+            const target = this.targetOfName.get(name);
+            if (target) target.resolvedDir ??= message.resolution.resolvedDir;
+          }
+        }
         if (this.layout.length === 0) return;
         // One layout for a round's answers, not one per path: each reads and parses the
         // mount table and places every path, and 64 paths' answers in a row held the event
@@ -429,6 +439,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     disk.attempted = true;
     const status = disk.status;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
+    if (message.nameTaken) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.nameTaken });
     if (message.timings) {
       const counted = this.ticks.finished(message.name, message.tick, message.timings.totalMs);
       const late = !counted && message.timings.totalMs < this.score.intervalMs;

@@ -127,7 +127,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
       const stateDir = path.join(mount, 'state');
       const host = new SyntheticHost({ devices: DEVICES, seed: 5, factor: () => 1 }, T0);
       let clock = T0;
-      const source = { diskstats: () => host.diskstats(), bootId: () => 'b', identity: (name: string) => `wwid:${name}` };
+      const source = { diskstats: () => host.diskstats(), bootId: () => 'b', identity: (name: string) => `wwid:${name}`, deviceClass: () => 'sata-hdd' };
       const warnings: string[] = [];
       const run = await DriveRun.start({ devices: DEVICES, stateDir }, { json: true, source, clock: () => clock, write: () => {}, warn: (line) => warnings.push(line) });
       for (let m = 1; m <= 30; m += 1) {

@@ -76,11 +76,12 @@ export function probeFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith('.slowdisk-probe-'));
 }
 
-/** `--json` output, one object a line. */
+/** `--json` output, one object a line; of a running CLI's, the whole lines so far. */
 export function jsonLines(stdout: string): Record<string, unknown>[] {
   return stdout
-    .trimEnd()
+    .slice(0, stdout.lastIndexOf('\n') + 1)
     .split('\n')
+    .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
