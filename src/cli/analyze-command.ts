@@ -8,6 +8,7 @@ import { analyzeHost, type HostAnalysis } from '../perseus/analyze.js';
 import { newCounters, type ReadCounters } from '../perseus/csv.js';
 import { findHosts, LayoutError } from '../perseus/layout.js';
 import { loadOra } from '../report/terminal.js';
+import { visible, writeStderrLine } from '../report/visible-text.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
 import { fail } from './fail.js';
 import { numberArg } from './options.js';
@@ -129,7 +130,7 @@ function hostText(analysis: HostAnalysis, params: PeerParams, all: boolean): str
   const recovered = inJudged.filter((drive) => drive.verdict !== 'slow' && drive.episodes.length > 0);
   const small = verdict.groups.filter((group) => !group.judged && group.drives > 0);
   if (!all && slow.length === 0 && recovered.length === 0 && verdict.hostWideDays === 0 && small.length === 0) return '';
-  if (verdict.drives.length === 0) return all ? `${analysis.host}: no readable day\n` : '';
+  if (verdict.drives.length === 0) return all ? `${visible(analysis.host)}: no readable day\n` : '';
   const days = verdict.days;
   const lines = [
     `${analysis.host}: ${plural(verdict.drives.length, 'drive')}, ${plural(days.length, 'day')} (${days[0]} to ${days[days.length - 1]}): ` +
@@ -146,14 +147,14 @@ function hostText(analysis: HostAnalysis, params: PeerParams, all: boolean): str
   const width = Math.max(...verdict.drives.map((drive) => drive.disk.length));
   const shown = all ? inJudged : [...slow, ...recovered].sort((a, b) => naturalCompare(a.disk, b.disk));
   for (const drive of shown) lines.push(`${driveLine(drive, width)}${classed ? `  [${drive.peerClass || 'unclassed'}]` : ''}`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(visible).join('\n')}\n`;
 }
 
 function badInputLine(counters: ReadCounters): string | null {
   const parts: string[] = [];
   if (counters.badRows > 0) parts.push(`${plural(counters.badRows, 'bad row')} (first: ${counters.firstBadRow})`);
   if (counters.badFiles > 0) parts.push(`${plural(counters.badFiles, 'bad file')} (first: ${counters.firstBadFile})`);
-  return parts.length === 0 ? null : `slowdisk: skipped ${parts.join(' and ')}`;
+  return parts.length === 0 ? null : `skipped ${parts.join(' and ')}`;
 }
 
 async function runAnalyze(dir: string, values: AnalyzeValues): Promise<void> {
@@ -195,7 +196,7 @@ async function runAnalyze(dir: string, values: AnalyzeValues): Promise<void> {
   let slowHosts = 0;
   let readHosts = 0;
   for (const [index, host] of hosts.entries()) {
-    if (spinner) spinner.text = `analysing ${host.host} (${index + 1} of ${hosts.length} hosts, ${counters.rows.toLocaleString('en')} rows so far)`;
+    if (spinner) spinner.text = `analysing ${visible(host.host)} (${index + 1} of ${hosts.length} hosts, ${counters.rows.toLocaleString('en')} rows so far)`;
     const analysis = await analyzeHost(host, params, counters);
     if (analysis.daysRead > 0) readHosts += 1;
     const groupOf = new Map(analysis.verdict.groups.map((group) => [group.peerClass, group]));
@@ -242,7 +243,7 @@ async function runAnalyze(dir: string, values: AnalyzeValues): Promise<void> {
         `${plural(counters.rows, 'row')}, ${plural(counters.badRows, 'bad row')}, ${plural(counters.badFiles, 'bad file')}\n`,
     );
     const bad = badInputLine(counters);
-    if (bad) process.stderr.write(`${bad}\n`);
+    if (bad) writeStderrLine(bad);
   }
   process.exitCode = slowDrives > 0 ? EXIT_WARNING : EXIT_OK;
 }

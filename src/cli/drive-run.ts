@@ -14,6 +14,7 @@ import { groupMinimum } from '../peer/verdict.js';
 import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../report/drive-verdicts.js';
 import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
+import { visible, writeStderrLine } from '../report/visible-text.js';
 import type { Registry } from 'prom-client';
 import type { DriveRequest } from './drive-options.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
@@ -69,7 +70,7 @@ export class DriveRun {
     private readonly rescan: (() => void) | null,
     private readonly metrics: { gauges: DriveMetrics; textfile: TextfileWriter | null } | null,
   ) {
-    this.warn = options.warn ?? ((line) => process.stderr.write(`slowdisk: ${line}\n`));
+    this.warn = options.warn ?? writeStderrLine;
     this.write = options.write ?? ((text) => process.stdout.write(text));
   }
 
@@ -280,6 +281,6 @@ export class DriveRun {
       return;
     }
     const slowLines = drives.filter((drive) => isSlow(drive) || isRecovered(drive)).map(driveLine);
-    this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${line}\n`).join(''));
+    this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${visible(line)}\n`).join(''));
   }
 }

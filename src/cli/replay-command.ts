@@ -12,6 +12,7 @@ import { stalledBehind, Timeline } from '../replay/timeline.js';
 import { JsonLines } from '../report/json-lines.js';
 import { stdoutFlushed } from '../report/stdout-flushed.js';
 import { canRedraw, loadOra, spinnerColor } from '../report/terminal.js';
+import { visible } from '../report/visible-text.js';
 import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
@@ -216,6 +217,6 @@ class ReplayProgress {
 
   private text(): string {
     const share = this.trace.readShare();
-    return `replaying ${this.trace.name}: tick ${this.tick}${share === null ? '' : ` (${Math.floor(share * 100)}% read)`}`;
+    return `replaying ${visible(this.trace.name)}: tick ${this.tick}${share === null ? '' : ` (${Math.floor(share * 100)}% read)`}`;
   }
 }

@@ -5,6 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
+import { writeStderrLine } from '../report/visible-text.js';
 
 // Both src/output and dist/output sit two levels below the package root.
 const CHILD_PATH = fileURLToPath(new URL('../../dist/output/writer-child.js', import.meta.url));
@@ -79,7 +80,7 @@ export class OutputWriter {
    */
   end(notWritten: readonly (string | null | undefined)[]): void {
     const unwritten = notWritten.filter((what) => typeof what === 'string');
-    if (unwritten.length > 0) process.stderr.write(`slowdisk: not written: ${unwritten.join(', ')}\n`);
+    if (unwritten.length > 0) writeStderrLine(`not written: ${unwritten.join(', ')}`);
     if (this.pending.size > 0 && this.child.pid !== undefined && this.child.exitCode === null) {
       try {
         process.kill(this.child.pid, 'SIGKILL');

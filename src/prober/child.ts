@@ -193,7 +193,7 @@ async function shutdown(leaving: readonly string[] | 'in-flight'): Promise<void>
       send({ type: 'released', name: path.target.name });
     }),
   );
-  for (const path of paths.values()) path.worker.close();
+  for (const worker of new Set([...paths.values()].map((path) => path.worker))) worker.close();
   registration.removeAll();
   send({ type: 'stopped' });
   process.exit(0);
@@ -203,10 +203,15 @@ function handle(message: ToProber): void {
   if (stopping) return;
   if (message.type === 'configure') {
     probe = message.probe;
+    // A native thread per directory, not per name: names for one directory are one disk
+    // (one of them inspected), and 2,000 of them would be 2,000 threads.
+    const workers = new Map<string, ProbeWorker>();
     for (const target of message.targets) {
+      let worker = workers.get(target.dir);
+      if (!worker) workers.set(target.dir, (worker = new ProbeWorker(target.name)));
       paths.set(target.name, {
         target,
-        worker: new ProbeWorker(target.name),
+        worker,
         file: null,
         released: [],
         busy: Promise.resolve(),

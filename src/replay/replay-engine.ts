@@ -29,7 +29,7 @@ import type { Prediction } from '../predict/predictor.js';
 import { predictionSeverity } from '../predict/prediction-severity.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
-import { TraceError } from '../trace/trace-reader.js';
+import { MAX_TICK_GAP, TraceError } from '../trace/trace-reader.js';
 
 /** One hour of 100 ms ticks: longer than any wait for a result that counts. */
 export const SETTLE_WINDOW_TICKS = 36_000;
@@ -160,7 +160,11 @@ export class ReplayEngine {
 
   /** The trace has ended: replays the ticks left and returns the verdict. */
   end(): ReplayResult {
-    this.replayUpTo(this.options.ticks ?? this.latestTick);
+    const last = this.options.ticks ?? this.latestTick;
+    if (last - this.latestTick > MAX_TICK_GAP) {
+      throw new TraceError(null, `ends at tick ${this.latestTick}: --ticks ${last} would replay more than ${MAX_TICK_GAP} ticks past it`);
+    }
+    this.replayUpTo(last);
     return {
       ticks: this.replayed,
       disks: [...this.disks.keys()],

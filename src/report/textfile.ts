@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
+import { writeStderrLine } from './visible-text.js';
 
 export const TEXTFILE_NAME = 'slowdisk.prom';
 
@@ -107,7 +108,7 @@ export class TextfileWriter {
   }
 
   private tell(line: string): void {
-    if (!this.failing) process.stderr.write(`slowdisk: ${line}\n`);
+    if (!this.failing) writeStderrLine(line);
     this.failing = true;
   }
 

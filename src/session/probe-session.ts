@@ -117,6 +117,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
+  /**
+   * The names of each directory, under the first of them: a directory is resolved once a
+   * round whatever the number of names given it (2,000 --path to one directory were 2,000
+   * statx, messages and answers a round, which cost the inspections their ticks).
+   */
+  private readonly namesOfDir = new Map<string, string[]>();
+  private readonly firstNameOfDir = new Map<string, string>();
+  private readonly targetOfName = new Map<string, ProbeTarget>();
   private readonly counters = new DeviceCounters();
   /** Resolutions came back since the layout was last applied (see onMessage). */
   private layoutStale = false;
@@ -131,6 +139,17 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     private readonly hangAfterMs: number,
   ) {
     super();
+    for (const target of targets) {
+      const { name, dir } = target;
+      this.targetOfName.set(name, target);
+      const first = this.firstNameOfDir.get(dir);
+      if (first === undefined) {
+        this.firstNameOfDir.set(dir, name);
+        this.namesOfDir.set(name, [name]);
+      } else {
+        this.namesOfDir.get(first)!.push(name);
+      }
+    }
     this.detector = new StatisticalDetector(statistical);
     this.predictions = new PredictorFeed(predictor, score.intervalMs);
     const detectorFeed = feedDetector(this.detector, score.intervalMs);
@@ -242,11 +261,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     });
     const failures: string[] = [];
     for (const { name, dir } of this.targets) {
+      if (this.firstNameOfDir.get(dir) !== name) continue;
       pending.set(name, (message) => {
-        if (message.error) failures.push(`${name}=${dir}: ${describeError(message.error)}`);
+        if (!message.error) return;
+        for (const each of this.namesOfDir.get(name)!) failures.push(`${each}=${dir}: ${describeError(message.error)}`);
       });
     }
-    this.prober.send({ type: 'resolve', names: this.targets.map(({ name }) => name) });
+    this.prober.send({ type: 'resolve', names: [...pending.keys()] });
     await results;
     if (failures.length > 0) throw new StartupError(`cannot probe ${failures.join('; ')}`);
     // Resolutions recorded by onMessage; a path that did not answer in time is inspected
@@ -354,12 +375,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   private resolveAll(): void {
-    this.resolve(this.targets.map(({ name }) => name));
+    this.resolve([...this.namesOfDir.keys()]);
   }
 
   private resolve(names: string[]): void {
+    const firsts = new Set(names.map((name) => this.firstNameOfDir.get(this.targetOfName.get(name)!.dir) ?? name));
     // A path whose last statx has not come back (a hung filesystem) is not asked again.
-    const asked = names.filter((name) => !this.resolving.has(name));
+    const asked = [...firsts].filter((name) => !this.resolving.has(name));
     if (asked.length === 0) return;
     for (const name of asked) this.resolving.add(name);
     this.prober.send({ type: 'resolve', names: asked });
@@ -382,10 +404,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       case 'resolved':
         this.resolving.delete(message.name);
         if (message.resolution) {
-          this.resolutions.set(message.name, message.resolution);
           // Pinned once: a restarted prober probes where the first one did, and nowhere else.
-          const target = this.targets.find(({ name }) => name === message.name);
-          if (target) target.resolvedDir ??= message.resolution.resolvedDir;
+          for (const name of this.namesOfDir.get(message.name) ?? [message.name]) {
+            this.resolutions.set(name, message.resolution);
+            const target = this.targetOfName.get(name);
+            if (target) target.resolvedDir ??= message.resolution.resolvedDir;
+          }
         }
         if (this.layout.length === 0) return;
         // One layout for a round's answers, not one per path: each reads and parses the

@@ -7,6 +7,7 @@ import type { ScoreParams } from '../params.js';
 import type { InspectionRecord, ProbeSession } from '../session/probe-session.js';
 import { VERSION } from '../version.js';
 import { TRACE_MODE, traceCreateError, traceHeaderLine, TraceWriter } from './trace-writer.js';
+import { writeStderrLine } from '../report/visible-text.js';
 
 export class SessionRecorder {
   private created = false;
@@ -80,7 +81,7 @@ export class SessionRecorder {
   }
 
   private tell(line: string): void {
-    if (!this.failing) process.stderr.write(`slowdisk: ${line}\n`);
+    if (!this.failing) writeStderrLine(line);
     this.failing = true;
   }
 

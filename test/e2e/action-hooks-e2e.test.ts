@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HookReport } from '../../src/hooks/hook-report.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { isAlive, runCli, startCli, waitFor, type RunningCli } from '../helpers/run-cli.js';
+import { childPids, groupPids, isAlive, runCli, startCli, waitFor, type RunningCli } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hooks-e2e-'));
@@ -78,6 +78,39 @@ describe('hooks on any directory', () => {
     const result = await runCli(['watch', '--raft', dir, ...EVICT_AT_FIRST_ROUND, '--on-evict', 'sleep 1; cat > "$OUT"'], { env: { OUT: out } });
     expect(result.code).toBe(2);
     expect(writtenReport(out)).toMatchObject({ event: 'evict', reported_score: 2 });
+  });
+
+  // The hook's shell is its process group's leader: $$ is the group's id.
+  const BACKGROUND_HOOK = 'sleep 300 & echo $$ > "$PGID_OUT"';
+
+  it('a hook that leaves a child in the background: the CLI killed outright (SIGKILL), its whole group ends within seconds', async () => {
+    const dir = mkdtempSync(fresh('dir'));
+    const pgidOut = fresh('pgid');
+    const cli = startCli(['watch', '--raft', dir, ...EVICT_AT_FIRST_ROUND, '--keep-going', '--on-evict', BACKGROUND_HOOK], { env: { PGID_OUT: pgidOut } });
+    await waitFor(() => existsSync(pgidOut) && readFileSync(pgidOut, 'utf8').endsWith('\n'), 10_000, 'the hook to start its background child');
+    const pgid = Number(readFileSync(pgidOut, 'utf8'));
+    // The hook has exited; the sleep it left (and the guard) are still in its group while the run goes on.
+    await waitFor(() => !isAlive(pgid), 5000, 'the hook itself to exit');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(groupPids(pgid).length).toBeGreaterThan(0);
+    const prober = childPids(cli.child.pid!);
+    cli.child.kill('SIGKILL');
+    expect((await cli.done).signal).toBe('SIGKILL');
+    const killedAt = performance.now();
+    await waitFor(() => groupPids(pgid).length === 0, 5000, `no process left in the hook's group ${pgid}`);
+    expect(performance.now() - killedAt).toBeLessThan(5000);
+    for (const pid of prober) await waitFor(() => !isAlive(pid), 5000, 'the prober to exit by itself');
+  });
+
+  it('a hook that leaves a child in the background: its group ends with the run (check exiting CRITICAL)', async () => {
+    const dir = mkdtempSync(fresh('dir'));
+    const pgidOut = fresh('pgid');
+    const result = await runCli(['check', '--raft', dir, ...EVICT_AT_FIRST_ROUND, '--on-evict', BACKGROUND_HOOK], { env: { PGID_OUT: pgidOut } });
+    expect(result.code).toBe(2);
+    // The background sleep holds no pipe of the CLI's: `out=$(slowdisk check)` returns at once.
+    expect(result.elapsedMs).toBeLessThan(10_000);
+    const pgid = Number(readFileSync(pgidOut, 'utf8'));
+    await waitFor(() => groupPids(pgid).length === 0, 5000, `no process left in the hook's group ${pgid}`);
   });
 
   it('check waits for a hanging hook only up to --hook-timeout, then kills it and says so', async () => {

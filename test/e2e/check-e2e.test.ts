@@ -1,7 +1,7 @@
 // check and watch on real loop-device filesystems, with real faults: a throttled disk, a
 // frozen one, a shared filesystem, a memory-backed one.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -106,6 +106,35 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
       execFileSync('umount', [kv]);
       rmSync(kv, { recursive: true });
     }
+  });
+
+  it('2,000 --path entries to one directory: resolving them costs the first round no tick', async () => {
+    // A directory of this machine's own disk: a loop device's first writes would cost ticks of their own.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-many-'));
+    const args = Array.from({ length: 2000 }, (_, i) => ['--path', `p${i + 1}=${dir}`]).flat();
+    const trace = path.join(mkdtempSync(path.join(os.tmpdir(), 'slowdisk-many-trace-')), 'trace.jsonl');
+    const cli = startCli(['watch', ...args, '--json', '--record', trace]);
+    await waitFor(() => /"type":"store","time":"[^"]+","tick":30,/.test(cli.stdout()), 20_000, 'the first round');
+    cli.child.kill('SIGINT');
+    expect((await cli.done).code).toBe(130);
+    // Every tick of the round had its inspection, back within the interval and in time.
+    const inTime = readFileSync(trace, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line) as { tick: number; disk?: string; ms?: number; late?: boolean })
+      .filter((line) => line.disk === 'p1' && line.tick <= 30 && line.ms !== undefined && line.ms < 100 && !line.late)
+      .map((line) => line.tick);
+    expect(inTime).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    const lines = cli.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const firstRound = lines.filter((line) => line.tick === 30);
+    expect(firstRound.find((line) => line.type === 'store')).toMatchObject({ store_score: 1 });
+    const disks = firstRound.filter((line) => line.type === 'disk');
+    expect(disks).toHaveLength(2000);
+    expect(disks.filter((line) => line.inspected).map((line) => line.disk)).toEqual(['p1']);
+    expect(probeFiles(dir)).toEqual([]);
+    rmSync(path.dirname(trace), { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('two filesystems are two disks, each with its own probe file', async () => {

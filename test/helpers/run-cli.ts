@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
-export { childPids } from '../../scripts/process-tree.mjs';
+export { childPids, groupPids } from '../../scripts/process-tree.mjs';
 
 export const BIN = fileURLToPath(new URL('../../bin/slowdisk.js', import.meta.url));
 

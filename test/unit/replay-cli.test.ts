@@ -271,6 +271,36 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
     expect(stderr[0]).toMatch(pattern);
   });
 
+  it('a trace jumping from tick 1 to tick 1e15: exit 3 at once, naming the line', async () => {
+    const file = traceFile([ok(1), '{"tick":1000000000000000,"disk":"raft","ms":1}', '{"tick":1000000000000001,"disk":"raft","ms":1}']);
+    const result = await runCli(['replay', file]);
+    expect(result.code).toBe(3);
+    expect(result.elapsedMs).toBeLessThan(5000);
+    expect(result.stderr).toMatch(new RegExp(`^slowdisk: ${file} line 2: tick 1000000000000000 is more than 864000 ticks after tick 1, .*\n$`));
+  });
+
+  it('--ticks more than a day of ticks past the last line: exit 3 at once', async () => {
+    const file = traceFile([ok(1), ok(2)]);
+    const result = await runCli(['replay', file, '--ticks', '1000000000000000', '--json']);
+    expect(result.code).toBe(3);
+    expect(result.elapsedMs).toBeLessThan(5000);
+    expect(result.stderr).toBe(`slowdisk: ${file} ends at tick 2: --ticks 1000000000000000 would replay more than 864000 ticks past it\n`);
+  });
+
+  it('an empty trace, or a header with no tick line: exit 3 naming the file, nothing on stdout', async () => {
+    const empty = traceFile([]);
+    const headerOnly = traceFile([header(['raft'])]);
+    for (const [file, why] of [[empty, 'is empty: no header and no tick line'], [headerOnly, 'has a header but no tick line: nothing to replay']]) {
+      const result = await runCli(['replay', file]);
+      expect(result.code).toBe(3);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`slowdisk: ${file} ${why}\n`);
+    }
+    const stdin = await runWithStdin(['replay', '-', '--json'], '');
+    expect(stdin.code).toBe(3);
+    expect(stdin.stderr).toBe('slowdisk: stdin is empty: no header and no tick line\n');
+  });
+
   it('from stdin, the trace is named stdin', async () => {
     const result = await runWithStdin(['replay', '-'], `${ok(1)}\nnonsense\n`);
     expect(result.code).toBe(3);
@@ -286,13 +316,13 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
   });
 
   it('thresholds from the header that contradict each other: one line, exit 3', async () => {
-    const result = await runCli(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 })])]);
+    const result = await runCli(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 }), ok(1)])]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: --slow-threshold \(90\) is above --evict-threshold \(80\)\n$/);
   });
 
   it('a bad flag: one line, exit 3', async () => {
-    const result = await runCli(['replay', traceFile([header(['raft'])]), '--ticks', '0']);
+    const result = await runCli(['replay', traceFile([header(['raft']), ok(1)]), '--ticks', '0']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: .*--ticks.*expected an integer from 1 to \d+, got '0'\n$/);
   });
