@@ -33,8 +33,8 @@ import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } fro
 
 type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & StatisticalOptionValues & PredictorOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues & DriveOptionValues;
 
-function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): RunOptions {
-  const values = withTikvConfig(given, command);
+async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): Promise<RunOptions> {
+  const values = await withTikvConfig(given, command);
   const score = scoreParamsFrom(values);
   const drives = driveRequestFrom(values);
   return {
@@ -112,8 +112,8 @@ export function buildProgram(): Command {
   )
     .option('--keep-going', 'go on past the eviction threshold instead of exiting')
     .option('--verbose', VERBOSE_HELP);
-  watch.action((values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
-    run({ ...runOptions('watch', values, command), keepGoing: values.keepGoing === true }),
+  watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
+    run({ ...(await runOptions('watch', values, command)), keepGoing: values.keepGoing === true }),
   );
 
   const check = probeCommand(
@@ -131,8 +131,8 @@ export function buildProgram(): Command {
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json`,
   ).addOption(durationOption('--duration <duration>', 'how long to probe; exits early at the eviction threshold', CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS));
   addFormatOption(check);
-  check.action((values: ProbeCommandValues & { duration: number }, command: Command) =>
-    run({ ...runOptions('check', values, command), durationMs: values.duration }),
+  check.action(async (values: ProbeCommandValues & { duration: number }, command: Command) =>
+    run({ ...(await runOptions('check', values, command)), durationMs: values.duration }),
   );
 
   program.addCommand(watch).addCommand(check);

@@ -19,15 +19,15 @@ export function addTikvConfigOptions(command: Command): Command {
 }
 
 /** The option values with what the file gives filled in; notes about the file go to stderr. */
-export function withTikvConfig<Values extends TargetOptionValues & ScoreOptionValues & TikvConfigOptionValues>(
+export async function withTikvConfig<Values extends TargetOptionValues & ScoreOptionValues & TikvConfigOptionValues>(
   values: Values,
   command: Command,
-): Values {
+): Promise<Values> {
   if (values.tikvConfig === undefined) {
     if (values.tikvCwd !== undefined) throw new InvalidArgumentError('--tikv-cwd is only read with --tikv-config');
     return values;
   }
-  const fromConfig = applyTikvConfig(readTikvSettings(values.tikvConfig), {
+  const fromConfig = applyTikvConfig(await readTikvSettings(values.tikvConfig), {
     raft: values.raft,
     kv: values.kv,
     intervalMs: command.getOptionValueSource('interval') === 'cli' ? values.interval : undefined,

@@ -1,8 +1,8 @@
 // What slowdisk takes from a TiKV configuration file: the directories TiKV's disk
 // inspections cover and the interval they run at, with TiKV's own defaults for what is unset.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
+import { readFileElsewhere } from '../common/read-file-elsewhere.js';
 import { formatDuration, formatDurationRange, inDurationRange, SCORE_DURATION_RANGES, type DurationRange } from '../params.js';
 import { parseTikvDuration } from './tikv-duration.js';
 
@@ -83,14 +83,26 @@ class SettingsReader {
   }
 }
 
-/** Reads and checks the file; throws a TikvConfigError naming the file and the key or line. */
-export function readTikvSettings(file: string): TikvSettings {
+/** How long the file may take to read: it may be on a disk that hangs. */
+export const TIKV_CONFIG_READ_DEADLINE_MS = 3000;
+
+/** Reads the file (in a child process: see readFileElsewhere) and checks it; a TikvConfigError names the file and the key or line. */
+export async function readTikvSettings(file: string): Promise<TikvSettings> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = await readFileElsewhere(file, TIKV_CONFIG_READ_DEADLINE_MS);
   } catch (error) {
-    throw new TikvConfigError(`${file}: cannot read the TiKV configuration: ${(error as Error).message}`);
+    const { code, syscall, message } = error as { code?: string; syscall?: string; message: string };
+    // Node's "ENOENT: no such file or directory, open '...'" as the project writes syscall errors.
+    const reason = message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+    const why = code && syscall ? `${code}: ${syscall} ${file} (${reason})` : code ? `${code}: ${reason}` : reason;
+    throw new TikvConfigError(`${file}: cannot read the TiKV configuration: ${why}`);
   }
+  return parseTikvSettings(file, text);
+}
+
+/** Checks the text of the file `file`; throws a TikvConfigError naming the file and the key or line. */
+export function parseTikvSettings(file: string, text: string): TikvSettings {
   let document: Table;
   try {
     document = parse(text);

@@ -1,10 +1,11 @@
 // Reading TiKV's configuration file the way TiKV does: its duration strings, its defaults for
 // unset paths, and what slowdisk refuses to guess.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyTikvConfig, readTikvSettings, TikvConfigError, type TikvSettings } from '../../src/config/tikv-config.js';
+import { applyTikvConfig, parseTikvSettings, readTikvSettings, TikvConfigError, type TikvSettings } from '../../src/config/tikv-config.js';
 import { parseTikvDuration } from '../../src/config/tikv-duration.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-tikv-config-'));
@@ -17,7 +18,8 @@ function configFile(text: string): string {
   return file;
 }
 
-const settings = (text: string): TikvSettings => readTikvSettings(configFile(text));
+const settings = (text: string): TikvSettings => parseFile(configFile(text));
+const parseFile = (file: string): TikvSettings => parseTikvSettings(file, readFileSync(file, 'utf8'));
 
 describe('TiKV durations', () => {
   it.each([
@@ -40,9 +42,9 @@ describe('TiKV durations', () => {
 });
 
 describe('reading the file', () => {
-  it('a minimal file: TiKV defaults for all it leaves unset', () => {
+  it('a minimal file: TiKV defaults for all it leaves unset', async () => {
     const file = configFile('[storage]\ndata-dir = "/data/tikv"\n');
-    expect(readTikvSettings(file)).toEqual({
+    expect(await readTikvSettings(file)).toEqual({
       file,
       dataDir: '/data/tikv',
       raftEngineEnabled: true,
@@ -69,14 +71,26 @@ describe('reading the file', () => {
     ['[storage]\ndata-dir = "/data"\n\n[raftstore\n', / line 4: not valid TOML: /],
   ])('a bad file names the file and the key or line: %j', (text, message) => {
     const file = configFile(text);
-    expect(() => readTikvSettings(file)).toThrow(TikvConfigError);
-    expect(() => readTikvSettings(file)).toThrow(new RegExp(`^${file}`));
-    expect(() => readTikvSettings(file)).toThrow(message);
+    expect(() => parseFile(file)).toThrow(TikvConfigError);
+    expect(() => parseFile(file)).toThrow(new RegExp(`^${file}`));
+    expect(() => parseFile(file)).toThrow(message);
   });
 
-  it('a missing file', () => {
+  it('a missing file: the errno name, the syscall and the path', async () => {
     const file = path.join(work, 'missing.toml');
-    expect(() => readTikvSettings(file)).toThrow(`${file}: cannot read the TiKV configuration: ENOENT`);
+    await expect(readTikvSettings(file)).rejects.toThrow(`${file}: cannot read the TiKV configuration: ENOENT: open ${file} (no such file or directory)`);
+  });
+
+  it('a FIFO, a directory or a huge file in its place is refused at once, not waited on', async () => {
+    const fifo = path.join(work, 'fifo.toml');
+    execFileSync('mkfifo', [fifo]);
+    const started = performance.now();
+    await expect(readTikvSettings(fifo)).rejects.toThrow(`${fifo}: cannot read the TiKV configuration: ENOTREG: not a regular file`);
+    expect(performance.now() - started).toBeLessThan(2000);
+    await expect(readTikvSettings(work)).rejects.toThrow(`${work}: cannot read the TiKV configuration: ENOTREG: not a regular file`);
+    const huge = path.join(work, 'huge.toml');
+    writeFileSync(huge, Buffer.alloc(2 * 1024 * 1024, 0x20));
+    await expect(readTikvSettings(huge)).rejects.toThrow(`${huge}: cannot read the TiKV configuration: EFBIG: larger than 1048576 bytes`);
   });
 });
 
