@@ -1,5 +1,5 @@
 // npm run bench: every part of the probe benchmark in one run, one table on stdout and
-// the figures in bench-results/probe.json (see README.md, "Performance"). The parts run
+// the figures in bench-results/probe.json (see docs/benchmarks.md, "Performance"). The parts run
 // alone too: npm run bench:fidelity | bench:overhead | bench:ticks | bench:scale | bench:replay.
 import { fidelity } from './fidelity.mjs';
 import { runParts } from './lib.mjs';

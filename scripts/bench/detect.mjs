@@ -60,7 +60,7 @@ const DETECTOR_TITLES = {
   fixed: `fixed (${DEFAULT_FIXED_THRESHOLD_PARAMS.alarmCount} IOs >=${DEFAULT_FIXED_THRESHOLD_PARAMS.slowMs}ms/min)`,
 };
 
-/** The seed's published figures (its simulation; not the same scenarios). */
+/** The figures CTyun's slow-disk detection article publishes (its own simulation; not the same scenarios). */
 const SEED_FIGURES = {
   statistical: { meanDetectionS: 92, falseAlarmPercent: 1.3, note: 'false-alarm rate "within 1.3 %"' },
   fixed: { meanDetectionS: 12 * 60, falseAlarmPercent: 7.8 },
@@ -502,13 +502,13 @@ function table(rows, options, summaryFigures, targetList, elapsedS) {
     `mean ${fmtS(s[d].meanDetectionS)} (${pct(s[d].detectionRate)}), FA ${s[d].falseAlarmSharePercent.toFixed(1)}%`.padEnd(groupWidth).slice(0, groupWidth);
   lines.push(`${'all faults'.padEnd(W.scenario)} ${''.padEnd(W.host)}  ${DETECTORS.map(sumCell).join(' | ')}`);
   const seedCell = (d) =>
-    (SEED_FIGURES[d] ? `mean ${fmtS(SEED_FIGURES[d].meanDetectionS)}, FA ${SEED_FIGURES[d].falseAlarmPercent}%` : 'not in the seed').padEnd(groupWidth).slice(0, groupWidth);
-  lines.push(`${'seed 003'.padEnd(W.scenario)} ${''.padEnd(W.host)}  ${DETECTORS.map(seedCell).join(' | ')}`);
+    (SEED_FIGURES[d] ? `mean ${fmtS(SEED_FIGURES[d].meanDetectionS)}, FA ${SEED_FIGURES[d].falseAlarmPercent}%` : 'not in the article').padEnd(groupWidth).slice(0, groupWidth);
+  lines.push(`${'CTyun article'.padEnd(W.scenario)} ${''.padEnd(W.host)}  ${DETECTORS.map(seedCell).join(' | ')}`);
   lines.push('');
   lines.push('rate: runs whose faulty disk alarmed after the onset; median, p90: onset to alarm over the runs that alarmed;');
   lines.push('FA/100dh: alarms on healthy disks (and on the faulty disk before its onset) per 100 disk-hours.');
   lines.push('all faults: mean onset-to-alarm over every fault run that alarmed (share of runs), FA: share of all alarms that were false.');
-  lines.push("seed 003: the seed's own simulation (other scenarios; its false-alarm rate is a share, its basis unstated).");
+  lines.push("CTyun article: the article's own simulation (other scenarios; its false-alarm rate is a share, its basis unstated).");
   const heal = rows.filter((r) => r.kind === 'heal');
   const CLEARED = { statistical: 'statistical back to ok', slowScore: 'slow score back to 1', fixed: 'fixed threshold cleared' };
   for (const r of heal) {

@@ -42,7 +42,7 @@ function envInt(name, fallback) {
 }
 
 /**
- * How much to measure. The defaults are what the figures in README.md were taken with;
+ * How much to measure. The defaults are what the figures in docs/benchmarks.md were taken with;
  * BENCH_QUICK=1 is a smoke run (figures too short to quote).
  */
 export const SETTINGS = (() => {
@@ -584,8 +584,8 @@ export async function runParts(parts) {
 }
 
 /**
- * bench-results/probe.md: the table of every part's latest run (from probe.json), for the
- * README; each part's date, load average and settings are in the JSON.
+ * bench-results/probe.md: the table of every part's latest run (from probe.json), for
+ * docs/benchmarks.md; each part's date, load average and settings are in the JSON.
  */
 function writeMarkdown() {
   let all;

@@ -9,8 +9,8 @@
 //          (data/perseus in the repository); read in place, never copied
 // --json   where the figures are written (bench-results/perseus.json)
 //
-// The archive is unpacked once into a cache under the temp directory, keyed by its size and
-// mtime. Prints: precision, recall, F1, false flags, the days of data each true detection
+// The archive is unpacked once into the user's cache (src/perseus/archive.ts), keyed by its
+// content. Prints: precision, recall, F1, false flags, the days of data each true detection
 // needed (the detector run on growing prefixes of days), the artifact's baselines, two
 // in-repo references, the run time of the whole cluster, a +-25 % sensitivity table of the
 // main parameters, and a hold-out check (tuned on half the hosts, scored on the other half).

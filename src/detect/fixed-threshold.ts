@@ -1,9 +1,9 @@
-// The fixed-threshold detector the seed compares against: an inspection over a fixed latency is
+// The fixed-threshold detector CTyun's slow-disk detection article compares against: an inspection over a fixed latency is
 // a slow IO, and a disk alarms when it has too many in the last minute. Pure, like the others;
 // the detection benchmark runs it as the baseline the statistical detector has to beat.
 
 export interface FixedThresholdParams {
-  /** An inspection this long or longer is a slow IO (the seed's example: 100 ms). */
+  /** An inspection this long or longer is a slow IO (the article's example: 100 ms). */
   slowMs: number;
   /** The sliding window slow IOs are counted over. */
   windowMs: number;

@@ -1,4 +1,4 @@
-// The detectors beside the slow score: the statistical detector of seed 003 (and the
+// The detectors beside the slow score: the statistical detector after CTyun's slow-disk detection article (and the
 // fixed-threshold baseline it is measured against), and what their states add to a verdict.
 export * from './fixed-threshold.js';
 export * from './robust-stats.js';

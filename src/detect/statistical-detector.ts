@@ -1,8 +1,9 @@
-// The statistical slow-disk detector of seed 003 (../shared/spec/statistical-detector.md).
+// The statistical slow-disk detector after CTyun's slow-disk detection article (docs/statistical-detector.md).
 // Pure: no timers, no I/O; the caller passes its clock's reading (virtual in replay,
 // monotonic live) with every call.
 //
-// How it reads the seed, and where it has to go further (the spec's note for implementers):
+// How it reads the article, and where it has to go further (a per-IO rule and a moving baseline
+// do not work as the article states them; docs/statistical-detector.md says why):
 //
 // - Steps and statistic. Each disk is judged once per `shortWindowMs` (1 s) of the caller's
 //   clock, on the median `m` of its inspections of the last `statisticMs` (5 s: 50 inspections

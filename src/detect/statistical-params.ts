@@ -1,15 +1,15 @@
-// Every parameter of the statistical slow-disk detector (../shared/spec/statistical-detector.md,
-// seed 003), with the seed's values as defaults. The one place the CLI reads them from.
+// Every parameter of the statistical slow-disk detector (docs/statistical-detector.md), with the
+// values of CTyun's slow-disk detection article as defaults where it gives them. The one place the CLI reads them from.
 
 export interface StatisticalParams {
-  /** The baseline window: the most recent this-many inspections of a disk (seed: 1000 IO completions). */
+  /** The baseline window: the most recent this-many inspections of a disk (article: 1000 IO completions). */
   windowSamples: number;
-  /** The baseline (median and MAD of the window) is recomputed this often (seed: every 10 s). */
+  /** The baseline (median and MAD of the window) is recomputed this often (article: every 10 s). */
   refreshMs: number;
   /**
    * The step of the rule: each disk is judged once per this much of the caller's clock (1 s),
    * on a robust statistic of its recent inspections rather than on every single inspection
-   * (the spec's note for implementers). The rule's durations count in these steps.
+   * (a per-IO deviation misses moderate slowdowns). The rule's durations count in these steps.
    */
   shortWindowMs: number;
   /**
@@ -19,15 +19,15 @@ export interface StatisticalParams {
    * its MADs and the rule flickers; the median of 5 s spreads by some 6 %.
    */
   statisticMs: number;
-  /** A short window deviates when its deviation is above this many MADs (seed: 3). */
+  /** A short window deviates when its deviation is above this many MADs (article: 3). */
   threshold: number;
-  /** A disk whose short windows deviate this long in a row turns suspect (seed: 10 s). */
+  /** A disk whose short windows deviate this long in a row turns suspect (article: 10 s). */
   suspectAfterMs: number;
-  /** A suspect disk is observed this much longer (seed: 60 s). */
+  /** A suspect disk is observed this much longer (article: 60 s). */
   observeMs: number;
   /**
    * A suspect disk is confirmed when more than this share of its observed short windows
-   * deviate (seed: 70 %). A confirmed disk is clear again once more than this share of the
+   * deviate (article: 70 %). A confirmed disk is clear again once more than this share of the
    * last `observeMs` of short windows no longer deviate (the same rule, mirrored).
    */
   confirmShare: number;

@@ -1,4 +1,4 @@
-// The early-warning predictor of seed 003 (section 3): per disk, from 15 s samples of its
+// The early-warning predictor of CTyun's slow-disk detection article (its section 3; docs/early-warning.md): per disk, from 15 s samples of its
 // inspections, the probability that its P99 exceeds the SLA within 5 minutes.
 export * from './labels.js';
 export * from './linear-trend.js';

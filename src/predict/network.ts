@@ -1,4 +1,4 @@
-// The seed's three-layer fully connected network: the window's features in, the probability
+// The article's three-layer fully connected network (docs/early-warning.md): the window's features in, the probability
 // that the P99 exceeds the SLA within the horizon out. Two tanh hidden layers and a sigmoid
 // output; the weights and the input normalisation come from a JSON file that
 // scripts/predict/train.mjs writes.

@@ -1,20 +1,20 @@
-// Every parameter of the early-warning predictor (../shared/spec/statistical-detector.md,
-// seed 003 section 3), with the seed's values as defaults. The one place they are read from.
+// Every parameter of the early-warning predictor (docs/early-warning.md), with the values of
+// CTyun's slow-disk detection article (its section 3) as defaults where it gives them. The one place they are read from.
 
 /** Which model turns a window of samples into a probability. */
 export const PREDICTOR_MODELS = ['network', 'trend'] as const;
 export type PredictorModel = (typeof PREDICTOR_MODELS)[number];
 
 export interface PredictorParams {
-  /** The SLA on a disk's inspection P99 (seed: 200 ms): the predictor warns before it is exceeded. */
+  /** The SLA on a disk's inspection P99 (article: 200 ms): the predictor warns before it is exceeded. */
   slaMs: number;
-  /** A probability above this puts the disk in state `warning` (seed: 0.7). */
+  /** A probability above this puts the disk in state `warning` (article: 0.7). */
   warnProbability: number;
-  /** One sample per disk per this much of the caller's clock (seed: 15 s). */
+  /** One sample per disk per this much of the caller's clock (article: 15 s). */
   sampleMs: number;
-  /** The window the model reads: this many samples (seed: 20, 5 minutes). */
+  /** The window the model reads: this many samples (article: 20, 5 minutes). */
   windowSamples: number;
-  /** The question asked: will the P99 of a sample exceed the SLA within this long (seed: 5 minutes)? */
+  /** The question asked: will the P99 of a sample exceed the SLA within this long (article: 5 minutes)? */
   horizonMs: number;
   /**
    * A tick with no good result (an error, or an inspection still running) counts as an
@@ -24,9 +24,9 @@ export interface PredictorParams {
   /** No probability before this many samples (the missing older ones repeat the oldest). */
   minSamples: number;
   /**
-   * The model: the seed's three-layer network (weights in network-weights.json), or the
+   * The model: the article's three-layer network (weights in network-weights.json), or the
    * linear trend of the P99 over the window. The default is whichever did better in
-   * `npm run bench:predict` on scenarios and seeds that training never saw (see the README).
+   * `npm run bench:predict` on scenarios and seeds that training never saw (see docs/early-warning.md).
    */
   model: PredictorModel;
   /**

@@ -67,11 +67,11 @@ export interface ReplayOptions {
   disks?: readonly string[];
   /** Replay exactly this many ticks; by default up to the largest tick on any line. */
   ticks?: number;
-  /** The statistical detector's; by default the seed's, a tick with no result counting as the timeout. */
+  /** The statistical detector's; by default its defaults, a tick with no result counting as the timeout. */
   statistical?: StatisticalParams;
   /** 'any': a disk the detector confirms makes the verdict CRITICAL, as in watch and check. */
   criticalOn?: 'evict' | 'any';
-  /** The early-warning predictor's; by default the seed's, a tick with no result counting as the timeout. */
+  /** The early-warning predictor's; by default its defaults, a tick with no result counting as the timeout. */
   predictor?: PredictorParams;
 }
 

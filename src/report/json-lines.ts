@@ -1,7 +1,8 @@
 // --json on watch, check and replay: JSON Lines, one object per disk and one for the store at
 // every round, one per event, and check's summary. Every line has a "type"; a timing's unit
-// is in its name; the README's table lists the fields. Replay's lines keep the keys of
-// trace-format.md ({"tick","disk","score"}, {"tick","store_score","evict"}) and add these.
+// is in its name; docs/monitoring.md lists the fields. Replay's lines keep the keys of the
+// trace format ({"tick","disk","score"}, {"tick","store_score","evict"}; docs/record-and-replay.md)
+// and add these.
 // A block device's line ("type": "device") has the keys of the trace's device line.
 // Scores are written as JavaScript prints a double: the shortest text that reads back exactly.
 import type { DeviceFigures } from '../kernel/device-counters.js';

@@ -1,4 +1,5 @@
-// TiKV's per-disk slow score, as ../shared/spec/slow-score.md states it.
+// TiKV's per-disk slow score, after TiKV's slow-score design and its health_controller code
+// (docs/slow-score.md states the rules).
 // Pure: no timers, no I/O; the caller passes the clock's reading in.
 import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
 

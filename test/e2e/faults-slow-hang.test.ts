@@ -1,5 +1,5 @@
-// A disk that slows down or hangs while watch runs, and recovers: the score follows the
-// spec on the way up and on the way back, and the other disks are not held up.
+// A disk that slows down or hangs while watch runs, and recovers: the score follows
+// TiKV's rules on the way up and on the way back, and the other disks are not held up.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeFaultDisk, startWatch, stopWatch } from '../helpers/fault-cycle.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';

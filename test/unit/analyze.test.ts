@@ -253,6 +253,9 @@ describe('slowdisk analyze on bad arguments', () => {
     const result = await runCli(['analyze', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/1 {2}WARNING {3}at least one drive judged slow/);
-    expect(readFileSync(path.join(REPO, 'README.md'), 'utf8')).toMatch(/## Fail-slow drives: peer detection/);
+    const page = readFileSync(path.join(REPO, 'docs', 'fail-slow-drives.md'), 'utf8');
+    expect(page).toMatch(/^# Fail-slow drives: peer detection$/m);
+    expect(page).toMatch(/^\| 1 \| at least one drive judged slow/m);
+    expect(readFileSync(path.join(REPO, 'README.md'), 'utf8')).toContain('](docs/fail-slow-drives.md)');
   });
 });

@@ -147,7 +147,7 @@ describe('the Predictor', () => {
     expect(q.observe(30_000, period(10, { errors: 0 }))!.missing).toEqual(['errors']);
   });
 
-  it('has the seed parameters by default and rejects impossible ones', () => {
+  it('has the article\'s parameters by default and rejects impossible ones', () => {
     expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ slaMs: 200, warnProbability: 0.7, sampleMs: 15_000, windowSamples: 20, horizonMs: 300_000 });
     expect(() => predictorParams({ warnProbability: 1 })).toThrow(RangeError);
     expect(() => predictorParams({ slaMs: 0 })).toThrow(RangeError);

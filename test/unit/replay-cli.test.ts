@@ -85,7 +85,7 @@ describe('slowdisk replay', () => {
     const result = await runWithStdin(['replay', '-', '--json'], input);
     expect(result.stderr).toBe('');
     const kv1 = 1 + 2 / 29 / 0.1;
-    // trace-format.md's keys; more may follow.
+    // the trace format's keys (docs/record-and-replay.md); more may follow.
     expect(jsonLines(result.stdout)).toMatchObject([
       { tick: 30, disk: 'raft', score: 1 },
       { tick: 30, disk: 'kv', score: kv1 },

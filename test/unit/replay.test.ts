@@ -1,4 +1,5 @@
-// The tick semantics of slow-score.md, driven end to end through traces (trace-format.md).
+// The tick semantics of the slow score (docs/slow-score.md), driven end to end through traces
+// (docs/record-and-replay.md).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
