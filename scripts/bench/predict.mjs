@@ -73,7 +73,8 @@ function newTally() {
 
 /**
  * How long each warning standing at `levelOffMs` or raised after it lasted past that time (s);
- * one still standing at the end of the series counts as Infinity.
+ * one still standing at the end of the series counts as Infinity if the series went on 5
+ * minutes past that time, and is left out otherwise (too late to tell).
  */
 function clearTimes(atMs, warnings, levelOffMs) {
   const times = [];
@@ -83,7 +84,9 @@ function clearTimes(atMs, warnings, levelOffMs) {
     let end = i;
     while (end < warnings.length && warnings[end]) end += 1;
     if (end < warnings.length && atMs[end] <= levelOffMs) return;
-    times.push(end === warnings.length ? Infinity : (atMs[end] - Math.max(atMs[i], levelOffMs)) / 1000);
+    const from = Math.max(atMs[i], levelOffMs);
+    if (end === warnings.length && atMs[end - 1] - from < 300_000) return;
+    times.push(end === warnings.length ? Infinity : (atMs[end] - from) / 1000);
   });
   return times;
 }

@@ -16,7 +16,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   0  OK        the store score stayed below the slow threshold
   1  WARNING   the reported store score reached the slow threshold (default 80), not the eviction threshold;
                or a disk was in state warning (its predicted chance of exceeding --sla within 5 minutes
-               went above --warn-probability at two samples in a row); or the statistical detector confirmed a slow disk;
+               went above --warn-probability at two samples in a row, its P99 rising); or the statistical detector confirmed a slow disk;
                or (--all-devices, --devices) a drive is judged slow against its peers
   2  CRITICAL  the reported store score reached the eviction threshold (default 100)
   3  UNKNOWN   bad arguments, a path that cannot be probed at start, fewer than 4 drives to judge,

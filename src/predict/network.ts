@@ -39,7 +39,7 @@ export interface NetworkModel {
 }
 
 /** Smallest latency taken into a logarithm: the recorder's resolution. */
-const LATENCY_FLOOR_MS = 0.001;
+export const LATENCY_FLOOR_MS = 0.001;
 
 /** One input from one sample: log of the latency over the SLA, log(1 + x) for a count; a missing count is 0. */
 export function featureInput(sample: SampleFeatures, name: FeatureName, slaMs: number): number {

@@ -35,15 +35,16 @@ export interface PredictorParams {
   confirmSamples: number;
   /**
    * The network behind a rule: with true, a warning also needs a rising trend (the line
-   * through the P99s of the last `clearAfterMs`, read as the evidence rule says, reaching the
+   * through the logs of the P99s of the last `clearAfterMs`, read as the evidence rule says, reaching the
    * SLA within the horizon) or a breach under way. A climb that is levelling off far below
    * the SLA is not warned of, however much it looks like the start of a ramp.
    */
   needRisingTrend: boolean;
   /**
    * A warning clears once the disk has held under the SLA this long (ms, a whole number of
-   * samples) without a rising trend: every P99 of that stretch at or below the SLA, and the
-   * least-squares line through them not reaching the SLA within the horizon. A disk that
+   * samples) without a rising trend: every P99 of the last `clearAfterMs` at or below the
+   * SLA, and the least-squares line through their logs not reaching the SLA within the horizon; and
+   * a warning stands at least that long. A disk that
    * levelled off is let go even if the model still rates it high; it is warned of again only
    * once the model has come down and gone back up, or the trend rises, or it breaches.
    */
@@ -71,7 +72,7 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   timeoutMs: 100,
   minSamples: 4,
   confirmSamples: 2,
-  needRisingTrend: false,
+  needRisingTrend: true,
   clearAfterMs: 150_000,
   model: 'network',
   trendSoftness: 0.1,

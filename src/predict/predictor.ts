@@ -6,7 +6,7 @@
 // passes the time with each sample.
 import { evidenceWindow } from './evidence-window.js';
 import { leastSquaresLine, linearTrendScore } from './linear-trend.js';
-import { type FeatureName, networkProbability, type NetworkModel, windowInputs } from './network.js';
+import { type FeatureName, LATENCY_FLOOR_MS, networkProbability, type NetworkModel, windowInputs } from './network.js';
 import { clearSamples, horizonSamples, type PredictorModel, type PredictorParams, predictorParams } from './predictor-params.js';
 import { type PredictorSample, sampleFeatures, type SampleFeatures } from './sample-features.js';
 import { SHIPPED_NETWORK } from './shipped-network.js';
@@ -49,6 +49,8 @@ export class Predictor {
   /** Samples in a row with the probability above warnProbability. */
   private above = 0;
   private warned = false;
+  /** Samples since the warning started. */
+  private warnedFor = 0;
   /** A new warning may start; false after one cleared, until the model has come down again. */
   private armed = true;
   private pendingClear: ClearReason | null = null;
@@ -99,17 +101,21 @@ export class Predictor {
     // before one, and fall back while it lasts): the disk stays warned of until it ends.
     const breaching = latest.p99Ms > params.slaMs;
     const probability = window.length < params.minSamples ? null : breaching ? 1 : this.probability();
-    const high = probability !== null && probability > params.warnProbability;
+    // A breach counts towards the confirmation from its first sample, before the window has a probability.
+    const high = breaching || (probability !== null && probability > params.warnProbability);
     this.above = high ? this.above + 1 : 0;
-    const { rising, held } = this.recentTrend();
+    const rising = this.rising();
     let cleared = this.pendingClear;
     this.pendingClear = null;
     if (!high || rising) this.armed = true;
-    if (this.warned && held) {
+    this.warnedFor = this.warned ? this.warnedFor + 1 : 0;
+    const n = clearSamples(params);
+    const held = window.length >= n && !rising && window.slice(-n).every((s) => s.p99Ms <= params.slaMs);
+    if (this.warned && this.warnedFor >= n && held) {
       this.warned = false;
       this.armed = !high;
       cleared = 'steady';
-    } else if (!this.warned && this.above >= params.confirmSamples && (this.armed || breaching) && (rising || breaching || !params.needRisingTrend)) {
+    } else if (!this.warned && probability !== null && this.above >= params.confirmSamples && (this.armed || breaching) && (rising || breaching || !params.needRisingTrend)) {
       this.warned = true;
     }
     return {
@@ -126,18 +132,16 @@ export class Predictor {
   }
 
   /**
-   * Over the last `clearAfterMs` of samples: whether the least-squares line through their P99s
-   * (read as the evidence rule says) reaches the SLA within the horizon (rising), and whether
-   * the disk held under the SLA without such a trend (held; false while the window is shorter).
+   * Whether the least-squares line through the logs of the P99s of the last `clearAfterMs` of
+   * samples (read as the evidence rule says) reaches the SLA within the horizon: in logs, so
+   * that a slowdown growing by the same ratio each sample is seen rising from its start.
    */
-  private recentTrend(): { rising: boolean; held: boolean } {
+  private rising(): boolean {
     const { params, window } = this;
     const n = Math.min(clearSamples(params), window.length);
-    const recent = window.slice(-n).map((s) => [s.p99Ms]);
-    const { slope, last } = leastSquaresLine(evidenceWindow(recent, n).map(([p99]) => p99));
-    const rising = last + Math.max(0, slope) * horizonSamples(params) > params.slaMs;
-    const held = n >= clearSamples(params) && !rising && recent.every(([p99]) => p99 <= params.slaMs);
-    return { rising, held };
+    const logs = window.slice(-n).map((s) => [Math.log(Math.max(s.p99Ms, LATENCY_FLOOR_MS))]);
+    const { slope, last } = leastSquaresLine(evidenceWindow(logs, n).map(([x]) => x));
+    return last + Math.max(0, slope) * horizonSamples(params) > Math.log(params.slaMs);
   }
 
   private probability(): number {

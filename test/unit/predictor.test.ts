@@ -155,7 +155,7 @@ describe('the Predictor', () => {
     expect(() => predictorParams({ minSamples: 21 })).toThrow(RangeError);
     expect(() => predictorParams({ horizonMs: 20_000 })).toThrow(RangeError);
     expect(() => predictorParams({ model: 'oracle' as never })).toThrow(RangeError);
-    expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ minSamples: 4, confirmSamples: 2, clearAfterMs: 150_000, needRisingTrend: false });
+    expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ minSamples: 4, confirmSamples: 2, clearAfterMs: 150_000, needRisingTrend: true });
     expect(() => predictorParams({ confirmSamples: 0 })).toThrow(RangeError);
     expect(() => predictorParams({ clearAfterMs: 20_000 })).toThrow(/whole number of samples/);
   });
