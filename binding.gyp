@@ -6,6 +6,7 @@
         "native/addon.cc",
         "native/block_io.cc",
         "native/inspection.cc",
+        "native/probe_dir.cc",
         "native/probe_file.cc",
         "native/resolve.cc",
         "native/sys_error.cc",

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,18 @@ uint64_t Integer(Napi::Env env, Napi::Value value, const char* name,
   return static_cast<uint64_t>(n);
 }
 
+std::string OptionalString(Napi::Env env, Napi::Value value, const char* name) {
+  return value.IsUndefined() ? std::string() : String(env, value, name);
+}
+
+ProbeFileId FileId(Napi::Env env, Napi::Value value) {
+  try {
+    return DecodeFileId(String(env, value, "identity"));
+  } catch (const std::invalid_argument&) {
+    throw Napi::TypeError::New(env, "identity is not a probe file's identity");
+  }
+}
+
 Napi::Array Strings(Napi::Env env, const std::vector<std::string>& values) {
   Napi::Array array = Napi::Array::New(env, values.size());
   for (uint32_t i = 0; i < values.size(); ++i) array.Set(i, values[i]);
@@ -77,40 +90,47 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
         thread_(info.Env(), String(info.Env(), info[0], "name")) {}
 
  private:
-  // resolve(dir) -> { mntId, devMajor, devMinor, fsMagic }
+  // resolve(dir, pinned?) -> { mntId, devMajor, devMinor, fsMagic,
+  //                            resolvedDir }
   Napi::Value Resolve(const Napi::CallbackInfo& info) {
     std::string dir = String(info.Env(), info[0], "dir");
-    return thread_.Submit(info.Env(), [dir]() -> Reply {
-      DirIdentity id = ResolveDir(dir);
+    std::string pinned = OptionalString(info.Env(), info[1], "pinned");
+    return thread_.Submit(info.Env(), [dir, pinned]() -> Reply {
+      DirIdentity id = ResolveDir(dir, pinned);
       return [id](Napi::Env env) -> Napi::Value {
         Napi::Object result = Napi::Object::New(env);
         result.Set("mntId", static_cast<double>(id.mntId));
         result.Set("devMajor", static_cast<double>(id.devMajor));
         result.Set("devMinor", static_cast<double>(id.devMinor));
         result.Set("fsMagic", static_cast<double>(id.fsMagic));
+        result.Set("resolvedDir", id.resolvedDir);
         return result;
       };
     });
   }
 
-  // prepare(dir, ioSize, direct) -> { path, ino, devMajor, devMinor, ioSize,
-  //                                   align, alignSource, blocks,
-  //                                   staleRemoved }
+  // prepare(dir, ioSize, direct, resolvedDir?)
+  //   -> { path, resolvedDir, name, ino, identity, devMajor, devMinor,
+  //        ioSize, align, alignSource, blocks, staleRemoved }
   Napi::Value Prepare(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     std::string dir = String(env, info[0], "dir");
     auto ioSize = static_cast<uint32_t>(
         Integer(env, info[1], "ioSize", 1, 1 << 30));
     bool direct = Boolean(env, info[2], "direct");
-    return thread_.Submit(env, [dir, ioSize, direct]() -> Reply {
+    std::string pinned = OptionalString(env, info[3], "resolvedDir");
+    return thread_.Submit(env, [dir, ioSize, direct, pinned]() -> Reply {
       auto prepared = std::make_shared<PreparedProbeFile>(
-          PrepareProbeFile(dir, ioSize, direct));
+          PrepareProbeFile(dir, pinned, ioSize, direct));
       return [prepared](Napi::Env env) -> Napi::Value {
         Napi::Object result = Napi::Object::New(env);
         result.Set("path", prepared->path);
-        result.Set("ino", static_cast<double>(prepared->ino));
-        result.Set("devMajor", static_cast<double>(prepared->devMajor));
-        result.Set("devMinor", static_cast<double>(prepared->devMinor));
+        result.Set("resolvedDir", prepared->resolvedDir);
+        result.Set("name", prepared->name);
+        result.Set("ino", static_cast<double>(prepared->id.ino));
+        result.Set("identity", EncodeFileId(prepared->id));
+        result.Set("devMajor", static_cast<double>(prepared->id.dir.devMajor));
+        result.Set("devMinor", static_cast<double>(prepared->id.dir.devMinor));
         result.Set("ioSize", static_cast<double>(prepared->ioSize));
         result.Set("align", static_cast<double>(prepared->align));
         result.Set("alignSource", prepared->alignSource);
@@ -121,9 +141,10 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     });
   }
 
-  // inspect({ path, ino, devMajor, devMinor, block, blocks, ioSize, align,
-  //           direct, sync, seed, freshBlock? })
-  //   -> { openNs, writeNs, syncNs, readNs, closeNs, totalNs, created, ino }
+  // inspect({ dir, resolvedDir, name, identity, block, blocks, ioSize,
+  //           align, direct, sync, seed, freshBlock? })
+  //   -> { openNs, writeNs, syncNs, readNs, closeNs, totalNs, created,
+  //        dirReplaced, ino, identity }
   Napi::Value Inspect(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) {
@@ -135,12 +156,10 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
       throw Napi::RangeError::New(env, "sync must be 'fsync' or 'fdatasync'");
     }
     InspectRequest request{
-        String(env, req.Get("path"), "path"),
-        Number(env, req.Get("ino"), "ino"),
-        static_cast<uint32_t>(
-            Integer(env, req.Get("devMajor"), "devMajor", 0, UINT32_MAX)),
-        static_cast<uint32_t>(
-            Integer(env, req.Get("devMinor"), "devMinor", 0, UINT32_MAX)),
+        String(env, req.Get("dir"), "dir"),
+        String(env, req.Get("resolvedDir"), "resolvedDir"),
+        String(env, req.Get("name"), "name"),
+        FileId(env, req.Get("identity")),
         Integer(env, req.Get("block"), "block", 0, kMaxSafeInteger),
         static_cast<uint32_t>(
             Integer(env, req.Get("blocks"), "blocks", 1, kDataBlocks)),
@@ -163,19 +182,22 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
         result.Set("closeNs", static_cast<double>(r.closeNs));
         result.Set("totalNs", static_cast<double>(r.totalNs));
         result.Set("created", r.created);
-        result.Set("ino", static_cast<double>(r.ino));
+        result.Set("dirReplaced", r.dirReplaced);
+        result.Set("ino", static_cast<double>(r.id.ino));
+        result.Set("identity", EncodeFileId(r.id));
         return result;
       };
     });
   }
 
-  // remove(path, ino) -> undefined
+  // remove(resolvedDir, name, identity) -> undefined
   Napi::Value Remove(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    std::string path = String(env, info[0], "path");
-    double ino = Number(env, info[1], "ino");
-    return thread_.Submit(env, [path, ino]() -> Reply {
-      RemoveProbeFile(path, ino);
+    std::string resolvedDir = String(env, info[0], "resolvedDir");
+    std::string name = String(env, info[1], "name");
+    ProbeFileId id = FileId(env, info[2]);
+    return thread_.Submit(env, [resolvedDir, name, id]() -> Reply {
+      RemoveProbeFile(resolvedDir, name, id);
       return [](Napi::Env env) -> Napi::Value { return env.Undefined(); };
     });
   }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "block_io.h"
+#include "probe_dir.h"
 #include "probe_file.h"
 #include "sys_error.h"
 
@@ -28,32 +30,49 @@ void Sync(int fd, bool fsync, const std::string& path) {
   }
 }
 
-std::string DirOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
-// A missing probe file is made again only on the filesystem it was made on.
-// A directory now on another one was either uncovered by an unmount, and a
-// file there would land on the disk below, or covered by a new mount, which
-// the caller has to place (it may share another path's disk) before probing.
-void RequireSameFilesystem(const InspectRequest& r) {
-  const std::string dir = DirOf(r.path);
-  struct statx stx;
-  // A directory that is gone fails as the open did.
-  if (statx(AT_FDCWD, dir.c_str(), AT_STATX_SYNC_AS_STAT, STATX_TYPE, &stx) !=
-      0) {
-    ThrowErrno(ENOENT, "open", r.path);
+// Opens the directory where the path led at start, and fails unless the
+// path still leads there. A path that leads elsewhere through a symlink now
+// is never probed (EDIRCHANGED); one whose directory is on another
+// filesystem now was either uncovered by an unmount, and a file there would
+// land on the disk below, or covered by a new mount, which the caller has to
+// place (it may share another path's disk) before probing (EOTHERFS). Sets
+// `sameDir` unless another directory took the path's place on the same
+// filesystem, where a new probe file is made.
+UniqueFd OpenProbeDir(const InspectRequest& r, const std::string& path,
+                      bool& sameDir) {
+  struct statx now;
+  if (statx(AT_FDCWD, r.dir.c_str(), AT_STATX_SYNC_AS_STAT,
+            STATX_TYPE | STATX_INO, &now) != 0) {
+    // A directory that is gone fails as the open of its file would.
+    if (errno == ENOENT) ThrowErrno(ENOENT, "open", path);
+    ThrowErrno(errno, "statx", r.dir);
   }
-  if (stx.stx_dev_major == r.devMajor && stx.stx_dev_minor == r.devMinor) {
-    return;
+  const ProbeDirId& id = r.id.dir;
+  const bool sameDev =
+      now.stx_dev_major == id.devMajor && now.stx_dev_minor == id.devMinor;
+  sameDir = sameDev && now.stx_ino == id.ino;
+  if (!sameDir) {
+    RequireSameResolution(r.dir, r.resolvedDir);
+    if (!sameDev) {
+      ThrowSlowdisk(
+          "EOTHERFS", "open", path,
+          "is missing, and " + r.dir + " is now on another filesystem (" +
+              std::to_string(now.stx_dev_major) + ":" +
+              std::to_string(now.stx_dev_minor) + ") than the file was "
+              "made on (" + std::to_string(id.devMajor) + ":" +
+              std::to_string(id.devMinor) + "); no probe file made there");
+    }
   }
-  ThrowSlowdisk("EOTHERFS", "open", r.path,
-                "is missing, and " + dir + " is now on another filesystem (" +
-                    std::to_string(stx.stx_dev_major) + ":" +
-                    std::to_string(stx.stx_dev_minor) + ") than the file was "
-                    "made on (" + std::to_string(r.devMajor) + ":" +
-                    std::to_string(r.devMinor) + "); no probe file made there");
+  UniqueFd dirFd = OpenResolvedDir(r.dir, r.resolvedDir);
+  struct stat held;
+  if (fstat(dirFd.get(), &held) != 0) ThrowErrno(errno, "fstat", r.resolvedDir);
+  if (major(held.st_dev) != now.stx_dev_major ||
+      minor(held.st_dev) != now.stx_dev_minor || held.st_ino != now.stx_ino) {
+    ThrowSlowdisk("EDIRCHANGED", "open", r.dir,
+                  "changed while it was opened as " + r.resolvedDir +
+                      "; not probed there");
+  }
+  return dirFd;
 }
 
 // The timed round trip rewrites blocks the probe file already holds, which a
@@ -64,11 +83,11 @@ void RequireSameFilesystem(const InspectRequest& r) {
 // no later timed sync has a journal commit of it to pay for; with O_DIRECT
 // the write reaches the device before pwrite returns, and needs no sync.
 // A filesystem without O_TMPFILE is not checked.
-void WriteFreshBlock(const InspectRequest& r, const uint8_t* buf) {
-  const std::string dir = DirOf(r.path);
-  UniqueFd fd(open(dir.c_str(),
-                   O_TMPFILE | O_RDWR | O_CLOEXEC | (r.direct ? O_DIRECT : 0),
-                   0600));
+void WriteFreshBlock(const InspectRequest& r, int dirFd, const uint8_t* buf) {
+  const std::string& dir = r.resolvedDir;
+  UniqueFd fd(openat(dirFd, ".",
+                     O_TMPFILE | O_RDWR | O_CLOEXEC | (r.direct ? O_DIRECT : 0),
+                     0600));
   if (fd.get() < 0) {
     if (errno == EOPNOTSUPP || errno == EISDIR) return;
     ThrowErrno(errno, "open", dir);
@@ -81,7 +100,7 @@ void WriteFreshBlock(const InspectRequest& r, const uint8_t* buf) {
 }  // namespace
 
 InspectResult Inspect(const InspectRequest& r) {
-  const std::string& path = r.path;
+  const std::string path = JoinPath(r.resolvedDir, r.name);
   const uint64_t offset = (1 + r.block % r.blocks) * uint64_t{r.ioSize};
   IoBuffer written = AllocateIoBuffer(r.ioSize, r.align, path);
   IoBuffer read = AllocateIoBuffer(r.ioSize, r.align, path);
@@ -89,28 +108,23 @@ InspectResult Inspect(const InspectRequest& r) {
 
   InspectResult result{};
   const uint64_t start = NowNs();
-  UniqueFd fd(open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC |
-                                     (r.direct ? O_DIRECT : 0)));
-  if (fd.get() >= 0) {
-    // Whatever replaced our file under its name (a restore, a hard link) is
-    // not ours to overwrite.
-    struct stat st;
-    if (fstat(fd.get(), &st) != 0) ThrowErrno(errno, "fstat", path);
-    if (!S_ISREG(st.st_mode) || !IsSameInode(st.st_ino, r.ino)) {
-      ThrowSlowdisk("ENOTOURS", "open", path,
-                    "is not this prober's probe file; left untouched");
-    }
-    result.ino = st.st_ino;
-  } else if (errno == ENOENT) {
+  bool sameDir = false;
+  UniqueFd dirFd = OpenProbeDir(r, path, sameDir);
+  UniqueFd fd;
+  if (sameDir) {
+    fd = OpenOwnProbeFile(dirFd.get(), r.name, path, r.id,
+                          r.direct ? O_DIRECT : 0);
+    result.id = r.id;
+  }
+  result.dirReplaced = !sameDir;
+  if (fd.get() < 0) {
     // Removed by someone, or the directory was replaced: the probe goes on
     // with a new file under the same name.
-    RequireSameFilesystem(r);
-    CreatedProbeFile created = CreateProbeFile(path, r.ioSize, r.direct);
+    CreatedProbeFile created =
+        CreateProbeFile(dirFd.get(), r.name, path, r.ioSize, r.direct);
     fd = std::move(created.fd);
     result.created = true;
-    result.ino = created.ino;
-  } else {
-    ThrowErrno(errno, "open", path);
+    result.id = std::move(created.id);
   }
   const uint64_t opened = NowNs();
 
@@ -157,6 +171,8 @@ InspectResult Inspect(const InspectRequest& r) {
   result.totalNs = end - start;
 
   // Untimed. A file made just now has just been given all its blocks.
-  if (r.freshBlock && !result.created) WriteFreshBlock(r, written.get());
+  if (r.freshBlock && !result.created) {
+    WriteFreshBlock(r, dirFd.get(), written.get());
+  }
   return result;
 }

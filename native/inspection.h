@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <string>
 
+#include "probe_file.h"
+
 struct InspectRequest {
-  std::string path;
-  double ino;  // as JS holds it; see IsSameInode
-  // The filesystem the probe file was made on: a missing file is made again
-  // only there.
-  uint32_t devMajor;
-  uint32_t devMinor;
+  std::string dir;          // the directory as given
+  std::string resolvedDir;  // where it led at start
+  std::string name;         // of the probe file in it
+  ProbeFileId id;
   uint64_t block;
   uint32_t blocks;
   uint32_t ioSize;
@@ -30,10 +30,16 @@ struct InspectResult {
   uint64_t closeNs;
   uint64_t totalNs;
   bool created;
-  uint64_t ino;
+  // Another directory had taken the path's place: the old file is in the old
+  // directory, wherever that went.
+  bool dirReplaced;
+  ProbeFileId id;  // a new one when created
 };
 
-// One timed write-sync-read round trip on one block of the probe file.
-// Fails with EOTHERFS when the file is missing and its directory is no
-// longer on the filesystem the file was made on.
+// One timed write-sync-read round trip on one block of the probe file, all
+// through a descriptor of the directory where the path led at start.
+// Fails with EDIRCHANGED when the path leads elsewhere now, with EOTHERFS
+// when its directory is no longer on the filesystem the file was made on,
+// and with ENAMETAKEN when the file's name holds something not this
+// prober's file.
 InspectResult Inspect(const InspectRequest& request);

@@ -9,6 +9,9 @@ struct DirIdentity {
   uint32_t devMajor;
   uint32_t devMinor;
   uint32_t fsMagic;
+  std::string resolvedDir;  // realpath
 };
 
-DirIdentity ResolveDir(const std::string& dir);
+// Fails with EDIRCHANGED when `pinned` is given and `dir` no longer leads
+// there: a path that leads elsewhere through a symlink is not placed anew.
+DirIdentity ResolveDir(const std::string& dir, const std::string& pinned);

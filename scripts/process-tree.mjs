@@ -3,22 +3,40 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * The PIDs whose parent is `pid`, from /proc (this kernel has no /proc/PID/task/TID/children).
- * @param {number} pid
+ * The PIDs whose /proc/PID/stat field `field` (counted from the state, 0) is `value`.
+ * @param {number} field
+ * @param {number} value
  * @returns {number[]}
  */
-export function childPids(pid) {
-  const children = [];
+function pidsWithStat(field, value) {
+  const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // The command name may hold spaces and parentheses: fields resume after the last ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push(Number(entry));
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[field]) === value) found.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }
   }
-  return children;
+  return found;
+}
+
+/**
+ * The PIDs whose parent is `pid`, from /proc (this kernel has no /proc/PID/task/TID/children).
+ * @param {number} pid
+ * @returns {number[]}
+ */
+export function childPids(pid) {
+  return pidsWithStat(1, pid);
+}
+
+/**
+ * The PIDs in process group `pgid`.
+ * @param {number} pgid
+ * @returns {number[]}
+ */
+export function groupPids(pgid) {
+  return pidsWithStat(2, pgid);
 }

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = (file) => new URL(`file://${path.join(root, 'dist', file)}`).href;
 
-const { DEFAULT_PEER_PARAMS, peerParams, judgeDay, judgeHost, daysToDetection, naturalCompare } = await import(dist('peer/index.js'));
+const { DEFAULT_PEER_PARAMS, peerParams, judgeDayByClass, judgeHost, daysToDetection, naturalCompare } = await import(dist('peer/index.js'));
 const { cachedUnpack, findHosts, readHostDays, analyzeHost, newCounters, readLabels, labelKey } = await import(dist('perseus/index.js'));
 const { Rng } = await import(dist('scenarios/prng.js'));
 
@@ -81,13 +81,21 @@ function score(flagged, labels, hosts) {
   };
 }
 
-/** The detector over in-memory series of the given hosts; with `detection`, the days each slow drive needed (growing prefixes). */
-function evaluate(series, hosts, params, labels, detection = false) {
+/**
+ * The detector over in-memory series of the given hosts, scored on its verdict now (slow now);
+ * the drives slow before and recovered since are counted apart. With `detection`, the days
+ * each slow drive needed (growing prefixes).
+ */
+function evaluate(series, hosts, params, labels, detection = false, everSlow = false) {
   const flagged = new Set();
+  const recovered = new Set();
   const daysNeeded = [];
   for (const host of hosts) {
-    const days = series.get(host).map((day) => judgeDay(day, params));
-    for (const drive of judgeHost(days, params).drives) if (drive.verdict === 'slow') flagged.add(labelKey(host, drive.disk));
+    const days = series.get(host).flatMap((day) => judgeDayByClass(day, params));
+    for (const drive of judgeHost(days, params).drives) {
+      if (drive.verdict === 'slow' || (everSlow && drive.episodes.length > 0)) flagged.add(labelKey(host, drive.disk));
+      else if (drive.episodes.length > 0) recovered.add(labelKey(host, drive.disk));
+    }
     if (detection) {
       for (const [disk, found] of daysToDetection(days, params)) {
         const key = labelKey(host, disk);
@@ -95,7 +103,8 @@ function evaluate(series, hosts, params, labels, detection = false) {
       }
     }
   }
-  return { ...score(flagged, labels, hosts), daysNeeded };
+  const recoveredLabelled = [...recovered].filter((key) => labels.keys.has(key)).length;
+  return { ...score(flagged, labels, hosts), daysNeeded, recoveredLabelled, recoveredOthers: recovered.size - recoveredLabelled };
 }
 
 /** A median-plus-MAD reference: a drive is flagged when its median latency over the whole period stands out of its host's drives by more than 3.5 robust SDs (no load, no persistence). */
@@ -123,9 +132,9 @@ function medianMadReference(series, hosts, labels) {
   return score(flagged, labels, hosts);
 }
 
-/** The peer detector without persistence: a drive is flagged on its first slow day. */
+/** The peer detector without persistence: a drive is flagged on its first slow day (whether slow now or not). */
 function singleDayReference(series, hosts, params, labels) {
-  return evaluate(series, hosts, { ...params, minSlowDays: 1 }, labels);
+  return evaluate(series, hosts, { ...params, minSlowDays: 1 }, labels, false, true);
 }
 
 /**
@@ -162,7 +171,7 @@ function ratioMargin(series, hosts, params, labels) {
   const labelled = [];
   const others = [];
   for (const host of hosts) {
-    const days = series.get(host).map((day) => judgeDay(day, params));
+    const days = series.get(host).flatMap((day) => judgeDayByClass(day, params));
     for (const drive of judgeHost(days, params).drives) {
       if (!Number.isFinite(drive.ratio)) continue;
       (labels.keys.has(labelKey(host, drive.disk)) ? labelled : others).push(drive.ratio);
@@ -234,6 +243,8 @@ async function main() {
   out(`[artifact]: figures reached by ${ARTIFACT}'s own outputs on cluster C, scored against the labels (cited, not re-run).`);
   out('[ref]: computed here on the same data: a whole-period median+MAD outlier rule, and this detector flagging on any single slow day.');
   out();
+  out(`scored on the verdict now (slow on ${params.minSlowDays} of the last ${params.windowDays} days of the drive's class, host-wide days not counted): labelled drives ${main.tp} slow now, ${main.recoveredLabelled} recovered, ` +
+    `${main.fn - main.recoveredLabelled} never slow; other drives ${main.fp} slow now, ${main.recoveredOthers} recovered`);
   out(`falsely flagged drives: ${main.fp}${main.fp ? ` (${main.falseFlags.join(', ')})` : ''}; missed: ${main.fn}${main.fn ? ` (${main.missed.join(', ')})` : ''}`);
   const needed = main.daysNeeded.map((d) => d.days).sort((a, b) => a - b);
   const histogram = new Map();
@@ -283,12 +294,12 @@ async function main() {
     const spoiled = withExcursions(series, hosts, labels, count, 1.6, 1000 + count);
     const detector = evaluate(spoiled, hosts, params, labels);
     const noPersistence = singleDayReference(spoiled, hosts, params, labels);
-    stress.push({ days: count, factor: 1.6, detector: { precision: detector.precision, recall: detector.recall, fp: detector.fp }, noPersistence: { precision: noPersistence.precision, recall: noPersistence.recall, fp: noPersistence.fp } });
-    stressRows.push([`${count} random day${count === 1 ? '' : 's'} at 1.6x`, ...scoreCells(detector), f2(noPersistence.precision), noPersistence.fp]);
+    stress.push({ days: count, factor: 1.6, detector: { precision: detector.precision, recall: detector.recall, fp: detector.fp, recoveredOthers: detector.recoveredOthers }, noPersistence: { precision: noPersistence.precision, recall: noPersistence.recall, fp: noPersistence.fp } });
+    stressRows.push([`${count} random day${count === 1 ? '' : 's'} at 1.6x`, ...scoreCells(detector), detector.recoveredOthers, f2(noPersistence.precision), noPersistence.fp]);
   }
   out();
   out('robustness: every unlabelled drive made 1.6x slower on some random days of its ~15 (seeded), labelled drives untouched:');
-  out(table(['healthy drives slowed on', 'precision', 'recall', 'F1', 'TP', 'FP', 'FN', 'no-persistence precision', 'its FP'], stressRows));
+  out(table(['healthy drives slowed on', 'precision', 'recall', 'F1', 'TP', 'FP', 'FN', 'recovered (not flagged)', 'no-persistence precision', 'its FP'], stressRows));
 
   // Hold-out: hosts alternate into halves A and B (in natural order); the two decisive
   // thresholds are tuned on A alone, then scored on B and on all.

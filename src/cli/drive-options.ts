@@ -1,5 +1,5 @@
 // --all-devices, --devices and --state-dir on watch and check: judge every drive of the host
-// against its peers from the kernel's counters, with a history kept between runs.
+// against its peers of the same class from the kernel's counters, with a history kept between runs.
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { kernelName } from '../drives/block-disks.js';
@@ -30,8 +30,11 @@ function deviceList(value: string): string[] {
 
 export function addDriveOptions(command: Command): Command {
   return command
-    .option('--all-devices', "judge every whole disk of the host against the others from the kernel's counters, over days (not loop, ram, zram, dm, md, sr: name those with --devices)")
-    .option('--devices <names>', 'judge these drives against each other instead, e.g. sda,sdb,sdc,sdd (at least 4)', deviceList)
+    .option(
+      '--all-devices',
+      "judge every whole disk of the host against the others of its class (NVMe, SATA, SAS...; SSD or HDD) from the kernel's counters, over days (not loop, ram, zram, dm, md, sr: name those with --devices)",
+    )
+    .option('--devices <names>', 'judge these drives against each other, by class, instead, e.g. sda,sdb,sdc,sdd (at least 4 of one class)', deviceList)
     .option('--state-dir <dir>', `where the drives' history is kept between runs (default: ${DEFAULT_STATE_DIR})`);
 }
 

@@ -1,13 +1,20 @@
 // The drives' side of watch and check: chooses the drives, opens their history, samples the
 // kernel's counters every 15 s, and reports each drive's verdict against its peers.
-import { allDisks, type DiskSelection } from '../drives/block-disks.js';
+import path from 'node:path';
+import { allDisks, readDeviceClass, type DiskSelection } from '../drives/block-disks.js';
 import { DriveMonitor, KERNEL_SOURCE, type DriveJudgement, type DriveSource } from '../drives/drive-monitor.js';
 import { DEFAULT_DRIVE_PARAMS, type DriveParams } from '../drives/params.js';
-import { FileStateStore, StateStoreError } from '../drives/state-file.js';
+import { emptyHistory } from '../drives/history.js';
+import { FileStateStore, STATE_FILE, StateStoreError, type OpenedState, type StateStore } from '../drives/state-file.js';
+import { deadlineText, withinDeadline } from '../output/deadline.js';
+import type { OutputWriter } from '../output/output-writer.js';
+import { stateOpenerOf } from '../output/written-state.js';
 import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
-import { driveJson, drivesJson, driveSummaryLine, isSlow, slowDriveLine, type DriveContext } from '../report/drive-verdicts.js';
+import { groupMinimum } from '../peer/verdict.js';
+import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../report/drive-verdicts.js';
 import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
+import { visible, writeStderrLine } from '../report/visible-text.js';
 import type { Registry } from 'prom-client';
 import type { DriveRequest } from './drive-options.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
@@ -22,7 +29,9 @@ export interface DriveRunOptions {
   sysRoot?: string;
   params?: DriveParams;
   peer?: PeerParams;
-  /** node_exporter's textfile directory: DIR/slowdisk-drives.prom after every sample. */
+  /** The output writer process: the history and the textfile are written by it (else the history in this process). */
+  output?: OutputWriter;
+  /** node_exporter's textfile directory: DIR/slowdisk-drives.prom after every sample (needs `output`). */
   textfile?: string;
   /** Keep the drives' gauges for a /metrics server (--listen) even without a textfile. */
   serveMetrics?: boolean;
@@ -42,6 +51,7 @@ export class DriveRun {
   private timer: NodeJS.Timeout | null = null;
   /** The last save's error, if the last save failed. */
   saveError: string | null = null;
+  private saveErrorKind: string | null = null;
   private savedAtMs: number | null = null;
   private saving: Promise<void> | null = null;
   private shownSlow = new Set<string>();
@@ -51,7 +61,8 @@ export class DriveRun {
 
   private constructor(
     private readonly monitor: DriveMonitor,
-    private readonly store: FileStateStore,
+    /** null when the history could not be read in time: nothing is saved then. */
+    private readonly store: StateStore | null,
     private readonly context: DriveContext,
     private readonly options: DriveRunOptions,
     private readonly params: DriveParams,
@@ -59,7 +70,7 @@ export class DriveRun {
     private readonly rescan: (() => void) | null,
     private readonly metrics: { gauges: DriveMetrics; textfile: TextfileWriter | null } | null,
   ) {
-    this.warn = options.warn ?? ((line) => process.stderr.write(`slowdisk: ${line}\n`));
+    this.warn = options.warn ?? writeStderrLine;
     this.write = options.write ?? ((text) => process.stdout.write(text));
   }
 
@@ -78,25 +89,42 @@ export class DriveRun {
       const missing = devices.filter((name) => !present.has(name));
       if (missing.length > 0) throw new DriveStartError(`no block device ${missing.join(', ')} in /proc/diskstats`);
     }
-    const needed = peer.minPeers + 1;
-    if (devices.length < needed) {
-      const which = devices.length === 0 ? 'none' : devices.join(', ');
-      throw new DriveStartError(`a drive is judged against at least ${peer.minPeers} peers: ${needed} drives are needed, ${request.devices === 'all' ? 'the host has' : 'given'} ${devices.length} (${which})`);
+    const needed = groupMinimum(peer);
+    const classOf = (name: string) => (options.sysRoot === undefined ? source.deviceClass(name) : readDeviceClass(name, options.sysRoot));
+    const counts = new Map<string, number>();
+    for (const peerClass of devices.map(classOf)) counts.set(peerClass, (counts.get(peerClass) ?? 0) + 1);
+    if (![...counts.values()].some((count) => count >= needed)) {
+      const which = devices.length === 0 ? 'none' : [...counts].map(([peerClass, count]) => `${count} ${peerClass}`).join(', ');
+      throw new DriveStartError(
+        `a drive is judged against at least ${peer.minPeers} peers of its class: ${needed} drives of one class are needed, ${request.devices === 'all' ? 'the host has' : 'given'} ${devices.length} (${which})`,
+      );
     }
-    let opened;
-    try {
-      opened = FileStateStore.open(request.stateDir, options.clock);
-    } catch (error) {
-      if (error instanceof StateStoreError) throw new DriveStartError(error.message);
-      throw error;
+    const sourceWithClasses: DriveSource = { ...source, deviceClass: classOf };
+    const open = options.output ? stateOpenerOf(options.output) : (dir: string, now: () => number) => FileStateStore.open(dir, now);
+    const opening = open(request.stateDir, options.clock ?? Date.now);
+    let opened: OpenedState | null = null;
+    if ((await withinDeadline(opening)) === 'done') {
+      try {
+        opened = await opening;
+      } catch (error) {
+        if (error instanceof StateStoreError) throw new DriveStartError(error.message);
+        throw error;
+      }
     }
-    const monitor = new DriveMonitor(devices, opened.history, source, options.clock ?? Date.now, peer, params);
+    const stateDir = opened?.store.dir ?? path.resolve(request.stateDir);
+    const monitor = new DriveMonitor(devices, opened?.history ?? emptyHistory(), sourceWithClasses, options.clock ?? Date.now, peer, params);
     const rescan = request.devices === 'all' ? () => monitor.addDevices(wholeDisksIn(source, options.sysRoot).devices) : null;
     const gauges = options.textfile === undefined && !options.serveMetrics ? null : new DriveMetrics();
-    const textfile = gauges && options.textfile !== undefined ? new TextfileWriter(options.textfile, () => gauges.registry.metrics(), DRIVES_TEXTFILE_NAME) : null;
+    const output = options.output;
+    if (options.textfile !== undefined && !output) throw new Error('a textfile is written by the output writer');
+    const textfile = gauges && options.textfile !== undefined ? new TextfileWriter(output!, options.textfile, () => gauges.registry.metrics(), DRIVES_TEXTFILE_NAME) : null;
     const metrics = gauges && { gauges, textfile };
-    const run = new DriveRun(monitor, opened.store, { stateDir: opened.store.dir, excluded, peer }, options, params, rescan, metrics);
-    for (const problem of opened.problems) run.warn(problem);
+    const run = new DriveRun(monitor, opened?.store ?? null, { stateDir, excluded, peer }, options, params, rescan, metrics);
+    if (opened === null) {
+      // A history that cannot be read is never saved over: it would lose what it holds.
+      run.failedSave(`the drive history ${path.join(stateDir, STATE_FILE)} was not read within ${deadlineText()}: its disk may hang; this run's history is not saved`);
+    }
+    for (const problem of opened?.problems ?? []) run.warn(problem);
     run.sample();
     await run.settled();
     if (metrics) {
@@ -104,7 +132,7 @@ export class DriveRun {
       try {
         await metrics.textfile?.start();
       } catch (error) {
-        opened.store.close();
+        await opened?.store.close();
         throw new DriveStartError((error as Error).message);
       }
     }
@@ -140,34 +168,47 @@ export class DriveRun {
 
   /** A failed save is reported once (until one succeeds) and tried again at the next sample. */
   private async save(now: number): Promise<void> {
+    if (!this.store) return;
+    const file = this.store.file;
+    const saving = this.store.save(this.monitor.history);
+    void withinDeadline(saving).then((outcome) => {
+      if (outcome === 'late') this.failedSave(`the drive history ${file} was not saved within ${deadlineText()}: its disk may hang`);
+    });
     try {
-      await this.store.save(this.monitor.history);
+      await saving;
       this.saveError = null;
+      this.saveErrorKind = null;
       this.savedAtMs = now;
     } catch (error) {
       if (!(error instanceof StateStoreError)) throw error;
-      this.failedSave(error.message);
+      this.failedSave(error.message, `save ${error.code ?? error.message}`);
     }
   }
 
-  private failedSave(message: string): void {
-    if (this.saveError !== message) this.warn(message);
+  /** `kind`: the same failure again (ENOSPC on another temporary file) is not told again. */
+  failedSave(message: string, kind: string = message): void {
+    if (this.saveErrorKind !== kind) this.warn(message);
     this.saveError = message;
+    this.saveErrorKind = kind;
   }
 
-  /** The last save, waited for at most finalSaveWaitMs: a state directory on a hung disk does not hold the exit. False when it did not finish. */
+  /** The last save, waited for at most the output deadline: a state directory on a hung disk does not hold the exit. False when it did not finish. */
   private async finalSave(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.params.finalSaveWaitMs)));
+    if (!this.store) return false;
     const save = (async () => {
       await this.saving;
       await this.save(this.clock());
     })();
-    const outcome = await Promise.race([save.then(() => 'done' as const), late]);
-    clearTimeout(timer);
-    if (outcome === 'done') return true;
-    this.failedSave(`the drive history ${this.store.file} was not saved within ${this.params.finalSaveWaitMs / 1000} s: its disk may hang`);
+    if ((await withinDeadline(save)) === 'done') return true;
+    this.failedSave(`the drive history ${this.store.file} was not saved within ${deadlineText()}: its disk may hang`);
     return false;
+  }
+
+  /** What this run did not write: "the drive history PATH", its textfile. */
+  notWritten(): string[] {
+    const history = this.saveError === null ? [] : [`the drive history ${path.join(this.context.stateDir, STATE_FILE)}`];
+    const textfile = this.metrics?.textfile?.notWritten();
+    return textfile ? [...history, textfile] : history;
   }
 
   clock(): number {
@@ -210,16 +251,15 @@ export class DriveRun {
     this.timer = null;
     this.rescan?.();
     this.monitor.sample();
-    // A hung directory would hang the lock's removal too: the lock is left, and the next run
-    // takes it over, its process being gone.
-    if (await this.finalSave()) this.store.close();
     const judgement = this.judge();
-    if (this.metrics) {
-      this.metrics.gauges.update(judgement, this.clock());
-      // A write in progress is let finish, then the final one made and waited for.
-      await this.metrics.textfile?.stop();
-      await this.metrics.textfile?.start().catch((error: Error) => this.warn(error.message));
-    }
+    this.metrics?.gauges.update(judgement, this.clock());
+    // The final save and textfile side by side, each bounded by the output deadline. A hung
+    // directory would hang the lock's removal too: the lock is left, and the next run takes
+    // it over, its process being gone.
+    const saved = (async () => {
+      if (this.store && (await this.finalSave())) await withinDeadline(this.store.close());
+    })();
+    await Promise.all([saved, this.metrics?.textfile?.stop()]);
     return judgement;
   }
 
@@ -228,7 +268,7 @@ export class DriveRun {
     this.print(judgement, judgement.drives, this.clock());
   }
 
-  /** check's exit code for the drives: WARNING when one is slow; UNKNOWN when the history could not be saved. */
+  /** check's exit code for the drives: WARNING when one is slow now; UNKNOWN when the history could not be saved. A class too small to judge changes nothing while another can be judged. */
   exitCode(judgement: DriveJudgement): number {
     if (this.saveError !== null) return EXIT_UNKNOWN;
     return judgement.drives.some(isSlow) ? EXIT_WARNING : EXIT_OK;
@@ -240,7 +280,7 @@ export class DriveRun {
       this.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
       return;
     }
-    const slowLines = drives.filter(isSlow).map(slowDriveLine);
-    this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${line}\n`).join(''));
+    const slowLines = drives.filter((drive) => isSlow(drive) || isRecovered(drive)).map(driveLine);
+    this.write([...slowLines, driveSummaryLine(judgement, this.context)].map((line) => `${visible(line)}\n`).join(''));
   }
 }

@@ -1,5 +1,7 @@
 // Bad input and unprobeable paths end with one line on stderr and a documented exit code.
+import { writeStderrLine } from '../report/visible-text.js';
+
 export function fail(message: string, code: number): never {
-  process.stderr.write(`slowdisk: ${message}\n`);
+  writeStderrLine(message);
   process.exit(code);
 }

@@ -1,6 +1,7 @@
 // slowdisk's command line: parses flags into params, then hands over to the run loop.
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { DEFAULT_CHECK_DURATION_MS } from '../params.js';
+import { CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS } from '../params.js';
 import { VERSION } from '../version.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
 import { fail } from './fail.js';
@@ -11,7 +12,7 @@ import {
   addStatisticalOptions,
   addScoreOptions,
   addTargetOptions,
-  durationArg,
+  durationOption,
   probeParamsFrom,
   scoreParamsFrom,
   statisticalParamsFrom,
@@ -41,7 +42,8 @@ function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command
     targets: targetsFrom(values, process.cwd(), drives === null),
     score,
     probe: probeParamsFrom(values),
-    record: values.record,
+    // Resolved here: the output writer that creates it runs in /.
+    record: values.record === undefined ? undefined : path.resolve(values.record),
     hooks: hookParamsFrom(values),
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),
@@ -127,7 +129,7 @@ export function buildProgram(): Command {
   */5 * * * * root slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
   */5 * * * * root out=$(slowdisk check --all-devices --duration 30s) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json`,
-  ).option('--duration <duration>', 'how long to probe; exits early at the eviction threshold', durationArg, DEFAULT_CHECK_DURATION_MS);
+  ).addOption(durationOption('--duration <duration>', 'how long to probe; exits early at the eviction threshold', CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS));
   addFormatOption(check);
   check.action((values: ProbeCommandValues & { duration: number }, command: Command) =>
     run({ ...runOptions('check', values, command), durationMs: values.duration }),

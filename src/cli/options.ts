@@ -1,25 +1,39 @@
 // The flags shared by watch and check (and later replay), mapped onto params.ts.
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   DEFAULT_PROBE_PARAMS,
   DEFAULT_SCORE_PARAMS,
-
+  formatDuration,
+  HANG_AFTER_RANGE,
+  formatDurationRange,
+  inDurationRange,
   parseDuration,
+  SCORE_DURATION_RANGES,
+  type DurationRange,
   type ProbeParams,
   type ScoreParams,
 } from '../params.js';
-import { DEFAULT_STATISTICAL_PARAMS, statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
+import { DEFAULT_STATISTICAL_PARAMS, STATISTICAL_DURATION_RANGES, statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 
-export function durationArg(value: string): number {
-  try {
-    const ms = parseDuration(value);
-    if (ms <= 0) throw new RangeError(`must be more than 0: '${value}'`);
+function durationIn(range: DurationRange) {
+  return (value: string): number => {
+    let ms: number;
+    try {
+      ms = parseDuration(value);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+    if (!inDurationRange(ms, range)) throw new InvalidArgumentError(`expected a duration from ${formatDurationRange(range)}, got '${value}'`);
     return ms;
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
+  };
+}
+
+/** A duration flag: its range in the help and enforced when parsed, its default in units. */
+export function durationOption(flags: string, description: string, range: DurationRange, defaultMs?: number): Option {
+  const option = new Option(flags, `${description} (${formatDurationRange(range)})`).argParser(durationIn(range));
+  return defaultMs === undefined ? option : option.default(defaultMs, formatDuration(defaultMs));
 }
 
 export function numberArg(min: number, max: number, integer: boolean) {
@@ -54,11 +68,11 @@ export function addTargetOptions(command: Command): Command {
 export function addScoreOptions(command: Command): Command {
   const d = DEFAULT_SCORE_PARAMS;
   return command
-    .option('--interval <duration>', 'one inspection per disk per tick', durationArg, d.intervalMs)
+    .addOption(durationOption('--interval <duration>', 'one inspection per disk per tick', SCORE_DURATION_RANGES.intervalMs, d.intervalMs))
     .option('--round-ticks <n>', 'ticks per round; the score is updated once a round', numberArg(1, 1e6, true), d.roundTicks)
     .option('--ratio-threshold <x>', 'a round with this share of timeouts doubles the score', numberArg(1e-6, 1, false), d.ratioThreshold)
-    .option('--min-ttr <duration>', 'the score falls by 100 points per this much healthy time', durationArg, d.minTtrMs)
-    .option('--timeout <duration>', 'an inspection this long or longer is a timeout (default: the interval)', durationArg)
+    .addOption(durationOption('--min-ttr <duration>', 'the score falls by 100 points per this much healthy time', SCORE_DURATION_RANGES.minTtrMs, d.minTtrMs))
+    .addOption(durationOption('--timeout <duration>', 'an inspection this long or longer is a timeout, by default the interval', SCORE_DURATION_RANGES.timeoutMs))
     .option('--evict-threshold <n>', 'CRITICAL at this reported store score', numberArg(1, 100, false), d.evictThreshold)
     .option('--slow-threshold <n>', 'WARNING at this reported store score', numberArg(1, 100, false), d.slowThreshold);
 }
@@ -67,17 +81,23 @@ export function addProbeOptions(command: Command): Command {
   return command
     .option('--sync <call>', 'the flush after each write: fdatasync or fsync', syncArg, DEFAULT_PROBE_PARAMS.sync)
     .option('--buffered', 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)')
-    .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize);
+    .option('--io-size <bytes>', 'bytes written and read per inspection, rounded up to the O_DIRECT alignment; the probe file is 65 such blocks (a header and 64 data blocks: 260 KiB at 4096)', numberArg(512, 1 << 20, true), DEFAULT_PROBE_PARAMS.ioSize)
+    .addOption(hangAfterOption());
+}
+
+/** On watch and check, and on replay, which finds the same hung disks in a trace. */
+export function hangAfterOption(): Option {
+  return durationOption('--hang-after <duration>', 'a disk whose inspection has been in flight this long is hung (WARNING at least)', HANG_AFTER_RANGE, DEFAULT_PROBE_PARAMS.hangAfterMs);
 }
 
 export function addStatisticalOptions(command: Command): Command {
   const d = DEFAULT_STATISTICAL_PARAMS;
   return command
     .option('--stat-window <n>', "statistical detector: each disk's baseline is its last this-many inspections", numberArg(10, 1e6, true), d.windowSamples)
-    .option('--stat-refresh <duration>', 'statistical detector: how often the baseline is recomputed', durationArg, d.refreshMs)
+    .addOption(durationOption('--stat-refresh <duration>', 'statistical detector: how often the baseline is recomputed', STATISTICAL_DURATION_RANGES.refreshMs, d.refreshMs))
     .option('--stat-threshold <x>', 'statistical detector: a deviation above this many MADs counts', numberArg(0.1, 1000, false), d.threshold)
-    .option('--stat-suspect-after <duration>', 'statistical detector: deviating this long makes a disk suspect', durationArg, d.suspectAfterMs)
-    .option('--stat-observe <duration>', 'statistical detector: a suspect disk is observed this much longer', durationArg, d.observeMs)
+    .addOption(durationOption('--stat-suspect-after <duration>', 'statistical detector: deviating this long makes a disk suspect', STATISTICAL_DURATION_RANGES.suspectAfterMs, d.suspectAfterMs))
+    .addOption(durationOption('--stat-observe <duration>', 'statistical detector: a suspect disk is observed this much longer', STATISTICAL_DURATION_RANGES.observeMs, d.observeMs))
     .option('--stat-confirm-share <x>', 'statistical detector: confirmed when more than this share of the observation deviates', numberArg(0.01, 1, false), d.confirmShare)
     .option('--critical-on <what>', "evict: CRITICAL at the eviction threshold only (a confirmed slow disk is WARNING); any: a confirmation is CRITICAL too", criticalOnArg, 'evict');
 }
@@ -154,10 +174,11 @@ export interface ProbeOptionValues {
   sync: ProbeParams['sync'];
   buffered?: boolean;
   ioSize: number;
+  hangAfter: number;
 }
 
 export function probeParamsFrom(options: ProbeOptionValues): ProbeParams {
-  return { ioSize: options.ioSize, direct: !options.buffered, sync: options.sync };
+  return { ioSize: options.ioSize, direct: !options.buffered, sync: options.sync, hangAfterMs: options.hangAfter };
 }
 
 export interface TargetOptionValues {

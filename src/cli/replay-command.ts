@@ -1,16 +1,18 @@
 // `slowdisk replay TRACE`: scores a recorded trace offline through the same tick semantics
 // as watch, with the header's parameters unless a flag says otherwise.
-import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Command } from 'commander';
 import type { Ora } from 'ora';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../params.js';
+import { replaceFile } from '../common/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
 import { stalledBehind, Timeline } from '../replay/timeline.js';
 import { JsonLines } from '../report/json-lines.js';
 import { stdoutFlushed } from '../report/stdout-flushed.js';
 import { canRedraw, loadOra, spinnerColor } from '../report/terminal.js';
+import { visible } from '../report/visible-text.js';
 import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
@@ -20,6 +22,7 @@ import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } 
 import {
   addScoreOptions,
   addStatisticalOptions,
+  hangAfterOption,
   numberArg,
   scoreParamsFrom,
   statisticalParamsFrom,
@@ -29,6 +32,7 @@ import {
 
 interface ReplayValues extends ScoreOptionValues, StatisticalOptionValues, PredictorOptionValues {
   ticks?: number;
+  hangAfter: number;
   json?: boolean;
   verbose?: boolean;
   plot?: string;
@@ -54,6 +58,7 @@ export function replayCommand(): Command {
   addScoreOptions(command);
   addStatisticalOptions(command);
   addPredictorOptions(command);
+  command.addOption(hangAfterOption());
   return command
     .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
     .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
@@ -83,6 +88,13 @@ function withHeader(values: ReplayValues, header: TraceHeader | null, command: C
     if (recorded[param] !== undefined && command.getOptionValueSource(option) !== 'cli') merged[option] = recorded[param];
   }
   return merged;
+}
+
+/** --hang-after as given, else as recorded, else its default. */
+function recordedHangAfter(values: ReplayValues, header: TraceHeader | null, command: Command): number {
+  const recorded = header?.hang_after_ms;
+  if (command.getOptionValueSource('hangAfter') === 'cli' || typeof recorded !== 'number' || !(recorded > 0)) return values.hangAfter;
+  return recorded;
 }
 
 function failTrace(name: string, error: unknown): never {
@@ -140,6 +152,7 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
     statistical: statisticalParamsFrom(values, params),
     criticalOn: values.criticalOn,
     predictor: predictorParamsFrom(values, params),
+    hangAfterMs: recordedHangAfter(values, trace.header, command),
   }, observer).catch((error: unknown) => {
     progress?.stop();
     return failTrace(trace.name, error);
@@ -147,7 +160,8 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
   timeline?.end(result);
   progress?.stop();
   if (plot) {
-    await writeFile(plot.file, renderPlot(plot.recorder, params, trace.name)).catch((error: Error) =>
+    // Replaced atomically, never through a symlink planted at its name.
+    await replaceFile(path.dirname(plot.file), path.basename(plot.file), renderPlot(plot.recorder, params, trace.name), { mode: 0o644 }).catch((error: Error) =>
       fail(`cannot write the plot ${plot.file}: ${error.message}`, EXIT_UNKNOWN),
     );
   }
@@ -203,6 +217,6 @@ class ReplayProgress {
 
   private text(): string {
     const share = this.trace.readShare();
-    return `replaying ${this.trace.name}: tick ${this.tick}${share === null ? '' : ` (${Math.floor(share * 100)}% read)`}`;
+    return `replaying ${visible(this.trace.name)}: tick ${this.tick}${share === null ? '' : ` (${Math.floor(share * 100)}% read)`}`;
   }
 }

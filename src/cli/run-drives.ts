@@ -3,6 +3,7 @@ import type { DriveRequest } from './drive-options.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from './exit-codes.js';
 import { fail } from './fail.js';
+import { OutputWriter } from '../output/output-writer.js';
 import type { ListenAddress } from '../report/metrics-server.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 
@@ -19,9 +20,11 @@ export interface DriveOnlyOptions {
 }
 
 export async function runDrives(options: DriveOnlyOptions): Promise<void> {
+  // The state directory and the textfile are written by the output writer process, never by the CLI's.
+  const writer = new OutputWriter();
   let run: DriveRun;
   try {
-    run = await DriveRun.start(options.drives, { json: options.json, textfile: options.textfile, serveMetrics: options.listen !== undefined });
+    run = await DriveRun.start(options.drives, { json: options.json, output: writer, textfile: options.textfile, serveMetrics: options.listen !== undefined });
   } catch (error) {
     if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
     throw error;
@@ -43,6 +46,7 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
     await server?.close();
     const judgement = await run.finish();
     run.report(judgement);
+    writer.end(run.notWritten());
     await stoppingRunFlushed();
     process.exit(code ?? run.exitCode(judgement));
   };

@@ -8,6 +8,7 @@ import { nagiosLine } from '../report/nagios.js';
 import { PhaseLatencies } from '../report/phase-latencies.js';
 import { RoundLines, type Reporter } from '../report/round-lines.js';
 import { canRedraw } from '../report/terminal.js';
+import { visible } from '../report/visible-text.js';
 import type { ProbeSession } from '../session/probe-session.js';
 import type { OutputOptions } from './output-options.js';
 
@@ -66,6 +67,6 @@ export class RunOutput {
     const line = this.latencies
       ? nagiosLine(outcome, this.params, this.buffered, this.latencies, this.session.chargedTimeouts(), this.warnProbability)
       : checkSummary(outcome.verdict, outcome.storeScore, outcome.elapsedMs, outcome.disks, this.params, this.buffered, outcome.interruptedBy);
-    process.stdout.write(`${line}\n`);
+    process.stdout.write(`${visible(line)}\n`);
   }
 }

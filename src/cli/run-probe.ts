@@ -6,11 +6,13 @@ import type { PredictorParams } from '../predict/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
 import type { HookParams, ProbeParams, ScoreParams } from '../params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
+import { OutputWriter } from '../output/output-writer.js';
 import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { RunVerdict, worseSeverity } from '../score/store-score.js';
 import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
+import { checkEndSeverity, hangSeverity } from '../session/hang-verdict.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
 import type { DriveRequest } from './drive-options.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
@@ -59,11 +61,14 @@ export async function runProbe(options: RunOptions): Promise<void> {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
   }
+  // The CLI makes no syscall on an output's path: the writer process does them all.
+  const writer = options.output?.textfile !== undefined || options.record !== undefined || options.drives ? new OutputWriter() : null;
   let drives: DriveRun | null = null;
   if (options.drives) {
     try {
       drives = await DriveRun.start(options.drives, {
         json: options.output?.json === true,
+        output: writer!,
         textfile: options.output?.textfile,
         serveMetrics: options.output?.listen !== undefined,
       });
@@ -73,7 +78,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       throw error;
     }
   }
-  const metricsExport = await MetricsExport.start(options.output ?? {}, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
+  const metricsExport = await MetricsExport.start({ ...options.output, output: writer }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
     await session.stop();
     await drives?.finish();
     return fail(error.message, EXIT_UNKNOWN);
@@ -81,7 +86,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   let recorder: SessionRecorder | null = null;
   if (options.record !== undefined) {
     try {
-      recorder = await SessionRecorder.start(options.record, session, score);
+      recorder = await SessionRecorder.start(writer!, options.record, session, score, probe.hangAfterMs);
     } catch (error) {
       await session.stop();
       await metricsExport?.stop();
@@ -108,9 +113,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
     reporter?.stop();
     const disks = session.statuses();
     await session.stop();
-    await recorder?.stop();
-    await metricsExport?.stop();
-    const judgement = await drives?.finish();
+    // Each output bounded by the output deadline, side by side.
+    const [, , judgement] = await Promise.all([recorder?.stop(), metricsExport?.stop(), drives?.finish()]);
     const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
     if (mode === 'check') {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
@@ -118,6 +122,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
     }
     // After check's line: a Nagios-style reader takes the first line as the status.
     if (judgement) drives?.report(judgement);
+    writer?.end([recorder?.notWritten(), metricsExport?.notWritten(), ...(drives?.notWritten() ?? [])]);
     await stoppingRunFlushed();
     await hooks?.settle();
     process.exit(exitCode);
@@ -128,11 +133,14 @@ export async function runProbe(options: RunOptions): Promise<void> {
     const states = report.disks.flatMap((disk) => (disk.statistical ? [disk.statistical] : []));
     const detected = detectorSeverity(states, { confirmedIsCritical: options.criticalOn === 'any' });
     const predicted = predictionSeverity(report.disks.flatMap((disk) => (disk.prediction ? [disk.prediction] : [])));
-    const severity = verdict.observe(report.storeScore, worseSeverity(detected, predicted));
+    const severity = verdict.observe(report.storeScore, worseSeverity(worseSeverity(detected, predicted), hangSeverity(report.disks)));
     reporter?.round(report);
     if (severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
   });
-  session.on('event', (event) => reporter?.event(event));
+  session.on('event', (event) => {
+    if (event.kind === 'hung') verdict.note('slow');
+    reporter?.event(event);
+  });
   session.on('fatal', (message) => {
     reporter?.stop();
     void session
@@ -145,6 +153,11 @@ export async function runProbe(options: RunOptions): Promise<void> {
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
   // The probe files are removed as on a signal.
   whenReaderGone(() => void finish(EXIT_UNKNOWN));
-  if (mode === 'check') setTimeout(() => void finish(exitCodeOf(verdict.severity)), options.durationMs);
+  if (mode === 'check') {
+    setTimeout(() => {
+      verdict.note(checkEndSeverity(session.statuses()));
+      void finish(exitCodeOf(verdict.severity));
+    }, options.durationMs);
+  }
   session.start();
 }

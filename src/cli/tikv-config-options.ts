@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { applyTikvConfig, readTikvSettings } from '../config/tikv-config.js';
+import { writeStderrLine } from '../report/visible-text.js';
 import type { ScoreOptionValues, TargetOptionValues } from './options.js';
 
 export interface TikvConfigOptionValues {
@@ -32,6 +33,6 @@ export function withTikvConfig<Values extends TargetOptionValues & ScoreOptionVa
     intervalMs: command.getOptionValueSource('interval') === 'cli' ? values.interval : undefined,
     tikvCwd: values.tikvCwd === undefined ? undefined : path.resolve(values.tikvCwd),
   });
-  for (const note of fromConfig.notes) process.stderr.write(`slowdisk: ${note}\n`);
+  for (const note of fromConfig.notes) writeStderrLine(note);
   return { ...values, raft: fromConfig.raft, kv: fromConfig.kv, interval: fromConfig.intervalMs };
 }

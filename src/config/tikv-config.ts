@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import { formatDuration } from '../params.js';
+import { formatDuration, formatDurationRange, inDurationRange, SCORE_DURATION_RANGES, type DurationRange } from '../params.js';
 import { parseTikvDuration } from './tikv-duration.js';
 
 /** A file slowdisk cannot use: the message names the file and the key or line. */
@@ -66,14 +66,20 @@ class SettingsReader {
     return value;
   }
 
-  durationMs(section: string, key: string): number | undefined {
+  /** 0 (TiKV's "off") or a duration in `range`. */
+  durationMs(section: string, key: string, range: DurationRange): number | undefined {
     const value = this.string(section, key);
     if (value === undefined) return undefined;
+    let ms: number;
     try {
-      return parseTikvDuration(value);
+      ms = parseTikvDuration(value);
     } catch (error) {
       throw new TikvConfigError(`${this.file}: ${section}.${key}: ${(error as Error).message}`);
     }
+    if (ms !== 0 && !inDurationRange(ms, range)) {
+      throw new TikvConfigError(`${this.file}: ${section}.${key} is '${value}': slowdisk takes 0 or a duration from ${formatDurationRange(range)}`);
+    }
+    return ms;
   }
 }
 
@@ -100,8 +106,8 @@ export function readTikvSettings(file: string): TikvSettings {
     raftEngineEnabled: reader.boolean('raft-engine', 'enable') ?? true,
     raftEngineDir: reader.path('raft-engine', 'dir'),
     raftdbPath: reader.path('raftstore', 'raftdb-path'),
-    inspectIntervalMs: reader.durationMs('raftstore', 'inspect-interval') ?? 100,
-    inspectKvdbIntervalMs: reader.durationMs('raftstore', 'inspect-kvdb-interval'),
+    inspectIntervalMs: reader.durationMs('raftstore', 'inspect-interval', SCORE_DURATION_RANGES.intervalMs) ?? 100,
+    inspectKvdbIntervalMs: reader.durationMs('raftstore', 'inspect-kvdb-interval', SCORE_DURATION_RANGES.intervalMs),
   };
 }
 

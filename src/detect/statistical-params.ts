@@ -1,5 +1,6 @@
 // Every parameter of the statistical slow-disk detector (docs/statistical-detector.md), with the
 // values of CTyun's slow-disk detection article as defaults where it gives them. The one place the CLI reads them from.
+import type { DurationRange } from '../params.js';
 
 export interface StatisticalParams {
   /** The baseline window: the most recent this-many inspections of a disk (article: 1000 IO completions). */
@@ -78,6 +79,13 @@ export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.fr
   minBaselineWindows: 30,
   peerCondition: true,
   hostWideShare: 0.5,
+});
+
+/** The durations the CLI lets a user set: at least the short window (1 s), at most a day. */
+export const STATISTICAL_DURATION_RANGES: Readonly<Record<'refreshMs' | 'suspectAfterMs' | 'observeMs', DurationRange>> = Object.freeze({
+  refreshMs: { minMs: 1000, maxMs: 86_400_000 },
+  suspectAfterMs: { minMs: 1000, maxMs: 86_400_000 },
+  observeMs: { minMs: 1000, maxMs: 86_400_000 },
 });
 
 /** Fills in the defaults and rejects values the rules cannot work with. */

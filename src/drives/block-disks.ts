@@ -3,8 +3,9 @@
 // whatever their kind. A drive's identity (its WWID or serial) follows the drive itself: a
 // name that comes back after a reboot on another drive, or a drive replaced in its slot, is
 // told apart, so that one drive's counters or history are never charged to another.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { deviceClass } from './device-class.js';
 
 /** Kinds of /sys/block entries left out of --all-devices, with why. */
 export const EXCLUDED_KINDS: readonly { kind: string; pattern: RegExp; why: string }[] = [
@@ -70,4 +71,22 @@ export function driveIdentity(name: string, majorMinor: string, sysRoot = '/sys'
     if (value !== null) return `${label}:${value}`;
   }
   return `dev:${majorMinor}`;
+}
+
+/** The device class of a whole disk (./device-class.ts), read from sysfs under `sysRoot`. */
+export function readDeviceClass(name: string, sysRoot = '/sys'): string {
+  const dir = path.join(sysRoot, 'block', name);
+  let devicePath: string | null;
+  try {
+    devicePath = realpathSync(dir);
+  } catch {
+    devicePath = null;
+  }
+  return deviceClass({
+    name,
+    devicePath,
+    rotational: firstLine(path.join(dir, 'queue', 'rotational')),
+    transport: firstLine(path.join(dir, 'device', 'transport')),
+    vendor: firstLine(path.join(dir, 'device', 'vendor')),
+  });
 }

@@ -11,7 +11,7 @@
 // series is the same series, and the peer detector (../peer/) judges it unchanged.
 import { deviceRates } from '../kernel/device-rates.js';
 import type { DiskCounters } from '../kernel/diskstats.js';
-import { judgeDay, type HostDay } from '../peer/day.js';
+import { judgeDayByClass, type HostDay } from '../peer/day.js';
 import type { PeerParams } from '../peer/params.js';
 import { DayBuilder, type AlignedDay } from '../peer/series.js';
 import { judgeHost, type HostVerdict } from '../peer/verdict.js';
@@ -22,6 +22,8 @@ export const HISTORY_VERSION = 1;
 export interface DeviceSnapshot {
   /** Who the drive is (./block-disks.ts driveIdentity). */
   id: string;
+  /** Its device class (./device-class.ts): it is judged against the drives of that class. */
+  peerClass?: string;
   counters: DiskCounters;
 }
 
@@ -42,6 +44,8 @@ export interface DriveHistory {
   last: Snapshot | null;
   /** The latest kernel name of each drive id. */
   names: Record<string, string>;
+  /** The device class of each drive id (absent in a history from before classes: one class). */
+  classes?: Record<string, string>;
   /** Days not over yet: day (YYYY-MM-DD, UTC) → drive id → bucket of the day → counters. */
   open: Record<string, Record<string, Record<string, BucketCounters>>>;
   /** Days over, judged once, ascending. */
@@ -49,7 +53,7 @@ export interface DriveHistory {
 }
 
 export function emptyHistory(): DriveHistory {
-  return { version: HISTORY_VERSION, last: null, names: {}, open: {}, judged: [] };
+  return { version: HISTORY_VERSION, last: null, names: {}, classes: {}, open: {}, judged: [] };
 }
 
 /** What a snapshot added: the drives whose interval was recorded, and why the others' was not. */
@@ -107,11 +111,12 @@ function spread(history: DriveHistory, id: string, fromMs: number, toMs: number,
 }
 
 /** One open day as the peer detector takes it: per drive and bucket, bytes/s and ms per I/O (0 without I/O). */
-export function alignOpenDay(day: string, drives: Record<string, Record<string, BucketCounters>>, peer: PeerParams): AlignedDay {
+export function alignOpenDay(day: string, drives: Record<string, Record<string, BucketCounters>>, peer: PeerParams, classes: Record<string, string> = {}): AlignedDay {
   const builder = new DayBuilder(day, peer.bucketSeconds);
   const dayStart = dayStartMs(day) / 1000;
   for (const id of Object.keys(drives).sort()) {
     const index = builder.indexOf(id);
+    if (classes[id]) builder.setClass(index, classes[id]);
     for (const [key, [bytes, ios, ms, coveredMs]] of Object.entries(drives[id]!)) {
       if (coveredMs <= 0) continue;
       builder.add(dayStart + Number(key) * peer.bucketSeconds, index, bytes / (coveredMs / 1000), ios > 0 ? ms / ios : 0);
@@ -124,7 +129,7 @@ export function alignOpenDay(day: string, drives: Record<string, Record<string, 
 function closeDays(history: DriveHistory, nowMs: number, peer: PeerParams, params: DriveParams): void {
   for (const day of Object.keys(history.open).sort()) {
     if (dayStartMs(day) + DAY_MS > nowMs) continue;
-    history.judged.push(judgeDay(alignOpenDay(day, history.open[day]!, peer), peer));
+    history.judged.push(...judgeDayByClass(alignOpenDay(day, history.open[day]!, peer, history.classes), peer));
     delete history.open[day];
   }
   const oldest = dayOf(nowMs - params.retentionDays * DAY_MS);
@@ -134,6 +139,7 @@ function closeDays(history: DriveHistory, nowMs: number, peer: PeerParams, param
   for (const drives of Object.values(history.open)) for (const id of Object.keys(drives)) kept.add(id);
   if (history.last) for (const device of Object.values(history.last.devices)) kept.add(device.id);
   for (const id of Object.keys(history.names)) if (!kept.has(id)) delete history.names[id];
+  for (const id of Object.keys(history.classes ?? {})) if (!kept.has(id)) delete history.classes![id];
 }
 
 /**
@@ -146,6 +152,7 @@ export function recordSnapshot(history: DriveHistory, next: Snapshot, peer: Peer
   const problem = last === null ? 'the first sample' : intervalProblem(last, next, params);
   for (const [name, device] of Object.entries(next.devices)) {
     history.names[device.id] = name;
+    if (device.peerClass) (history.classes ??= {})[device.id] = device.peerClass;
     if (problem !== null || last === null) {
       result.skipped.push({ device: name, why: problem ?? 'the first sample' });
       continue;
@@ -172,10 +179,27 @@ export function recordSnapshot(history: DriveHistory, next: Snapshot, peer: Peer
   return result;
 }
 
-/** The verdict on every drive in the history: the judged days and the open ones judged as they stand. */
+/**
+ * A day judged before the history knew classes (no `peerClass`) holds every drive: its drives
+ * are handed to their classes with the day's judgement as it was made (exact on a host of one
+ * class; it ages out with retention).
+ */
+function byClass(day: HostDay, classes: Record<string, string>): HostDay[] {
+  if (day.peerClass !== undefined) return [day];
+  const split = new Map<string, HostDay>();
+  for (const drive of day.drives) {
+    const peerClass = classes[drive.disk] ?? '';
+    if (!split.has(peerClass)) split.set(peerClass, { ...day, peerClass, drives: [] });
+    split.get(peerClass)!.drives.push(drive);
+  }
+  return [...split.values()];
+}
+
+/** The verdict on every drive in the history, each class against itself: the judged days and the open ones judged as they stand. */
 export function judgeHistory(history: DriveHistory, peer: PeerParams): HostVerdict {
+  const classes = history.classes ?? {};
   const open = Object.keys(history.open)
     .sort()
-    .map((day) => judgeDay(alignOpenDay(day, history.open[day]!, peer), peer));
-  return judgeHost([...history.judged, ...open], peer);
+    .flatMap((day) => judgeDayByClass(alignOpenDay(day, history.open[day]!, peer, classes), peer));
+  return judgeHost([...history.judged.flatMap((day) => byClass(day, classes)), ...open], peer);
 }

@@ -17,8 +17,6 @@ export interface DriveParams {
    * once a minute rather than every sample.
    */
   saveIntervalMs: number;
-  /** At the end of a run, the last save is waited for this long at most (the state directory's disk may hang). */
-  finalSaveWaitMs: number;
   /** Judged days older than this many days are dropped from the history: its size stays bounded. */
   retentionDays: number;
 }
@@ -29,6 +27,5 @@ export const DEFAULT_DRIVE_PARAMS: Readonly<DriveParams> = Object.freeze({
   sampleIntervalMs: 15_000,
   maxIntervalMs: 30 * 60_000,
   saveIntervalMs: 60_000,
-  finalSaveWaitMs: 10_000,
   retentionDays: 30,
 });

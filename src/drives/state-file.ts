@@ -1,18 +1,22 @@
-// The drive history on disk: one file in the state directory, replaced atomically (a temp
-// file written and fsynced, renamed over the old one, the directory fsynced), so that a crash
-// or a full disk leaves either the old file or the new one, never a mix. The file carries its
-// version and a SHA-256 of its body: a file that fails either, or does not parse, is reported,
-// renamed aside (never deleted, never silently reset) and a new history begun. A lock file
-// keeps two runs (a cron check and a watch) from interleaving their writes.
+// The drive history on disk: one file in the state directory, replaced atomically (written
+// under an unguessable temporary name and fsynced, renamed over the old one, the directory
+// fsynced), so that a crash or a full disk leaves either the old file or the new one, never a
+// mix. The file carries its version and a SHA-256 of its body: a file that fails either, or
+// does not parse, is reported, renamed aside (never deleted, never silently reset) and a new
+// history begun; an entry that is not a regular file (a FIFO, a symlink) is refused. A lock
+// file keeps two runs (a cron check and a watch) from interleaving their writes. This runs in
+// the output writer process (../output/), never in the CLI's.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { isTemporaryOf, NotRegularFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
+import { LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../output/run-lock.js';
 import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
 
 export const STATE_FILE = 'drives.state';
 const LOCK_FILE = 'drives.lock';
-const TEMP_PREFIX = `.${STATE_FILE}.tmp-`;
+// Temporary files of slowdisk versions that named them by PID.
+const OLD_TEMP_PREFIX = `.${STATE_FILE}.tmp-`;
 const MAGIC = 'slowdisk-drive-history';
 
 /** A state directory or file that cannot be used; the message names the syscall, errno and path. */
@@ -26,11 +30,11 @@ export class StateStoreError extends Error {
   }
 }
 
-/** `what: ENOSPC (write /path)`; the path of the file at hand when the error has none (write and fsync name no path). */
-function syscallError(what: string, error: unknown, file?: string): StateStoreError {
+/** `what: ENOSPC (write /path)`; replaceFile gives write and fsync errors the path of their file. */
+function syscallError(what: string, error: unknown): StateStoreError {
   const e = error as NodeJS.ErrnoException;
   if (e.code === undefined) return new StateStoreError(`${what}: ${e.message}`);
-  const where = [e.syscall, e.path ?? file].filter((part) => part !== undefined).join(' ');
+  const where = [e.syscall, e.path].filter((part) => part !== undefined).join(' ');
   return new StateStoreError(`${what}: ${e.code}${where === '' ? '' : ` (${where})`}`, e.code);
 }
 
@@ -67,89 +71,89 @@ export function decodeHistory(text: string): DriveHistory {
   return history;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** The drive history's file, as a run saves it: in this process, or through the output writer. */
+export interface StateStore {
+  readonly file: string;
+  readonly dir: string;
+  /** Rejects with a StateStoreError; the previous file is kept. */
+  save(history: DriveHistory): Promise<void>;
+  /** Releases the lock. */
+  close(): Promise<void>;
 }
 
-export interface OpenedStore {
-  store: FileStateStore;
+export interface OpenedState {
+  store: StateStore;
   history: DriveHistory;
   /** What was wrong with the file found, already dealt with (set aside): for stderr. */
   problems: string[];
 }
 
-export class FileStateStore {
+export interface OpenedStore extends OpenedState {
+  store: FileStateStore;
+}
+
+export class FileStateStore implements StateStore {
   readonly file: string;
   private readonly lock: string;
   private closed = false;
 
-  private constructor(readonly dir: string) {
+  private constructor(
+    readonly dir: string,
+    private readonly owner: LockOwner,
+  ) {
     this.file = path.join(dir, STATE_FILE);
     this.lock = path.join(dir, LOCK_FILE);
   }
 
   /**
-   * Takes the directory's lock (made with the directory if missing), clears the temp files of
-   * a write a crash interrupted, and reads the history: a missing file is a new history, a
-   * corrupt one is renamed to `drives.state.corrupt-<time>` and reported in `problems`.
+   * Takes the directory's lock for `owner` (this process by default; the CLI's when the output
+   * writer opens it), the directory made if missing; clears the temp files of a write a crash
+   * interrupted, and reads the history: a missing file is a new history, a corrupt one is
+   * renamed to `drives.state.corrupt-<time>` and reported in `problems`.
    */
-  static open(dir: string, now: () => number = Date.now): OpenedStore {
-    const store = new FileStateStore(path.resolve(dir));
+  static async open(dir: string, now: () => number = Date.now, owner: LockOwner = lockOwnerOf(process.pid)): Promise<OpenedStore> {
+    const store = new FileStateStore(path.resolve(dir), owner);
     try {
-      mkdirSync(store.dir, { recursive: true, mode: 0o700 });
+      await mkdir(store.dir, { recursive: true, mode: 0o700 });
     } catch (error) {
       throw syscallError(`cannot make the state directory ${store.dir}`, error);
     }
-    store.takeLock();
     try {
-      for (const entry of readdirSync(store.dir)) if (entry.startsWith(TEMP_PREFIX)) unlinkSync(path.join(store.dir, entry));
-      const problems: string[] = [];
-      return { store, history: store.read(now, problems), problems };
+      await takeLock(store.lock, owner);
     } catch (error) {
-      store.close();
+      if (error instanceof LockHeldError) {
+        throw new StateStoreError(`the state directory ${store.dir} is in use by process ${error.holder} (${store.lock}); use another --state-dir or wait for it`);
+      }
+      if (error instanceof NotRegularFileError) throw new StateStoreError(`cannot lock the state directory ${store.dir}: ${error.message}`, error.code);
+      throw syscallError(`cannot lock the state directory ${store.dir}`, error);
+    }
+    try {
+      for (const entry of await readdir(store.dir)) {
+        if (isTemporaryOf(entry, STATE_FILE) || entry.startsWith(OLD_TEMP_PREFIX)) await unlink(path.join(store.dir, entry));
+      }
+      const problems: string[] = [];
+      return { store, history: await store.read(now, problems), problems };
+    } catch (error) {
+      await store.close();
       throw error instanceof StateStoreError ? error : syscallError(`cannot read the state directory ${store.dir}`, error);
     }
   }
 
-  private takeLock(): void {
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      try {
-        const fd = openSync(this.lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-        writeSync(fd, `${process.pid}\n`);
-        closeSync(fd);
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw syscallError(`cannot lock the state directory ${this.dir}`, error);
-      }
-      const holder = Number.parseInt(readFileSync(this.lock, 'utf8'), 10);
-      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
-        throw new StateStoreError(`the state directory ${this.dir} is in use by process ${holder} (${this.lock}); use another --state-dir or wait for it`);
-      }
-      // Left by a run that was killed: its process is gone.
-      unlinkSync(this.lock);
-    }
-    throw new StateStoreError(`cannot lock the state directory ${this.dir}: ${this.lock} keeps coming back`);
-  }
-
-  private read(now: () => number, problems: string[]): DriveHistory {
-    let text: string;
+  private async read(now: () => number, problems: string[]): Promise<DriveHistory> {
+    let text: string | null;
     try {
-      text = readFileSync(this.file, 'utf8');
+      text = await readRegular(this.file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyHistory();
+      if (error instanceof NotRegularFileError) throw new StateStoreError(`cannot read the drive history: ${error.message}`, error.code);
       throw syscallError(`cannot read the drive history ${this.file}`, error);
     }
+    if (text === null) return emptyHistory();
     try {
       return decodeHistory(text);
     } catch (error) {
       const aside = `${this.file}.corrupt-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
       try {
-        renameSync(this.file, aside);
+        await rename(this.file, aside);
       } catch (renameError) {
         throw syscallError(`the drive history ${this.file} is corrupt (${(error as Error).message}) and cannot be set aside`, renameError);
       }
@@ -161,46 +165,24 @@ export class FileStateStore {
   /**
    * Replaces the file atomically; on failure (ENOSPC...) the previous file is left as it was
    * and a StateStoreError thrown. The history is encoded at once, so it may change while the
-   * write goes on; the write itself is asynchronous, so that a state directory on a hung disk
-   * holds up no sampling or probing, only the next save.
+   * write goes on.
    */
   async save(history: DriveHistory): Promise<void> {
     if (this.closed) throw new StateStoreError(`the drive history ${this.file} is closed`);
     const data = Buffer.from(encodeHistory(history));
-    const temp = path.join(this.dir, `${TEMP_PREFIX}${process.pid}`);
-    let handle: FileHandle | null = null;
     try {
-      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
-      await handle.writeFile(data);
-      await handle.sync();
-      await handle.close();
-      handle = null;
-      await rename(temp, this.file);
+      await replaceFile(this.dir, STATE_FILE, data, { mode: 0o600, durable: true });
     } catch (error) {
-      await handle?.close().catch(() => {});
-      await rm(temp, { force: true }).catch(() => {});
-      throw syscallError(`cannot save the drive history ${this.file}, the previous one is kept`, error, temp);
-    }
-    try {
-      const dir = await open(this.dir, constants.O_RDONLY | constants.O_DIRECTORY);
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-    } catch (error) {
-      throw syscallError(`saved the drive history ${this.file}, but its directory could not be synced`, error, this.dir);
+      const e = error as NodeJS.ErrnoException;
+      const renamed = e.syscall === 'fsync' && e.path === this.dir;
+      throw syscallError(renamed ? `saved the drive history ${this.file}, but its directory could not be synced` : `cannot save the drive history ${this.file}, the previous one is kept`, error);
     }
   }
 
-  /** Releases the lock. */
-  close(): void {
+  /** Releases the lock (left alone if another run has taken it over). */
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    try {
-      unlinkSync(this.lock);
-    } catch {
-      // Removed by hand: nothing to release.
-    }
+    await releaseLock(this.lock, this.owner);
   }
 }

@@ -8,6 +8,7 @@ import { EvictionTracker, type HookEvent } from './eviction-tracker.js';
 import { hookReport } from './hook-report.js';
 import { SessionHistory } from './session-history.js';
 import { findSmartctl } from './smart-health.js';
+import { writeStderrLine } from '../report/visible-text.js';
 
 /** What went wrong, for the one line on stderr; null for a hook that exited 0. */
 function problemWith(outcome: ChildOutcome, timeoutMs: number): string | null {
@@ -76,6 +77,6 @@ export class ActionHooks {
     } catch (error) {
       problem = `could not run: ${(error as Error).message}`;
     }
-    if (problem !== null) process.stderr.write(`slowdisk: the ${event} hook '${command}' ${problem}\n`);
+    if (problem !== null) writeStderrLine(`the ${event} hook '${command}' ${problem}`);
   }
 }

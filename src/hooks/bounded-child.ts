@@ -1,7 +1,26 @@
 // A child process the CLI never waits on past its deadline. At the deadline its whole
-// process group is killed and the CLI goes on at once: a process stuck in the kernel on a
+// process group is ended and the CLI goes on at once: a process stuck in the kernel on a
 // hung disk cannot exit until the disk answers, and nothing here may wait for that.
-import { spawn } from 'node:child_process';
+//
+// What the child starts in the background must not outlive the run either, however the run
+// ends (a SIGKILL too, which leaves the CLI no word). So the child runs in its own process
+// group beside a guard: a shell that waits on a socket only the CLI holds the other end of.
+// The kernel closes it when the CLI exits or dies, or the CLI closes it at the deadline; the
+// guard then sends the group SIGTERM, and SIGKILL after a grace.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+
+/** How long a child's group has between SIGTERM and SIGKILL. */
+export const GROUP_KILL_GRACE_S = 2;
+
+// The guard ignores SIGTERM so that it lives on to send SIGKILL; its stdout and stderr are
+// not the child's, so that captured output ends when the child's does. fd 3 is the socket,
+// which the child itself does not get.
+const GUARDED = [
+  `(trap '' TERM; read -r _ <&3; kill -TERM 0; sleep ${GROUP_KILL_GRACE_S}; kill -KILL 0) </dev/null >/dev/null 2>&1 &`,
+  'exec 3<&-',
+  'exec "$@"',
+].join('\n');
 
 export type ChildOutcome =
   | { kind: 'exited'; code: number }
@@ -27,12 +46,14 @@ const MAX_CAPTURED_CHARS = 64 * 1024;
 
 export function runBounded(file: string, args: string[], options: BoundedChildOptions): Promise<BoundedChildResult> {
   return new Promise((resolve) => {
-    // Its own process group, so that the deadline kills what it started too.
-    const child = spawn(file, args, {
+    // Its own process group, so that the deadline ends what it started too.
+    const out = options.output === 'capture' ? 'pipe' : 2;
+    const child = spawn('/bin/sh', ['-c', GUARDED, 'slowdisk-guard', file, ...args], {
       detached: true,
       env: options.env,
-      stdio: ['pipe', options.output === 'capture' ? 'pipe' : 2, options.output === 'capture' ? 'pipe' : 2],
+      stdio: ['pipe', out, out, 'pipe'],
     });
+    const guard = guardOf(child);
     let output = '';
     const capture = (chunk: Buffer) => {
       if (output.length < MAX_CAPTURED_CHARS) output += chunk.toString();
@@ -48,10 +69,11 @@ export function runBounded(file: string, args: string[], options: BoundedChildOp
     };
     const deadline = setTimeout(() => {
       try {
-        process.kill(-child.pid!, 'SIGKILL');
+        process.kill(-child.pid!, 'SIGTERM');
       } catch {
         // The group is gone already.
       }
+      guard?.destroy();
       // Whatever is left of it must not keep this process alive or waiting.
       child.unref();
       child.stdin?.destroy();
@@ -60,12 +82,22 @@ export function runBounded(file: string, args: string[], options: BoundedChildOp
       settle({ kind: 'timed-out' });
     }, options.timeoutMs);
     child.on('error', (error) => settle({ kind: 'not-started', message: error.message }));
-    // Captured output is complete only once the pipes close; otherwise the exit is enough.
-    child.on(options.output === 'capture' ? 'close' : 'exit', (code, signal) =>
-      settle(signal === null ? { kind: 'exited', code: code ?? 0 } : { kind: 'signalled', signal }),
-    );
+    // Captured output is complete only once its pipes close; otherwise the exit is enough.
+    // ('close' would wait for the guard's socket too, which stays open until the run ends.)
+    const outputClosed = [child.stdout, child.stderr].map((stream) => (stream ? new Promise((done) => stream.once('close', done)) : null));
+    child.once('exit', (code, signal) => {
+      void Promise.all(outputClosed).then(() => settle(signal === null ? { kind: 'exited', code: code ?? 0 } : { kind: 'signalled', signal }));
+    });
     // A child that does not read its stdin closes it: EPIPE here is no error of ours.
     child.stdin!.on('error', () => {});
     child.stdin!.end(options.stdin ?? '');
   });
+}
+
+/** The CLI's end of the guard's socket: open for the run, and no reason to keep it running. */
+function guardOf(child: ChildProcess): Socket | undefined {
+  const socket = child.stdio[3] as Socket | null | undefined;
+  socket?.unref();
+  socket?.on('error', () => {});
+  return socket ?? undefined;
 }

@@ -30,6 +30,8 @@ export interface DiskReport {
   error?: string;
   /** How long the inspection in flight has been running, once it has missed its tick. */
   waiting_ms?: number;
+  /** A hung disk (state hung): when its inspection in flight started, ISO 8601. */
+  hung_since?: string;
   device: string | null;
   block_device: string | null;
   whole_disk: string | null;
@@ -95,6 +97,7 @@ async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Prom
     ...(disk.sameAs === undefined ? {} : { same_as: disk.sameAs }),
     ...(disk.error === undefined ? {} : { error: disk.error.message }),
     ...(disk.waitingMs === undefined ? {} : { waiting_ms: disk.waitingMs }),
+    ...(disk.hungSinceMs === undefined ? {} : { hung_since: iso(disk.hungSinceMs) }),
     device: disk.device ?? null,
     block_device: blockDevice?.node ?? null,
     whole_disk: blockDevice?.wholeDisk ?? null,

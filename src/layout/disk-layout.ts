@@ -14,6 +14,8 @@ export interface MountDescription {
 export interface DiskPlacement {
   name: string;
   dir: string;
+  /** Where `dir` led at start through symlinks, when that is somewhere else. */
+  resolvedDir?: string;
   /** false when another path on the same filesystem is inspected instead. */
   inspected: boolean;
   /** For a skipped path: the inspected path that covers its filesystem. */
@@ -64,19 +66,21 @@ export function placeDisks(
   previous: readonly DiskPlacement[] = [],
 ): DiskPlacement[] {
   const inspectedByDevice = new Map<string, string>();
-  return targets.map(({ name, dir }) => {
+  const previousByName = new Map(previous.map((placement) => [placement.name, placement]));
+  return targets.map(({ name, dir: given, resolvedDir }) => {
+    const dir = { dir: given, ...(resolvedDir !== undefined && resolvedDir !== given ? { resolvedDir } : {}) };
     const resolution = resolutions.get(name);
     // A path that cannot be resolved is still inspected, so that it shows as down.
-    if (!resolution) return { name, dir, inspected: true, memoryBacked: false };
-    const before = previous.find((placement) => placement.name === name);
+    if (!resolution) return { name, ...dir, inspected: true, memoryBacked: false };
+    const before = previousByName.get(name);
     const entry = mounts.byId(resolution.mntId);
     const vanished = before !== undefined && hasVanished(before.mount, entry);
     const { device, mount, memoryBacked } = vanished ? before : filesystemOf(resolution, entry);
     const flag = vanished ? { vanished: true as const } : {};
     const sameAs = device === undefined ? undefined : inspectedByDevice.get(device);
-    if (sameAs !== undefined) return { name, dir, inspected: false, sameAs, device, mount, memoryBacked, ...flag };
+    if (sameAs !== undefined) return { name, ...dir, inspected: false, sameAs, device, mount, memoryBacked, ...flag };
     if (device !== undefined) inspectedByDevice.set(device, name);
-    return { name, dir, inspected: true, device, mount, memoryBacked, ...flag };
+    return { name, ...dir, inspected: true, device, mount, memoryBacked, ...flag };
   });
 }
 
@@ -85,6 +89,21 @@ export function placeDisks(
  * filesystem changes no place: its path shows as down instead.
  */
 export function layoutChanged(before: readonly DiskPlacement[], after: readonly DiskPlacement[]): boolean {
-  const places = (layout: readonly DiskPlacement[]) => JSON.stringify(layout.map(({ vanished: _, ...place }) => place));
-  return places(before) !== places(after);
+  return before.length !== after.length || before.some((place, index) => !samePlace(place, after[index]!));
+}
+
+// Field by field: a round's layout of 2,000 paths, stringified twice, was some 10 ms a round.
+function samePlace(a: DiskPlacement, b: DiskPlacement): boolean {
+  return (
+    a.name === b.name &&
+    a.dir === b.dir &&
+    a.inspected === b.inspected &&
+    a.sameAs === b.sameAs &&
+    a.device === b.device &&
+    a.memoryBacked === b.memoryBacked &&
+    a.mount?.mountPoint === b.mount?.mountPoint &&
+    a.mount?.fsType === b.mount?.fsType &&
+    a.mount?.source === b.mount?.source &&
+    a.mount?.device === b.mount?.device
+  );
 }

@@ -11,17 +11,31 @@ export interface ResolveResult {
   devMajor: number;
   devMinor: number;
   fsMagic: number;
+  /** The directory with every symlink resolved (realpath). */
+  resolvedDir: string;
 }
 
 export interface PrepareOptions {
   ioSize: number;
   direct: boolean;
+  /** Where the directory led at start: the file is made there only (else EDIRCHANGED). */
+  resolvedDir?: string;
 }
 
 export interface ProbeFile {
+  /** `resolvedDir` and `name`: where the file is, as outputs show it. */
   path: string;
-  /** Inode numbers above 2^53 lose precision; both sides compare them as numbers. */
+  /** The directory as given, checked on every request to still lead to `resolvedDir`. */
+  dir: string;
+  resolvedDir: string;
+  name: string;
+  /** For display only (above 2^53 it loses precision); `identity` is what is compared. */
   ino: number;
+  /**
+   * Opaque, made by the native layer: the file's device, inode and birth time (or inode
+   * generation), its header's random token, and its directory's identity and file handle.
+   */
+  identity: string;
   /** The filesystem the file was made on: inspect makes a missing file again only there. */
   devMajor: number;
   devMinor: number;
@@ -34,6 +48,8 @@ export interface ProbeFile {
 export interface PrepareResult extends ProbeFile {
   staleRemoved: string[];
 }
+
+type NativePrepareResult = Omit<PrepareResult, 'dir'>;
 
 export interface InspectRequest {
   file: ProbeFile;
@@ -61,8 +77,14 @@ export interface InspectResult {
   totalNs: number;
   /** The probe file was missing and was re-created (inside openNs) under the same path. */
   created: boolean;
-  /** The probe file's inode: a new one when `created`. */
+  /**
+   * Another directory had taken the path's place on the same filesystem (the old one was
+   * renamed or removed): the new file is in it, the old one wherever the old directory went.
+   */
+  dirReplaced: boolean;
+  /** The probe file's inode and identity: new ones when `created`. */
   ino: number;
+  identity: string;
 }
 
 /** Filesystems whose "disk" is memory: timing them says nothing about a device. */
@@ -76,12 +98,18 @@ export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
  * one of slowdisk's own codes, which have `errno` 0:
  * - `ECORRUPT`: the block read back differs from what was written; `offset`
  *   is the file offset of the first differing byte.
- * - `ENOTOURS`: the path no longer names this prober's probe file, so it was
- *   neither written nor removed.
+ * - `ENOTOURS`: on remove, the probe file's name no longer holds this
+ *   prober's file, so nothing was removed.
  * - `EOTHERFS`: the probe file (`path`) is missing and its directory is now on
  *   another filesystem than the one the file was made on, so no file was made
  *   there: the filesystem was unmounted from under the directory, or another
  *   one was mounted onto it.
+ * - `EDIRCHANGED`: the directory (`path`) leads through a symlink somewhere
+ *   else than where it led at start; nothing is probed there.
+ * - `ENAMETAKEN`: the probe file's name (`path`) holds something that is not
+ *   this prober's file (a symlink, a hard link, a file made after ours was
+ *   removed, even one with its inode number); the message says what, and it
+ *   is left untouched.
  */
 export class ProbeError extends Error {
   readonly code: string;
@@ -105,10 +133,10 @@ export class ProbeError extends Error {
 }
 
 interface NativeInspectRequest {
-  path: string;
-  ino: number;
-  devMajor: number;
-  devMinor: number;
+  dir: string;
+  resolvedDir: string;
+  name: string;
+  identity: string;
   block: number;
   blocks: number;
   ioSize: number;
@@ -120,10 +148,10 @@ interface NativeInspectRequest {
 }
 
 interface NativeWorker {
-  resolve(dir: string): Promise<ResolveResult>;
-  prepare(dir: string, ioSize: number, direct: boolean): Promise<PrepareResult>;
+  resolve(dir: string, pinned?: string): Promise<ResolveResult>;
+  prepare(dir: string, ioSize: number, direct: boolean, resolvedDir?: string): Promise<NativePrepareResult>;
   inspect(request: NativeInspectRequest): Promise<InspectResult>;
-  remove(path: string, ino: number): Promise<void>;
+  remove(resolvedDir: string, name: string, identity: string): Promise<void>;
   removeStale(dir: string): Promise<string[]>;
   close(): void;
 }
@@ -203,9 +231,14 @@ export class ProbeWorker {
     this.#native = new (loadAddon().ProbeWorker)(requireString(name, 'name'));
   }
 
-  /** Which mount and device `dir` lives on; fails with ENOTDIR for a non-directory. */
-  resolve(dir: string): Promise<ResolveResult> {
-    return this.#native.resolve(requireString(dir, 'dir')).catch(toProbeError);
+  /**
+   * Which mount and device `dir` lives on, and where it leads; fails with ENOTDIR for a
+   * non-directory, and with EDIRCHANGED when it no longer leads to `pinned`.
+   */
+  resolve(dir: string, pinned?: string): Promise<ResolveResult> {
+    const args: [string, string?] = [requireString(dir, 'dir')];
+    if (pinned !== undefined) args.push(requireString(pinned, 'pinned'));
+    return this.#native.resolve(...args).catch(toProbeError);
   }
 
   /**
@@ -213,18 +246,20 @@ export class ProbeWorker {
    * file there. `ioSize` is rounded up to the device's direct I/O alignment.
    */
   prepare(dir: string, opts: PrepareOptions): Promise<PrepareResult> {
-    return this.#native
-      .prepare(
-        requireString(dir, 'dir'),
-        requireInteger(opts.ioSize, 'ioSize', MIN_IO_SIZE, MAX_IO_SIZE),
-        requireBoolean(opts.direct, 'direct'),
-      )
-      .catch(toProbeError);
+    const args: [string, number, boolean, string?] = [
+      requireString(dir, 'dir'),
+      requireInteger(opts.ioSize, 'ioSize', MIN_IO_SIZE, MAX_IO_SIZE),
+      requireBoolean(opts.direct, 'direct'),
+    ];
+    if (opts.resolvedDir !== undefined) args.push(requireString(opts.resolvedDir, 'resolvedDir'));
+    return this.#native.prepare(...args).then((prepared) => ({ ...prepared, dir }), toProbeError);
   }
 
   /**
-   * One timed open, write, sync, read-back and close of block `block % file.blocks`. A
-   * missing probe file is made again, on the filesystem it was made on only (else EOTHERFS).
+   * One timed open, write, sync, read-back and close of block `block % file.blocks`, through
+   * the directory `file.dir` led to at start (else EDIRCHANGED). A missing probe file is made
+   * again, on the filesystem it was made on only (else EOTHERFS); one whose name holds
+   * something else is left alone (ENAMETAKEN).
    */
   inspect(req: InspectRequest): Promise<InspectResult> {
     const { file } = req;
@@ -233,10 +268,10 @@ export class ProbeWorker {
     }
     return this.#native
       .inspect({
-        path: requireString(file.path, 'file.path'),
-        ino: requireInteger(file.ino, 'file.ino', 0, Number.MAX_VALUE),
-        devMajor: requireInteger(file.devMajor, 'file.devMajor', 0, 2 ** 32 - 1),
-        devMinor: requireInteger(file.devMinor, 'file.devMinor', 0, 2 ** 32 - 1),
+        dir: requireString(file.dir, 'file.dir'),
+        resolvedDir: requireString(file.resolvedDir, 'file.resolvedDir'),
+        name: requireString(file.name, 'file.name'),
+        identity: requireString(file.identity, 'file.identity'),
         block: requireInteger(req.block, 'block', 0, Number.MAX_SAFE_INTEGER),
         blocks: requireInteger(file.blocks, 'file.blocks', 1, 64),
         ioSize: requireInteger(file.ioSize, 'file.ioSize', 1, MAX_IO_SIZE),
@@ -250,18 +285,24 @@ export class ProbeWorker {
   }
 
   /**
-   * Unlinks the probe file if `path` still names it (same inode); an already
-   * missing file is fine. Anything else under that name fails with ENOTOURS.
+   * Unlinks the probe file if its name still holds it (same identity), in its directory
+   * wherever that was renamed to since; an already missing file is fine. Anything else under
+   * that name fails with ENOTOURS.
    */
-  remove(file: { path: string; ino: number }): Promise<void> {
+  remove(file: Pick<ProbeFile, 'resolvedDir' | 'name' | 'identity'>): Promise<void> {
     return this.#native
-      .remove(requireString(file.path, 'path'), requireInteger(file.ino, 'ino', 0, Number.MAX_VALUE))
+      .remove(
+        requireString(file.resolvedDir, 'resolvedDir'),
+        requireString(file.name, 'name'),
+        requireString(file.identity, 'identity'),
+      )
       .catch(toProbeError);
   }
 
   /**
-   * Removes probe files in `dir` whose header names the pid in their file
-   * name and whose process no longer exists; returns their paths.
+   * Removes probe files in `dir` whose writers are provably gone: their header names the pid
+   * in their file name, this host, and either an earlier boot, or this boot and PID namespace
+   * with that process gone. Returns their paths.
    */
   removeStale(dir: string): Promise<string[]> {
     return this.#native.removeStale(requireString(dir, 'dir')).catch(toProbeError);

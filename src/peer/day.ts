@@ -11,7 +11,7 @@
 import type { PeerParams } from './params.js';
 import { medianInPlace } from '../detect/robust-stats.js';
 import { medianWithoutRank, sortIndicesByValue } from './robust.js';
-import type { AlignedDay } from './series.js';
+import { splitByClass, type AlignedDay } from './series.js';
 
 /** One drive on one day. */
 export interface DriveDay {
@@ -34,9 +34,11 @@ export interface DriveDay {
   hostWide: boolean;
 }
 
-/** One host on one day. */
+/** One host on one day: the drives of one device class, judged against each other. */
 export interface HostDay {
   day: string;
+  /** The device class of its drives ('' when the drives carry none: the whole host). */
+  peerClass: string;
   /** The elasticity of latency to load used that day (beta, see `maxLoadElasticity`). */
   loadElasticity: number;
   /** Too many drives slow together that day: a host-wide slowdown, not a drive fault. */
@@ -49,7 +51,12 @@ const MIN_SLOPE_BUCKETS = 30;
 /** Relative log throughput must vary at least this much (variance) for a slope to mean anything. */
 const MIN_LOAD_VARIANCE = 1e-4;
 
-/** Judges one host-day. Pure: reads `day`, allocates its own scratch. */
+/** Judges one host-day, each device class against itself: a HostDay per class. */
+export function judgeDayByClass(day: AlignedDay, params: PeerParams): HostDay[] {
+  return splitByClass(day).map((one) => judgeDay(one, params));
+}
+
+/** Judges one host-day whose drives are of one class (see judgeDayByClass). Pure: reads `day`, allocates its own scratch. */
 export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
   const n = day.disks.length;
   const buckets = day.bucketStart.length;
@@ -157,7 +164,7 @@ export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
       }
     }
   }
-  return { day: day.day, loadElasticity: beta, hostWide, drives };
+  return { day: day.day, peerClass: day.classes[0] ?? '', loadElasticity: beta, hostWide, drives };
 }
 
 /** 1 for the buckets in which the host as a whole ran below `minHostLoadShare` of its typical load of the day. */

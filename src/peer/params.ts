@@ -57,7 +57,9 @@ export interface PeerParams {
   hostWideShare: number;
   /**
    * The verdict looks at windows of this many days of the host's data (a week: the days of
-   * the host that have a file, so a day without data anywhere costs nothing).
+   * the host that have a file, so a day without data anywhere costs nothing; host-wide days of
+   * the drive's class do not count either, the window reaching back over them). The verdict
+   * now is the last window's.
    */
   windowDays: number;
   /**

@@ -9,6 +9,11 @@ export interface AlignedDay {
   day: string;
   bucketSeconds: number;
   disks: string[];
+  /**
+   * Each drive's device class (`nvme-ssd`, `sas-hdd`, ...; '' when none was given): a drive
+   * is judged only against the drives of its own class, as `splitByClass` hands them out.
+   */
+  classes: string[];
   bucketStart: Float64Array;
   latency: Float64Array[];
   throughput: Float64Array[];
@@ -17,6 +22,8 @@ export interface AlignedDay {
 /** One drive's samples, as parallel arrays: Unix seconds, bytes/s (any unit), latency (any unit). */
 export interface DriveSeries {
   disk: string;
+  /** Its device class; none (one class for the host) when absent. */
+  peerClass?: string;
   ts: ArrayLike<number>;
   throughput: ArrayLike<number>;
   latency: ArrayLike<number>;
@@ -32,6 +39,7 @@ const INITIAL_ROWS = 4096;
 export class DayBuilder {
   private readonly diskIndex = new Map<string, number>();
   private readonly diskNames: string[] = [];
+  private readonly diskClasses: string[] = [];
   private readonly slotOfBucket = new Map<number, number>();
   private bucketOfSlot: number[] = [];
   private slot = new Int32Array(INITIAL_ROWS);
@@ -57,8 +65,19 @@ export class DayBuilder {
       index = this.diskNames.length;
       this.diskIndex.set(disk, index);
       this.diskNames.push(disk);
+      this.diskClasses.push('');
     }
     return index;
+  }
+
+  /** The device class of drive `diskIndex`; the first one given for a drive stands. */
+  setClass(diskIndex: number, peerClass: string): void {
+    if (this.diskClasses[diskIndex] === '') this.diskClasses[diskIndex] = peerClass;
+  }
+
+  /** The class of drive `diskIndex` so far ('' for none). */
+  classOf(diskIndex: number): string {
+    return this.diskClasses[diskIndex] ?? '';
   }
 
   /** One sample of drive `diskIndex` (from indexOf) at Unix second `ts`. */
@@ -81,6 +100,7 @@ export class DayBuilder {
 
   addSeries(series: DriveSeries): void {
     const index = this.indexOf(series.disk);
+    if (series.peerClass) this.setClass(index, series.peerClass);
     const n = Math.min(series.ts.length, series.throughput.length, series.latency.length);
     for (let i = 0; i < n; i += 1) this.add(series.ts[i], index, series.throughput[i], series.latency[i]);
   }
@@ -117,7 +137,7 @@ export class DayBuilder {
         }
       }
     }
-    return { day: this.day, bucketSeconds: this.bucketSeconds, disks: [...this.diskNames], bucketStart, latency, throughput };
+    return { day: this.day, bucketSeconds: this.bucketSeconds, disks: [...this.diskNames], classes: [...this.diskClasses], bucketStart, latency, throughput };
   }
 
   private grow(): void {
@@ -138,4 +158,20 @@ export function alignDay(day: string, series: DriveSeries[], bucketSeconds: numb
   const builder = new DayBuilder(day, bucketSeconds);
   for (const one of series) builder.addSeries(one);
   return builder.build();
+}
+
+/** The day cut into one day per device class, in order of the classes' first drive; the drives' arrays are shared, not copied. */
+export function splitByClass(day: AlignedDay): AlignedDay[] {
+  const classes = [...new Set(day.classes)];
+  if (classes.length <= 1) return [day];
+  return classes.map((peerClass) => {
+    const keep = day.disks.map((_, d) => d).filter((d) => day.classes[d] === peerClass);
+    return {
+      ...day,
+      disks: keep.map((d) => day.disks[d]),
+      classes: keep.map(() => peerClass),
+      latency: keep.map((d) => day.latency[d]),
+      throughput: keep.map((d) => day.throughput[d]),
+    };
+  });
 }

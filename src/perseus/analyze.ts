@@ -2,7 +2,7 @@
 // host's judged days (a few numbers per drive and day) are kept at a time; the raw series of a
 // day are dropped once the day is judged.
 import path from 'node:path';
-import { judgeDay, type HostDay } from '../peer/day.js';
+import { judgeDayByClass, type HostDay } from '../peer/day.js';
 import type { PeerParams } from '../peer/params.js';
 import { DayBuilder, type AlignedDay } from '../peer/series.js';
 import { judgeHost, type HostVerdict } from '../peer/verdict.js';
@@ -13,8 +13,7 @@ export interface HostAnalysis {
   host: string;
   /** Day files read with at least one good row. */
   daysRead: number;
-  /** The most drives seen on one day. */
-  drivesSeen: number;
+  /** Each day once per device class. */
   days: HostDay[];
   verdict: HostVerdict;
 }
@@ -39,17 +38,17 @@ export async function readHostDays(host: HostDir, params: PeerParams, counters: 
 /** Reads and judges one host. */
 export async function analyzeHost(host: HostDir, params: PeerParams, counters: ReadCounters): Promise<HostAnalysis> {
   const days: HostDay[] = [];
-  let drivesSeen = 0;
+  let daysRead = 0;
   // The next file is read while this one is judged: at most two days of series in memory.
   let next = host.files.length > 0 ? readDay(host, host.files[0], params, counters) : null;
   for (let i = 0; i < host.files.length; i += 1) {
     const day = await next;
     next = i + 1 < host.files.length ? readDay(host, host.files[i + 1], params, counters) : null;
     if (!day) continue;
-    drivesSeen = Math.max(drivesSeen, day.disks.length);
-    days.push(judgeDay(day, params));
+    daysRead += 1;
+    days.push(...judgeDayByClass(day, params));
   }
-  return { host: host.host, daysRead: days.length, drivesSeen, days, verdict: judgeHost(days, params) };
+  return { host: host.host, daysRead, days, verdict: judgeHost(days, params) };
 }
 
 /** Judges the hosts one after the other. */

@@ -1,5 +1,6 @@
-// Streams one `ts,disk_id,throughput,latency` CSV file (a host's day) into a DayBuilder:
-// read in chunks, numbers parsed straight from the bytes, no string per row.
+// Streams one `ts,disk_id,throughput,latency[,class]` CSV file (a host's day) into a
+// DayBuilder: read in chunks, numbers parsed straight from the bytes, no string per row (a
+// drive's class is read from its first row only).
 
 import { open } from 'node:fs/promises';
 import type { DayBuilder } from '../peer/series.js';
@@ -47,6 +48,9 @@ const COLUMN_NAMES = {
 } as const;
 
 type Column = keyof typeof COLUMN_NAMES;
+
+/** The accepted names of the optional device class column: drives are judged against the drives of their own class. */
+const CLASS_COLUMN_NAMES: readonly string[] = ['class', 'device_class', 'disk_class'];
 
 class FileFormatError extends Error {}
 
@@ -102,6 +106,7 @@ function fieldText(buf: Buffer, start: number, end: number): string {
 /** Parses one file; the state of one file's parse. */
 class DayCsvParser {
   private columns: Record<Column, number> | null = null;
+  private classColumn = -1;
   private needed = 0;
   private line = 0;
   get lineCount(): number {
@@ -151,8 +156,14 @@ class DayCsvParser {
     let throughput = NaN;
     let latency = NaN;
     let disk = -1;
+    let classStart = -1;
+    let classEnd = -1;
     for (let i = start; i <= end; i += 1) {
       if (i < end && buf[i] !== COMMA) continue;
+      if (field === this.classColumn) {
+        classStart = fieldStart;
+        classEnd = i;
+      }
       if (field === columns.ts) ts = parseNumber(buf, fieldStart, i);
       else if (field === columns.throughput) throughput = parseNumber(buf, fieldStart, i);
       else if (field === columns.latency) latency = parseNumber(buf, fieldStart, i);
@@ -166,6 +177,7 @@ class DayCsvParser {
     if (!(throughput >= 0) || throughput === Infinity) return this.bad('the throughput is not a number of 0 or more');
     if (!(latency >= 0) || latency === Infinity) return this.bad('the latency is not a number of 0 or more');
     this.builder.add(ts, disk, throughput, latency);
+    if (classStart >= 0 && this.builder.classOf(disk) === '') this.builder.setClass(disk, fieldText(buf, classStart, classEnd));
     this.goodRows += 1;
   }
 
@@ -187,6 +199,7 @@ class DayCsvParser {
       throw new FileFormatError(`no header naming ts, disk_id, throughput, latency (line 1 is '${shown}'; missing ${missing.join(', ')})`);
     }
     this.columns = columns;
+    this.classColumn = names.findIndex((name) => CLASS_COLUMN_NAMES.includes(name));
     this.needed = Math.max(columns.ts, columns.disk, columns.throughput, columns.latency) + 1;
   }
 

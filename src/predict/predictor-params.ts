@@ -1,5 +1,6 @@
 // Every parameter of the early-warning predictor (docs/early-warning.md), with the values of
 // CTyun's slow-disk detection article (its section 3) as defaults where it gives them. The one place they are read from.
+import type { DurationRange } from '../params.js';
 
 /** Which model turns a window of samples into a probability. */
 export const PREDICTOR_MODELS = ['network', 'trend'] as const;
@@ -77,6 +78,9 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   model: 'network',
   trendSoftness: 0.1,
 });
+
+/** --sla: from the recorder's resolution to an hour. */
+export const SLA_RANGE: DurationRange = Object.freeze({ minMs: 0.001, maxMs: 3_600_000 });
 
 /** Fills in the defaults and rejects values the predictor cannot work with. */
 export function predictorParams(overrides: Partial<PredictorParams> = {}): PredictorParams {

@@ -60,13 +60,15 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
 
   /**
    * Asks the prober to remove its probe files and exit, and waits for that at most
-   * `waitMs`; with `only`, waits only until those paths' files are removed. A prober stuck
-   * on a hung disk finishes on its own once the disk lets it.
+   * `waitMs`; with `only`, waits only until those paths' files are removed, and until the
+   * prober has recorded the others as stuck. A prober stuck on a hung disk finishes on its
+   * own once the disk lets it.
    */
-  stop(waitMs: number, only?: readonly string[]): Promise<void> {
+  stop(waitMs: number, only?: readonly string[], leaving?: readonly string[]): Promise<void> {
     this.stopRequested = true;
     if (this.exited || !this.child.connected) return Promise.resolve();
     const pending = new Set(only);
+    let recorded = leaving === undefined;
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -76,13 +78,13 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       };
       const onMessage = (message: FromProber) => {
         if (message.type === 'released') pending.delete(message.name);
-        if (message.type === 'stopped' || (only && pending.size === 0)) done();
+        if (message.type === 'stopping') recorded = true;
+        if (message.type === 'stopped' || (only && pending.size === 0 && recorded)) done();
       };
       const timer = setTimeout(done, waitMs);
       this.on('message', onMessage);
       this.child.once('exit', done);
-      this.send({ type: 'stop' });
-      if (only && pending.size === 0) done();
+      this.send({ type: 'stop', ...(leaving === undefined ? {} : { leaving: [...leaving] }) });
     });
   }
 

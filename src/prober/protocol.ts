@@ -6,6 +6,11 @@ import type { ProbeParams } from '../params.js';
 export interface ProbeTarget {
   name: string;
   dir: string;
+  /**
+   * Where `dir` led at start, every symlink resolved: probed there only, by every prober of
+   * the session. Set by the first resolution.
+   */
+  resolvedDir?: string;
 }
 
 export interface SerializedProbeError {
@@ -22,6 +27,7 @@ export interface Resolution {
   devMajor: number;
   devMinor: number;
   fsMagic: number;
+  resolvedDir: string;
 }
 
 export interface PhaseTimings {
@@ -48,7 +54,8 @@ export type ToProber =
   /** A tick's inspections, one message for all its disks; each is answered as it finishes. */
   | { type: 'inspect'; tick: number; disks: InspectOrder[] }
   | { type: 'release'; name: string }
-  | { type: 'stop' };
+  /** `leaving`: the paths the CLI will not wait for (hung): the prober records them as stuck. */
+  | { type: 'stop'; leaving?: string[] };
 
 export type FromProber =
   | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
@@ -61,8 +68,15 @@ export type FromProber =
       created?: boolean;
       /** Probe files of dead slowdisk runs, removed when this one's file was made. */
       staleRemoved?: string[];
+      /**
+       * The probe file's name held something else (ENAMETAKEN, its message says what): it
+       * was left alone, and this inspection ran on a new probe file under a fresh name.
+       */
+      nameTaken?: SerializedProbeError;
       error?: SerializedProbeError;
     }
   /** A path's probe file was removed: on request, and for each path as the prober stops. */
   | { type: 'released'; name: string; error?: SerializedProbeError }
+  /** The prober has recorded the paths it is left stuck on, and is removing its probe files. */
+  | { type: 'stopping' }
   | { type: 'stopped' };

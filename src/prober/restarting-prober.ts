@@ -36,8 +36,8 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
   }
 
   /** See ProberClient.stop. */
-  stop(waitMs: number, only?: readonly string[]): Promise<void> {
-    return this.client.stop(waitMs, only);
+  stop(waitMs: number, only?: readonly string[], leaving?: readonly string[]): Promise<void> {
+    return this.client.stop(waitMs, only, leaving);
   }
 
   /** See ProberClient.detach. */

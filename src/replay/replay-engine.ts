@@ -16,7 +16,7 @@
 // Without a "disks" list in the header the disks are those named in the lines; a disk must
 // then be named before the window first runs out (within its first SETTLE_WINDOW_TICKS ticks),
 // because each disk is scored from tick 1.
-import type { ScoreParams } from '../params.js';
+import { DEFAULT_PROBE_PARAMS, type ScoreParams } from '../params.js';
 import { RunVerdict, worseSeverity, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../ticks/store-ticks.js';
 import { detectorSeverity } from '../detect/severity.js';
@@ -29,7 +29,7 @@ import type { Prediction } from '../predict/predictor.js';
 import { predictionSeverity } from '../predict/prediction-severity.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
-import { TraceError } from '../trace/trace-reader.js';
+import { MAX_TICK_GAP, TraceError } from '../trace/trace-reader.js';
 
 /** One hour of 100 ms ticks: longer than any wait for a result that counts. */
 export const SETTLE_WINDOW_TICKS = 36_000;
@@ -73,6 +73,8 @@ export interface ReplayOptions {
   criticalOn?: 'evict' | 'any';
   /** The early-warning predictor's; by default its defaults, a tick with no result counting as the timeout. */
   predictor?: PredictorParams;
+  /** --hang-after: a disk whose inspection was in flight this long made the live run WARNING, and makes the verdict so. */
+  hangAfterMs?: number;
 }
 
 export interface ReplayResult {
@@ -90,6 +92,9 @@ class PendingLines {
   private head = 0;
   /** The tick of this disk's latest line. */
   lastTick = 0;
+  /** On the virtual clock: when the inspection in flight started, and when the latest one replayed ended. */
+  inFlightSinceMs = 0;
+  endedMs = 0;
 
   constructor(readonly name: string) {}
 
@@ -155,7 +160,11 @@ export class ReplayEngine {
 
   /** The trace has ended: replays the ticks left and returns the verdict. */
   end(): ReplayResult {
-    this.replayUpTo(this.options.ticks ?? this.latestTick);
+    const last = this.options.ticks ?? this.latestTick;
+    if (last - this.latestTick > MAX_TICK_GAP) {
+      throw new TraceError(null, `ends at tick ${this.latestTick}: --ticks ${last} would replay more than ${MAX_TICK_GAP} ticks past it`);
+    }
+    this.replayUpTo(last);
     return {
       ticks: this.replayed,
       disks: [...this.disks.keys()],
@@ -241,8 +250,29 @@ export class ReplayEngine {
         this.ticks.failed(disk.name, k);
       }
       this.observer.inspection?.(disk.name, k, line?.ms ?? null);
+      if (this.hungAt(disk, k, line)) this.verdict.note('slow');
     }
     this.replayed = k;
+  }
+
+  /**
+   * Whether the disk was hung at tick k, as the live run saw it: an inspection starts at a
+   * tick and its line is at that tick, with its duration, so one in flight at k is one whose
+   * line says it ends after k, or one that started at the first tick after the last one
+   * ended and never wrote a line (it never returned while recording).
+   */
+  private hungAt(disk: PendingLines, k: number, line: TraceLine | undefined): boolean {
+    const nowMs = k * this.options.params.intervalMs;
+    if (line) {
+      disk.inFlightSinceMs = nowMs;
+      disk.endedMs = nowMs + (line.ms ?? 0);
+    } else if (disk.endedMs !== -Infinity && disk.endedMs <= nowMs) {
+      // The last one ended: this tick's started, and never came back.
+      disk.inFlightSinceMs = nowMs;
+      disk.endedMs = -Infinity;
+    }
+    const inFlight = disk.endedMs === -Infinity || disk.endedMs > nowMs;
+    return inFlight && nowMs - disk.inFlightSinceMs >= (this.options.hangAfterMs ?? DEFAULT_PROBE_PARAMS.hangAfterMs);
   }
 
   private emitUpdate(k: number): void {

@@ -5,6 +5,7 @@
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { formatDuration, type ScoreParams } from '../params.js';
 import { formatBlockDevices, formatDeviceLine, formatElapsed, formatPrediction, formatScore } from '../report/format.js';
+import { visible } from '../report/visible-text.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import type { ReplayResult, ScoreUpdate } from './replay-engine.js';
 
@@ -17,11 +18,15 @@ export class Timeline {
 
   constructor(
     private readonly params: ScoreParams,
-    private readonly write: (line: string) => void,
+    private readonly writeLine: (line: string) => void,
     private readonly verbose = false,
     /** The trace header's block devices of each disk. */
     private readonly blockDevices: Readonly<Record<string, string[]>> = {},
   ) {}
+
+  private write(line: string): void {
+    this.writeLine(visible(line));
+  }
 
   /** Names the trace and the parameters it is scored with, since flags may differ from the live run's. */
   start(traceName: string): void {

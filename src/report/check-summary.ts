@@ -2,6 +2,7 @@
 import type { ScoreParams } from '../params.js';
 import type { DiskStatus } from '../session/probe-session.js';
 import { SEVERITY_LABELS, type RunVerdict } from '../score/store-score.js';
+import { hangNotes } from '../session/hang-verdict.js';
 import { formatDiskLine, formatElapsed, formatScore } from './format.js';
 
 /** How check ended: its last line's input, in every format. */
@@ -27,6 +28,7 @@ export function checkSummary(
   const head = interruptedBy
     ? `UNKNOWN: interrupted by ${interruptedBy} after ${formatElapsed(elapsedMs)}`
     : `${SEVERITY_LABELS[verdict.severity]}: store score ${formatScore(storeScore)} after ${formatElapsed(elapsedMs)}`;
-  const limits = `max reported ${verdict.maxReported}, slow at ${params.slowThreshold}, evict at ${params.evictThreshold}`;
+  const notes = interruptedBy ? '' : hangNotes(disks);
+  const limits = `max reported ${verdict.maxReported}, slow at ${params.slowThreshold}, evict at ${params.evictThreshold}${notes ? `; ${notes}` : ''}`;
   return [`${head} (${limits})`, ...disks.map((disk) => formatDiskLine(disk, buffered))].join(' | ');
 }

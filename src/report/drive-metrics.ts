@@ -8,7 +8,7 @@ export const DRIVES_TEXTFILE_NAME = 'slowdisk-drives.prom';
 
 export class DriveMetrics {
   readonly registry = new Registry();
-  private readonly slow: Gauge<'device' | 'id'>;
+  private readonly slow: Gauge<'device' | 'id' | 'class'>;
   private readonly ratio: Gauge<'device'>;
   private readonly history: Gauge;
   private readonly lastSample: Gauge;
@@ -17,8 +17,8 @@ export class DriveMetrics {
     const registers = [this.registry];
     this.slow = new Gauge({
       name: 'slowdisk_drive_slow',
-      help: 'Whether the drive is judged slow against its peers (fail-slow): slow on at least 4 of 7 days of the host. It latches.',
-      labelNames: ['device', 'id'],
+      help: 'Whether the drive is slow now against the peers of its class (fail-slow): slow on at least 4 of the last 7 days of the host. 0 once it has recovered.',
+      labelNames: ['device', 'id', 'class'],
       registers,
     });
     this.ratio = new Gauge({
@@ -40,7 +40,9 @@ export class DriveMetrics {
     for (const gauge of [this.slow, this.ratio]) gauge.reset();
     for (const drive of judgement.drives) {
       const verdict = drive.verdict;
-      this.slow.set({ device: drive.device, id: drive.id ?? '' }, verdict?.verdict === 'slow' ? 1 : 0);
+      // A drive of a class too small to judge has no verdict: no gauge, rather than a 0 that says ok.
+      if (drive.notJudged !== null) continue;
+      this.slow.set({ device: drive.device, id: drive.id ?? '', class: drive.peerClass }, verdict?.verdict === 'slow' ? 1 : 0);
       if (verdict && Number.isFinite(verdict.ratio)) this.ratio.set({ device: drive.device }, verdict.ratio);
     }
     this.history.set(judgement.days * 86_400);

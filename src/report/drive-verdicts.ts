@@ -1,7 +1,8 @@
 // What watch and check print of the drives judged against their peers (--all-devices,
-// --devices): a line per drive judged slow and a summary, or with --json one line per drive
+// --devices): a line per drive slow now or slow before and recovered, and a summary, or with --json one line per drive
 // ({"type":"drive"}) and one summary ({"type":"drives"}).
 import type { DriveJudgement, DriveReport } from '../drives/drive-monitor.js';
+import { tooFewToJudge, type SlowEpisode } from '../peer/verdict.js';
 import type { PeerParams } from '../peer/params.js';
 
 export interface DriveContext {
@@ -13,17 +14,30 @@ export interface DriveContext {
 
 const finite = (value: number | undefined): number | null => (value !== undefined && Number.isFinite(value) ? Number(value.toPrecision(4)) : null);
 
+/** Slow now: what the exit code, the metrics and the summary follow. */
 export const isSlow = (drive: DriveReport): boolean => drive.verdict?.verdict === 'slow';
 
-/** A drive judged slow, with its evidence, for a person. */
-export function slowDriveLine(drive: DriveReport): string {
+/** Slow once, ok now. */
+export const isRecovered = (drive: DriveReport): boolean => drive.verdict !== null && drive.verdict.verdict !== 'slow' && drive.verdict.episodes.length > 0;
+
+const days = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
+
+/** `on S of N days, 1.61x its peers`: the counts of an episode, which its dates bound. */
+const episodeCounts = (episode: SlowEpisode) => `on ${episode.slowDays} of ${days(episode.days)}, ${episode.ratio.toFixed(2)}x its peers`;
+
+/** A drive slow now, or slow once and recovered, with its evidence, for a person. */
+export function driveLine(drive: DriveReport): string {
   const v = drive.verdict!;
-  // The verdict latches (a fail-slow drive rarely heals): one fine since is still shown, and said to be.
-  const still = v.current === 'slow' ? '' : `, not slow in the days since ${v.lastSlow}`;
-  return (
-    `${drive.device}: SLOW, ${v.ratio.toFixed(2)}x its peers' latency at ${v.loadRatio.toFixed(2)}x their load, ` +
-    `slow on ${v.slowDays} of ${v.days} days (${v.from} to ${v.to}), confidence ${v.confidence.toFixed(2)}${still}`
-  );
+  const now =
+    `${v.ratio.toFixed(2)}x its peers' latency at ${v.loadRatio.toFixed(2)}x their load, ` +
+    `slow on ${v.slowDays} of ${days(v.days)} (${v.from} to ${v.to}), confidence ${v.confidence.toFixed(2)}`;
+  const ongoing = v.episodes.find((episode) => episode.ongoing);
+  const past = v.episodes.filter((episode) => !episode.ongoing).map((episode) => `slow from ${episode.from} to ${episode.to} (${episodeCounts(episode)})`);
+  const head = ongoing
+    ? `${drive.device}: SLOW now, ${now}; slow since ${ongoing.from} (${episodeCounts(ongoing)})`
+    : `${drive.device}: ok, was ${past.pop()}; now ${now}`;
+  const before = past.length > 0 ? `; before: ${past.join(', ')}` : '';
+  return `${head}${before}; class ${drive.peerClass}`;
 }
 
 function excludedText(excluded: Record<string, string[]>): string {
@@ -31,14 +45,35 @@ function excludedText(excluded: Record<string, string[]>): string {
   return kinds.length === 0 ? '' : `; not watched: ${kinds.join(', ')} (name them with --devices)`;
 }
 
+function groupsText(judgement: DriveJudgement, context: DriveContext): string {
+  const groups = judgement.groups.map((group) =>
+    group.judged ? `${group.drives} ${group.peerClass}` : `${group.drives} ${group.peerClass} not judged: ${tooFewToJudge(group.peerClass, group.drives, context.peer)}`,
+  );
+  return `; judged by class: ${groups.join(', ')}`;
+}
+
 /** The summary line, for a person. */
 export function driveSummaryLine(judgement: DriveJudgement, context: DriveContext): string {
   const slow = judgement.drives.filter(isSlow).map((drive) => drive.device);
-  const verdict = slow.length === 0 ? `no drive slow of ${judgement.drives.length}` : `${slow.length} of ${judgement.drives.length} drives slow (${slow.join(', ')})`;
-  const hostWide = judgement.hostWideDays > 0 ? `, ${judgement.hostWideDays} of them host-wide slow (not charged to any drive)` : '';
+  const recovered = judgement.drives.filter(isRecovered).map((drive) => drive.device);
+  const judged = judgement.drives.filter((drive) => drive.notJudged === null).length;
+  const verdict = slow.length === 0 ? `no drive slow of ${judged}` : `${slow.length} of ${judged} drives slow (${slow.join(', ')})`;
+  const healed = recovered.length === 0 ? '' : `, ${recovered.length} slow before and recovered (${recovered.join(', ')})`;
+  const perClass = judgement.groups.filter((group) => group.hostWideDays > 0).map((group) => `${group.hostWideDays} for ${group.peerClass}`);
+  const hostWide = perClass.length > 0 ? `, host-wide slow days (not charged to any drive): ${perClass.join(', ')}` : '';
   const young = judgement.days < context.peer.minSlowDays ? `, a slow verdict needs at least ${context.peer.minSlowDays}` : '';
-  return `drives: ${verdict}; ${judgement.days} day${judgement.days === 1 ? '' : 's'} of history${hostWide}${young} in ${context.stateDir}${excludedText(context.excluded)}`;
+  return `drives: ${verdict}${healed}; ${days(judgement.days)} of history${hostWide}${young} in ${context.stateDir}${groupsText(judgement, context)}${excludedText(context.excluded)}`;
 }
+
+const episodeJson = (episode: SlowEpisode) => ({
+  from: episode.from,
+  to: episode.to,
+  days: episode.days,
+  slow_days: episode.slowDays,
+  ratio: finite(episode.ratio),
+  detected: episode.detected,
+  ongoing: episode.ongoing,
+});
 
 /** One drive as a JSON line. */
 export function driveJson(drive: DriveReport, timeMs: number): Record<string, unknown> {
@@ -48,8 +83,9 @@ export function driveJson(drive: DriveReport, timeMs: number): Record<string, un
     time: new Date(timeMs).toISOString(),
     device: drive.device,
     id: drive.id,
-    verdict: v?.verdict ?? 'ok',
-    current: v?.current ?? 'ok',
+    class: drive.peerClass,
+    verdict: drive.notJudged !== null ? null : v?.verdict ?? 'ok',
+    not_judged: drive.notJudged,
     ratio: finite(v?.ratio),
     load_ratio: finite(v?.loadRatio),
     slow_days: v?.slowDays ?? 0,
@@ -58,10 +94,9 @@ export function driveJson(drive: DriveReport, timeMs: number): Record<string, un
     window_share: finite(v?.windowShare),
     z: finite(v?.z),
     confidence: finite(v?.confidence) ?? 0,
-    first_slow: v?.firstSlow ?? null,
-    last_slow: v?.lastSlow ?? null,
     from: v?.from || null,
     to: v?.to || null,
+    episodes: (v?.episodes ?? []).map(episodeJson),
   };
 }
 
@@ -72,9 +107,11 @@ export function drivesJson(judgement: DriveJudgement, context: DriveContext, tim
     time: new Date(timeMs).toISOString(),
     drives: judgement.drives.length,
     slow: judgement.drives.filter(isSlow).map((drive) => drive.device),
+    recovered: judgement.drives.filter(isRecovered).map((drive) => drive.device),
     days: judgement.days,
     host_wide_days: judgement.hostWideDays,
     min_slow_days: context.peer.minSlowDays,
+    groups: judgement.groups.map((group) => ({ class: group.peerClass, drives: group.drives, judged: group.judged, host_wide_days: group.hostWideDays })),
     state_dir: context.stateDir,
     excluded: context.excluded,
   };

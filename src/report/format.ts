@@ -19,6 +19,17 @@ export function formatElapsed(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** A wall-clock time to the second, in UTC: 2026-12-01T08:20:49Z. */
+export function formatWallTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** How long a hung disk's inspection has been in flight, and since when; who holds it, when another run's prober does. */
+function formatHung(disk: DiskStatus): string {
+  const held = disk.stuckProber === undefined ? '' : `, by the stuck prober (pid ${disk.stuckProber}) of an earlier run`;
+  return `hung: an inspection in flight for ${formatElapsed(disk.waitingMs ?? 0)} since ${formatWallTime(disk.hungSinceMs ?? 0)}${held}`;
+}
+
 /** Marks that must follow a disk into every output, since they change what its numbers mean. */
 export function diskFlags(disk: DiskStatus, buffered: boolean): string[] {
   const flags: string[] = [];
@@ -36,6 +47,7 @@ export function formatPhases(disk: DiskStatus): string {
 /** The state of a disk in a few words: what an operator reads first. */
 export function formatState(disk: DiskStatus): string {
   if (disk.state === 'skipped') return `skipped: same filesystem as ${disk.sameAs}`;
+  if (disk.state === 'hung') return formatHung(disk);
   if (disk.waitingMs !== undefined) return `waiting ${formatElapsed(disk.waitingMs)} for an inspection`;
   if (disk.state === 'down' && disk.error) return `down ${describeError(disk.error, disk)}`;
   return disk.state;
@@ -71,10 +83,12 @@ export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'w
 export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
-  if (disk.state === 'skipped') return `${disk.name} ${disk.dir} ${formatState(disk)}${flagText}`;
+  // A path that led somewhere else through symlinks at start shows where.
+  const where = disk.resolvedDir === undefined ? disk.dir : `${disk.dir} (-> ${disk.resolvedDir})`;
+  if (disk.state === 'skipped') return `${disk.name} ${where} ${formatState(disk)}${flagText}`;
   const phases = disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
   const statistical = disk.statistical ? ` stat ${disk.statistical}` : '';
-  return `${disk.name} ${disk.dir} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {
@@ -101,8 +115,14 @@ export function formatEvent(event: SessionEvent): string {
       return `${event.disk} is down: ${event.error.message}`;
     case 'back':
       return `${event.disk} is back`;
+    case 'hung': {
+      const held = event.stuckProber === undefined ? '' : ` (by the stuck prober, pid ${event.stuckProber}, of an earlier run)`;
+      return `${event.disk} is hung: an inspection in flight for ${formatElapsed(event.waitingMs)} since ${formatWallTime(event.sinceMs)}${held}`;
+    }
     case 'stale-removed':
       return `${event.disk}: removed probe files left by a dead slowdisk: ${event.paths.join(', ')}`;
+    case 'name-taken':
+      return `${event.disk}: ${event.error.message}; probing under a fresh name`;
     case 'prober-restarted':
       return `${event.reason}; started a new prober (pid ${event.pid ?? '?'})`;
     case 'layout':

@@ -55,6 +55,7 @@ function errorFields(error: SerializedProbeError): Json {
 function placementFields(disk: DiskPlacement): Json {
   return {
     path: disk.dir,
+    resolved_path: disk.resolvedDir,
     inspected: disk.inspected,
     skipped_for: disk.sameAs,
     device: disk.mount?.source ?? disk.device,
@@ -78,6 +79,8 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
     last_read_ms: last?.readMs,
     last_total_ms: last?.totalMs,
     waiting_ms: disk.waitingMs,
+    hung_since: disk.hungSinceMs === undefined ? undefined : new Date(disk.hungSinceMs).toISOString(),
+    stuck_prober_pid: disk.stuckProber,
     inspections: disk.inspections,
     errors: disk.errors,
     error: disk.error && errorFields(disk.error),
@@ -105,8 +108,12 @@ function eventFields(event: SessionEvent): Json {
       return { disk: event.disk, error: errorFields(event.error) };
     case 'back':
       return { disk: event.disk };
+    case 'hung':
+      return { disk: event.disk, hung_since: new Date(event.sinceMs).toISOString(), waiting_ms: event.waitingMs, stuck_prober_pid: event.stuckProber };
     case 'stale-removed':
       return { disk: event.disk, paths: event.paths };
+    case 'name-taken':
+      return { disk: event.disk, path: event.error.path, error: errorFields(event.error) };
     case 'prober-restarted':
       return { reason: event.reason, pid: event.pid };
     case 'layout':
@@ -174,6 +181,7 @@ export class JsonLines implements Reporter {
       slow_threshold: this.params.slowThreshold,
       evict_threshold: this.params.evictThreshold,
       interrupted_by: interruptedBy,
+      disks: this.live ? outcome.disks.map((disk) => ({ disk: disk.name, ...statusFields(disk, this.live!.buffered) })) : undefined,
     });
   }
 

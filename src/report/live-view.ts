@@ -8,6 +8,7 @@ import { severityOf } from '../score/store-score.js';
 import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 import type { Reporter } from './round-lines.js';
 import { loadOra, spinnerColor } from './terminal.js';
+import { visible } from './visible-text.js';
 
 const REDRAW_MS = 250;
 
@@ -39,7 +40,7 @@ export class LiveView implements Reporter {
 
   event(event: SessionEvent): void {
     this.spinner.clear();
-    process.stdout.write(`${formatEvent(event)}\n`);
+    process.stdout.write(`${visible(formatEvent(event))}\n`);
     this.spinner.render();
   }
 
@@ -65,6 +66,8 @@ export class LiveView implements Reporter {
     return [
       `store score ${report.reportedScore} (${formatScore(report.storeScore)}) ${severity.toUpperCase()}  tick ${report.tick}  ${formatElapsed(report.elapsedMs)}  slow ${this.params.slowThreshold} evict ${this.params.evictThreshold}`,
       ...lines,
-    ].join('\n');
+    ]
+      .map(visible)
+      .join('\n');
   }
 }

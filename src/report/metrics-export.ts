@@ -4,11 +4,14 @@ import type { Registry } from 'prom-client';
 import type { ScoreParams } from '../params.js';
 import type { ProbeSession } from '../session/probe-session.js';
 import type { ListenAddress, MetricsServer } from './metrics-server.js';
+import type { OutputWriter } from '../output/output-writer.js';
 import type { TextfileWriter } from './textfile.js';
 
 export interface MetricsTargets {
   /** node_exporter's --collector.textfile.directory. */
   textfile?: string;
+  /** Writes the textfile (needed with `textfile`). */
+  output?: OutputWriter | null;
   listen?: ListenAddress;
 }
 
@@ -39,7 +42,7 @@ export class MetricsExport {
     metrics.begin(session.statuses(), Date.now());
     const served = drives ? Registry.merge([metrics.registry, drives]) : metrics.registry;
     const server = targets.listen ? await MetricsServer.listen(targets.listen, served) : null;
-    const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.textfile, () => metrics.registry.metrics());
+    const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.output!, targets.textfile, () => metrics.registry.metrics());
     try {
       await textfile?.start();
     } catch (error) {
@@ -51,7 +54,17 @@ export class MetricsExport {
       metrics.round(report, session.chargedTimeouts(), Date.now());
       textfile?.update();
     });
+    session.on('event', (event) => {
+      if (event.kind !== 'hung' && event.kind !== 'back') return;
+      metrics.states(session.statuses());
+      textfile?.update();
+    });
     return new MetricsExport(textfile, server);
+  }
+
+  /** "the textfile PATH" when its latest content was not written. */
+  notWritten(): string | null {
+    return this.textfile?.notWritten() ?? null;
   }
 
   async stop(): Promise<void> {

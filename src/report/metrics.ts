@@ -28,6 +28,7 @@ export class SlowdiskMetrics {
   private readonly storeScore: Gauge;
   private readonly storeReportedScore: Gauge;
   private readonly diskUp: Gauge<'disk' | 'path'>;
+  private readonly diskHung: Gauge<'disk' | 'path'>;
   private readonly diskInfo: Gauge<'disk' | 'path' | 'device' | 'fstype' | 'mountpoint' | 'skipped_for'>;
   private readonly memoryBacked: Gauge<'disk'>;
   private readonly lastRound: Gauge;
@@ -64,7 +65,13 @@ export class SlowdiskMetrics {
     });
     this.diskUp = new Gauge({
       name: 'slowdisk_disk_up',
-      help: 'Whether the inspected disk answers: 0 while its inspections fail (an I/O error, a vanished filesystem).',
+      help: 'Whether the inspected disk answers: 0 while its inspections fail (an I/O error, a vanished filesystem) and while it is hung.',
+      labelNames: ['disk', 'path'],
+      registers,
+    });
+    this.diskHung = new Gauge({
+      name: 'slowdisk_disk_hung',
+      help: 'Whether an inspection of the disk has been in flight for --hang-after (default 5s), whatever its score says yet.',
       labelNames: ['disk', 'path'],
       registers,
     });
@@ -157,6 +164,13 @@ export class SlowdiskMetrics {
     this.lastRound.set(wallMs / 1000);
   }
 
+  /** Between rounds, when a disk hangs or comes back: its state is set at once, the scores wait for the round. */
+  states(disks: readonly DiskStatus[]): void {
+    this.diskUp.reset();
+    this.diskHung.reset();
+    for (const disk of disks) if (disk.inspected) this.setState(disk);
+  }
+
   round(report: RoundReport, chargedTimeouts: ReadonlyMap<string, number>, wallMs: number): void {
     this.storeScore.set(report.storeScore);
     this.storeReportedScore.set(report.reportedScore);
@@ -201,7 +215,7 @@ export class SlowdiskMetrics {
 
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    const perDisk = [this.slowScore, this.diskUp, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
+    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
     for (const gauge of perDisk) gauge.reset();
     for (const disk of disks) {
       const { name, dir: path } = disk;
@@ -220,13 +234,19 @@ export class SlowdiskMetrics {
       );
       if (!disk.inspected) continue;
       for (const device of disk.blockDevices ?? []) this.blockDeviceInfo.set({ disk: name, device }, 1);
-      this.diskUp.set({ disk: name, path }, flag(disk.state !== 'down'));
+      this.setState(disk);
       for (const state of DETECTOR_STATES) this.statisticalState.set({ disk: name, state }, flag(disk.statistical === state));
       const probability = disk.prediction?.probability;
       if (probability != null) this.predictedProbability.set({ disk: name }, probability);
       this.predictedWarning.set({ disk: name }, flag(disk.prediction?.warning === true));
       this.startSeries(name);
     }
+  }
+
+  private setState(disk: DiskStatus): void {
+    const labels = { disk: disk.name, path: disk.dir };
+    this.diskUp.set(labels, flag(disk.state !== 'down' && disk.state !== 'hung'));
+    this.diskHung.set(labels, flag(disk.state === 'hung'));
   }
 
   /** A disk's counter and histograms start at 0 once, before its first inspection is counted. */

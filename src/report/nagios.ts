@@ -5,6 +5,7 @@
 import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
 import { DEFAULT_PREDICTOR_PARAMS } from '../predict/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
+import { hangNotes } from '../session/hang-verdict.js';
 import type { DiskStatus } from '../session/probe-session.js';
 import type { CheckOutcome } from './check-summary.js';
 import { diskFlags, formatBlockDevices, formatElapsed, formatPrediction, formatScore, formatState } from './format.js';
@@ -39,7 +40,8 @@ function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolea
   const reported = reportedScore(outcome.storeScore);
   const max = outcome.verdict.maxReported > reported ? `, max ${outcome.verdict.maxReported}` : '';
   const disks = outcome.disks.map((disk) => diskText(disk, buffered)).join(', ');
-  return `store score ${reported}${max} (${limitsText(outcome, params)}) after ${elapsed}; ${disks}`;
+  const notes = hangNotes(outcome.disks);
+  return `${notes ? `${notes}; ` : ''}store score ${reported}${max} (${limitsText(outcome, params)}) after ${elapsed}; ${disks}`;
 }
 
 export function nagiosLine(

@@ -1,6 +1,7 @@
 // watch off a TTY: one plain line per round and one per event; with --verbose, a line per
 // block device after each round's.
 import type { RoundReport, SessionEvent } from '../session/probe-session.js';
+import { visible } from './visible-text.js';
 import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 
 export interface Reporter {
@@ -19,13 +20,13 @@ export class RoundLines implements Reporter {
   round(report: RoundReport): void {
     const disks = report.disks.map((disk) => formatDiskLine(disk, this.buffered));
     this.write(
-      `${formatElapsed(report.elapsedMs)} tick ${report.tick} store ${report.reportedScore} (${formatScore(report.storeScore)}) | ${disks.join(' | ')}`,
+      visible(`${formatElapsed(report.elapsedMs)} tick ${report.tick} store ${report.reportedScore} (${formatScore(report.storeScore)}) | ${disks.join(' | ')}`),
     );
-    if (this.verbose) for (const device of report.devices) this.write(`  ${formatDeviceLine(device)}`);
+    if (this.verbose) for (const device of report.devices) this.write(visible(`  ${formatDeviceLine(device)}`));
   }
 
   event(event: SessionEvent): void {
-    this.write(`event: ${formatEvent(event)}`);
+    this.write(visible(`event: ${formatEvent(event)}`));
   }
 
   stop(): void {}

@@ -47,6 +47,11 @@ export class RunVerdict {
     return severity;
   }
 
+  /** Something other than a round made the run this bad (a disk hung between rounds, say). */
+  note(severity: Severity): void {
+    this.worst = worseSeverity(this.worst, severity);
+  }
+
   get severity(): Severity {
     return this.worst;
   }

@@ -15,13 +15,15 @@ import type { Prediction } from '../predict/predictor.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
 import type { FromProber, InspectOrder, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
+import { stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
 import { RestartingProber } from '../prober/restarting-prober.js';
 import { reportedScore } from '../score/store-score.js';
 import { InspectionTicker, MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { StoreTicks } from '../ticks/store-ticks.js';
 import { describeError, shownError } from './shown-error.js';
 
-export type DiskState = 'starting' | 'up' | 'down' | 'skipped';
+/** `hung`: an inspection has been in flight for --hang-after, from the clock, whatever the score says yet. */
+export type DiskState = 'starting' | 'up' | 'down' | 'hung' | 'skipped';
 
 export interface DiskStatus extends DiskPlacement {
   state: DiskState;
@@ -32,6 +34,10 @@ export interface DiskStatus extends DiskPlacement {
   error?: SerializedProbeError;
   /** How long the inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
+  /** A hung disk: when the inspection in flight started, wall-clock ms since the epoch. */
+  hungSinceMs?: number;
+  /** A hung disk left to the prober of an earlier run, stuck there: that prober's pid. */
+  stuckProber?: number;
   inspections: number;
   errors: number;
   /** The statistical detector's state, for an inspected disk. */
@@ -57,8 +63,12 @@ export interface RoundReport {
 export type SessionEvent =
   | { kind: 'down'; disk: string; error: SerializedProbeError }
   | { kind: 'back'; disk: string }
+  /** An inspection of the disk has been in flight for --hang-after, since `sinceMs` (wall clock). */
+  | { kind: 'hung'; disk: string; sinceMs: number; waitingMs: number; stuckProber?: number }
   | { kind: 'layout'; disks: DiskPlacement[] }
   | { kind: 'stale-removed'; disk: string; paths: string[] }
+  /** The probe file's name held someone else's file (the error says what): left alone, and probed under a fresh name. */
+  | { kind: 'name-taken'; disk: string; error: SerializedProbeError }
   /** The prober died (`reason` names its pid and how) and a new one took over. */
   | { kind: 'prober-restarted'; reason: string; pid?: number };
 
@@ -84,7 +94,13 @@ export interface SessionEvents {
 
 interface DiskRecord {
   status: DiskStatus;
+  /** The inspection in flight: its start on the monotonic clock, and on the wall clock. */
   inFlightSinceMs: number | null;
+  inFlightSinceWallMs: number;
+  /** The prober of an earlier run stuck on this disk's filesystem: no inspection is started there while it is. */
+  stuckProber: StuckProber | null;
+  /** A hung event went out and no inspection has come back since. */
+  hungAnnounced: boolean;
   /** Whether any inspection of this disk has completed or failed yet. */
   attempted: boolean;
 }
@@ -101,6 +117,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
+  /**
+   * The names of each directory, under the first of them: a directory is resolved once a
+   * round whatever the number of names given it (2,000 --path to one directory were 2,000
+   * statx, messages and answers a round, which cost the inspections their ticks).
+   */
+  private readonly namesOfDir = new Map<string, string[]>();
+  private readonly firstNameOfDir = new Map<string, string>();
+  private readonly targetOfName = new Map<string, ProbeTarget>();
   private readonly counters = new DeviceCounters();
   /** Resolutions came back since the layout was last applied (see onMessage). */
   private layoutStale = false;
@@ -112,8 +136,20 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     statistical: StatisticalParams,
     private readonly prober: RestartingProber,
     predictor: PredictorParams,
+    private readonly hangAfterMs: number,
   ) {
     super();
+    for (const target of targets) {
+      const { name, dir } = target;
+      this.targetOfName.set(name, target);
+      const first = this.firstNameOfDir.get(dir);
+      if (first === undefined) {
+        this.firstNameOfDir.set(dir, name);
+        this.namesOfDir.set(name, [name]);
+      } else {
+        this.namesOfDir.get(first)!.push(name);
+      }
+    }
     this.detector = new StatisticalDetector(statistical);
     this.predictions = new PredictorFeed(predictor, score.intervalMs);
     const detectorFeed = feedDetector(this.detector, score.intervalMs);
@@ -135,7 +171,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     statistical: StatisticalParams,
     predictor: PredictorParams = DEFAULT_PREDICTOR_PARAMS,
   ): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor);
+    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor, probe.hangAfterMs);
     try {
       await session.resolveAtStart();
       // The first round's outputs name every disk's devices, and its figures have a start.
@@ -171,15 +207,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const now = MONOTONIC_CLOCK.now();
     const hung = new Set(
       [...this.disks.values()]
-        .filter((disk) => disk.inFlightSinceMs !== null && now - disk.inFlightSinceMs > this.score.intervalMs)
+        .filter((disk) => disk.stuckProber === null && disk.inFlightSinceMs !== null && now - disk.inFlightSinceMs > this.score.intervalMs)
         .map((disk) => disk.status.name),
     );
     if (hung.size === 0) {
       await this.prober.stop(2000);
       return;
     }
-    // The other disks' probe files are removed before exit all the same.
-    await this.prober.stop(2000, this.targets.map(({ name }) => name).filter((name) => !hung.has(name)));
+    // The other disks' probe files are removed before exit all the same; the prober records
+    // the hung ones as stuck, so that the next run starts no prober of its own there.
+    await this.prober.stop(2000, this.targets.map(({ name }) => name).filter((name) => !hung.has(name)), [...hung]);
     this.prober.detach();
   }
 
@@ -196,6 +233,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       }
       const running = disk.inFlightSinceMs === null ? 0 : now - disk.inFlightSinceMs;
       if (running > this.score.intervalMs) status.waitingMs = running;
+      if (status.inspected && running >= this.hangAfterMs) {
+        status.state = 'hung';
+        status.hungSinceMs = disk.inFlightSinceWallMs;
+        if (disk.stuckProber) status.stuckProber = disk.stuckProber.pid;
+      }
       return status;
     });
   }
@@ -219,11 +261,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     });
     const failures: string[] = [];
     for (const { name, dir } of this.targets) {
+      if (this.firstNameOfDir.get(dir) !== name) continue;
       pending.set(name, (message) => {
-        if (message.error) failures.push(`${name}=${dir}: ${describeError(message.error)}`);
+        if (!message.error) return;
+        for (const each of this.namesOfDir.get(name)!) failures.push(`${each}=${dir}: ${describeError(message.error)}`);
       });
     }
-    this.prober.send({ type: 'resolve', names: this.targets.map(({ name }) => name) });
+    this.prober.send({ type: 'resolve', names: [...pending.keys()] });
     await results;
     if (failures.length > 0) throw new StartupError(`cannot probe ${failures.join('; ')}`);
     // Resolutions recorded by onMessage; a path that did not answer in time is inspected
@@ -234,24 +278,79 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   /** `sinceStartMs`: the tick's scheduled time, the clock the scores run on. */
   private onTick(sinceStartMs: number): void {
     this.applyStaleLayout();
+    this.releaseLeftStuck();
     const tick = this.ticks.tick(sinceStartMs);
     const now = MONOTONIC_CLOCK.now();
-    const orders = tick.start.map((name): InspectOrder => {
+    const orders = tick.start.flatMap((name): InspectOrder[] => {
       const disk = this.disks.get(name);
-      if (disk) disk.inFlightSinceMs = now;
+      if (disk && this.leaveToStuckProber(disk, now)) return [];
+      if (disk) {
+        disk.inFlightSinceMs = now;
+        disk.inFlightSinceWallMs = Date.now();
+      }
       // Once a round, and on every tick while the disk is down so that a fault only a new
       // block meets (a full filesystem) is seen to lift at once.
       const freshBlock = (tick.tickId - 1) % this.score.roundTicks === 0 || disk?.status.state === 'down';
       const device = disk?.status.device;
-      return { name, freshBlock, ...(device === undefined ? {} : { device }) };
+      return [{ name, freshBlock, ...(device === undefined ? {} : { device }) }];
     });
     if (orders.length > 0) this.prober.send({ type: 'inspect', tick: tick.tickId, disks: orders });
+    this.announceHung(now);
     if (!tick.updated) {
       this.predictions.tick(tick.tickId);
       return;
     }
     this.resolveAll();
     this.emitRound(tick.tickId, sinceStartMs);
+  }
+
+  /**
+   * A disk about to be inspected for the first time on its filesystem, where the prober of
+   * an earlier run is stuck, is left to it: its inspection is the one in flight, since that
+   * prober got stuck, and a second prober would only get stuck beside it.
+   */
+  private leaveToStuckProber(disk: DiskRecord, now: number): boolean {
+    if (disk.stuckProber) return true;
+    const device = disk.status.device;
+    if (disk.status.state !== 'starting' || device === undefined) return false;
+    const stuck = stuckProberOn(device, this.prober.pid);
+    if (!stuck) return false;
+    disk.stuckProber = stuck;
+    disk.inFlightSinceWallMs = stuck.stuckSinceMs;
+    disk.inFlightSinceMs = now - Math.max(0, Date.now() - stuck.stuckSinceMs);
+    return true;
+  }
+
+  /**
+   * A disk whose earlier prober came unstuck (or died) is inspected again from this tick; a
+   * hang announced stays so until that inspection comes back, which says the disk is back.
+   */
+  private releaseLeftStuck(): void {
+    for (const disk of this.disks.values()) {
+      if (!disk.stuckProber || stillStuck(disk.stuckProber)) continue;
+      disk.stuckProber = null;
+      disk.inFlightSinceMs = null;
+      this.ticks.abandon(disk.status.name);
+    }
+  }
+
+  /** One event per hang, on the first tick at which it reaches --hang-after. */
+  private announceHung(now: number): void {
+    for (const disk of this.disks.values()) {
+      if (disk.hungAnnounced || disk.inFlightSinceMs === null || !disk.status.inspected) continue;
+      const waitingMs = now - disk.inFlightSinceMs;
+      if (waitingMs < this.hangAfterMs) continue;
+      disk.hungAnnounced = true;
+      const stuckProber = disk.stuckProber?.pid;
+      this.emit('event', { kind: 'hung', disk: disk.status.name, sinceMs: disk.inFlightSinceWallMs, waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
+    }
+  }
+
+  /** The disk's hang is over; whether it had been announced. */
+  private unhang(disk: DiskRecord): boolean {
+    const was = disk.hungAnnounced;
+    disk.hungAnnounced = false;
+    return was;
   }
 
   private emitRound(tick: number, sinceStartMs: number): void {
@@ -276,12 +375,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   private resolveAll(): void {
-    this.resolve(this.targets.map(({ name }) => name));
+    this.resolve([...this.namesOfDir.keys()]);
   }
 
   private resolve(names: string[]): void {
+    const firsts = new Set(names.map((name) => this.firstNameOfDir.get(this.targetOfName.get(name)!.dir) ?? name));
     // A path whose last statx has not come back (a hung filesystem) is not asked again.
-    const asked = names.filter((name) => !this.resolving.has(name));
+    const asked = [...firsts].filter((name) => !this.resolving.has(name));
     if (asked.length === 0) return;
     for (const name of asked) this.resolving.add(name);
     this.prober.send({ type: 'resolve', names: asked });
@@ -289,8 +389,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
 
   /** What the dead prober had in flight will never come back; the new one starts afresh. */
   private onProberRestarted(reason: string, pid: number | undefined): void {
-    this.ticks.abandonInFlight();
-    for (const disk of this.disks.values()) disk.inFlightSinceMs = null;
+    for (const disk of this.disks.values()) {
+      // A disk left to an earlier run's prober stays so: this run's prober had nothing in flight there.
+      if (disk.stuckProber) continue;
+      this.ticks.abandon(disk.status.name);
+      disk.inFlightSinceMs = null;
+    }
     this.resolving.clear();
     this.emit('event', { kind: 'prober-restarted', reason, ...(pid === undefined ? {} : { pid }) });
   }
@@ -299,7 +403,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     switch (message.type) {
       case 'resolved':
         this.resolving.delete(message.name);
-        if (message.resolution) this.resolutions.set(message.name, message.resolution);
+        if (message.resolution) {
+          // Pinned once: a restarted prober probes where the first one did, and nowhere else.
+          for (const name of this.namesOfDir.get(message.name) ?? [message.name]) {
+            this.resolutions.set(name, message.resolution);
+            const target = this.targetOfName.get(name);
+            if (target) target.resolvedDir ??= message.resolution.resolvedDir;
+          }
+        }
         if (this.layout.length === 0) return;
         // One layout for a round's answers, not one per path: each reads and parses the
         // mount table and places every path, and 64 paths' answers in a row held the event
@@ -312,6 +423,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
         this.onInspected(message);
         return;
       case 'released':
+      case 'stopping':
       case 'stopped':
         return;
     }
@@ -321,11 +433,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const disk = this.disks.get(message.name);
     // A skipped path's last inspection, come back after its release, says nothing of it.
     if (!disk?.status.inspected) return;
+    const wasHung = this.ticks.inFlightTick(message.name) === message.tick && this.unhang(disk);
     if (this.ticks.inFlightTick(message.name) === message.tick) disk.inFlightSinceMs = null;
     const firstAttempt = !disk.attempted;
     disk.attempted = true;
     const status = disk.status;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
+    if (message.nameTaken) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.nameTaken });
     if (message.timings) {
       const counted = this.ticks.finished(message.name, message.tick, message.timings.totalMs);
       const late = !counted && message.timings.totalMs < this.score.intervalMs;
@@ -335,7 +449,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       const wasDown = status.state === 'down';
       status.state = 'up';
       delete status.error;
-      if (wasDown) this.emit('event', { kind: 'back', disk: message.name });
+      if (wasDown || wasHung) this.emit('event', { kind: 'back', disk: message.name });
       return;
     }
     const error = shownError(message.error!, status);
@@ -353,7 +467,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       this.resolve([message.name]);
       return;
     }
-    const changed = status.state !== 'down' || status.error?.code !== error.code;
+    const changed = wasHung || status.state !== 'down' || status.error?.code !== error.code;
     status.state = 'down';
     status.error = error;
     if (changed) this.emit('event', { kind: 'down', disk: message.name, error });
@@ -391,6 +505,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       this.disks.set(placement.name, {
         status: { ...placement, state, score: 1, inspections: 0, errors: 0 },
         inFlightSinceMs: null,
+        inFlightSinceWallMs: 0,
+        stuckProber: null,
+        hungAnnounced: false,
         attempted: !placement.inspected,
       });
       return;
@@ -406,6 +523,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'skipped';
       delete status.error;
       disk.inFlightSinceMs = null;
+      disk.stuckProber = null;
+      this.unhang(disk);
       this.detector.forget(placement.name);
       this.predictions.forget(placement.name);
       this.prober.send({ type: 'release', name: placement.name });
@@ -417,6 +536,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'starting';
       delete status.error;
       disk.inFlightSinceMs = null;
+      disk.stuckProber = null;
+      this.unhang(disk);
       this.prober.send({ type: 'release', name: placement.name });
       this.ticks.restart(placement.name, this.ticks.currentTick * this.score.intervalMs);
       this.detector.forget(placement.name);

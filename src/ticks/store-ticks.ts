@@ -57,12 +57,13 @@ export class StoreTicks {
   }
 
   /**
-   * Forgets the inspections in flight, which will never come back (their prober died), so
-   * that the next tick starts new ones. Their ticks are charged as timeouts, as those of any
-   * inspection that did not come back in time.
+   * Forgets the disk's inspection in flight, which will never come back (its prober died, or
+   * it was another run's), so that the next tick starts a new one. Its ticks are charged as
+   * timeouts, as those of any inspection that did not come back in time.
    */
-  abandonInFlight(): void {
-    for (const disk of this.disks.values()) disk.inFlight = null;
+  abandon(name: string): void {
+    const disk = this.disks.get(name);
+    if (disk) disk.inFlight = null;
   }
 
   tick(nowMs: number): StoreTick {

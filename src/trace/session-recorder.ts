@@ -1,16 +1,26 @@
-// Connects a live probe session to a TraceWriter: `watch --record` and `check --record`.
+// Connects a live probe session to a TraceWriter: `watch --record` and `check --record`. The
+// trace file is created and written by the output writer process: a trace on a hung disk
+// stalls that process, never the run.
+import { deadlineText, withinDeadline } from '../output/deadline.js';
+import type { OutputWriter } from '../output/output-writer.js';
 import type { ScoreParams } from '../params.js';
 import type { InspectionRecord, ProbeSession } from '../session/probe-session.js';
 import { VERSION } from '../version.js';
-import { TraceWriter } from './trace-writer.js';
-
-/** How long stopping waits for the trace to reach its file (it may sit on a hung disk). */
-const CLOSE_WAIT_MS = 2000;
+import { TRACE_MODE, traceCreateError, traceHeaderLine, TraceWriter } from './trace-writer.js';
+import { writeStderrLine } from '../report/visible-text.js';
 
 export class SessionRecorder {
+  private created = false;
+  private closed = false;
+  /** Lines were lost: a write failed (ENOSPC, EIO). */
+  private lostLines = false;
+  private failing = false;
+
   private constructor(
+    private readonly file: string,
     private readonly writer: TraceWriter,
     private readonly session: ProbeSession,
+    private readonly close: () => Promise<void>,
   ) {
     session.on('inspection', (record) => this.write(record));
     session.on('round', (report) => {
@@ -19,26 +29,60 @@ export class SessionRecorder {
     });
   }
 
-  /** Creates the trace file (never over an existing one) with the layout at start. */
-  static async start(file: string, session: ProbeSession, params: ScoreParams): Promise<SessionRecorder> {
+  /**
+   * Creates the trace file (never over an existing entry) with the layout at start: a file
+   * that cannot be created fails the run; one not created within the deadline (a hung disk)
+   * is told, and the run goes on, its lines queued in the writer.
+   */
+  static async start(output: OutputWriter, file: string, session: ProbeSession, params: ScoreParams, hangAfterMs: number): Promise<SessionRecorder> {
     const inspected = session.statuses().filter((disk) => disk.inspected);
-    const writer = await TraceWriter.open(file, {
+    const header = traceHeaderLine({
       params,
       disks: inspected.map((disk) => disk.name),
       paths: Object.fromEntries(inspected.map((disk) => [disk.name, disk.dir])),
       tool: `slowdisk ${VERSION}`,
       blockDevices: Object.fromEntries(inspected.map((disk) => [disk.name, disk.blockDevices ?? []])),
+      hangAfterMs,
     });
-    return new SessionRecorder(writer, session);
+    const creating = output.request({ type: 'create', file, text: header, mode: TRACE_MODE });
+    const sink = { write: (text: string) => output.append(file, text), close: () => output.request({ type: 'close', file }) };
+    const recorder = new SessionRecorder(file, TraceWriter.to(sink, params), session, () => sink.close());
+    output.onFailure(file, (error) => {
+      recorder.lostLines = true;
+      recorder.tell(`cannot record to ${file}: ${error.message}`);
+    });
+    if ((await withinDeadline(creating)) === 'late') {
+      recorder.tell(`cannot record to ${file}: not created within ${deadlineText()}, its disk may hang; the run goes on`);
+      void creating.then(() => (recorder.created = true), () => {});
+      return recorder;
+    }
+    await creating.catch((error: Error & { code?: string }) => {
+      throw traceCreateError(file, error);
+    });
+    recorder.created = true;
+    return recorder;
   }
 
-  /** Marks the last tick, so that inspections that never returned replay as timeouts. */
+  /** Marks the last tick, so that inspections that never returned replay as timeouts, and closes the file (waited for up to the deadline). */
   async stop(): Promise<void> {
     this.writer.clock(this.session.currentTick);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([this.writer.close(), timeout]);
-    clearTimeout(timer);
+    if (!this.created) return;
+    const closing = this.close().then(() => (this.closed = true));
+    if ((await withinDeadline(closing)) === 'late') {
+      this.tell(`cannot record to ${this.file}: not written within ${deadlineText()}, its disk may hang; the run goes on`);
+      return;
+    }
+    await closing.catch((error: Error) => this.tell(`cannot record to ${this.file}: ${error.message}`));
+  }
+
+  /** "the trace PATH" unless it was closed with all its lines. */
+  notWritten(): string | null {
+    return this.closed && !this.lostLines ? null : `the trace ${this.file}`;
+  }
+
+  private tell(line: string): void {
+    if (!this.failing) writeStderrLine(line);
+    this.failing = true;
   }
 
   private write(record: InspectionRecord): void {

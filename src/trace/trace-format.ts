@@ -33,6 +33,8 @@ export interface TraceHeader extends HeaderParams {
   tool?: string;
   /** The kernel's names of the block devices behind each disk's filesystem, at the start. */
   block_devices?: Record<string, string[]>;
+  /** --hang-after of the recorded run: replay finds the same hung disks with it. */
+  hang_after_ms?: number;
 }
 
 /** An inspection that finished, as the recorder writes it. */

@@ -2,19 +2,32 @@
 // held in memory, and rejects a malformed one at the line that breaks the format.
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { ScoreParams } from '../params.js';
+import { formatDurationRange, inDurationRange, SCORE_DURATION_RANGES, type DurationRange, type ScoreParams } from '../params.js';
 import { figuresOfLine, HEADER_PARAM_KEYS, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
 
-/** A line that breaks the trace format. */
+/** A line that breaks the trace format; a trace with no line to replay is one too, at no line. */
 export class TraceError extends Error {
   constructor(
-    readonly line: number,
+    readonly line: number | null,
     readonly reason: string,
   ) {
-    super(`line ${line}: ${reason}`);
+    super(line === null ? reason : `line ${line}: ${reason}`);
     this.name = 'TraceError';
   }
 }
+
+/**
+ * The longest line read, in characters: a recorded line is under 1 KiB, and a longer one is
+ * refused before it is held whole, so that a file with no newline cannot fill the memory.
+ */
+export const MAX_LINE_CHARS = 1 << 20;
+
+/**
+ * The furthest a line's tick may be past every tick before it (the first line's, past 0): a
+ * day of ticks at the default 100 ms. Replay steps through every tick in between, so a gap of
+ * 1e15 ticks would never end; a live run records a line for every disk at every tick.
+ */
+export const MAX_TICK_GAP = 864_000;
 
 export interface Trace {
   /** How messages name it: the path as given, or "stdin". */
@@ -45,7 +58,13 @@ export async function readTrace(input: Readable, name: string): Promise<Trace> {
   const first = await parsed.next();
   const firstBatch = first.done ? [] : first.value;
   const header = firstBatch.length > 0 && isHeader(firstBatch[0]) ? firstBatch[0] : null;
-  const rest = (header ? firstBatch.slice(1) : firstBatch) as TraceLine[];
+  let rest = (header ? firstBatch.slice(1) : firstBatch) as TraceLine[];
+  // Up to the first tick line, so that a trace with none is refused here, before any output.
+  while (rest.length === 0) {
+    const next = await parsed.next();
+    if (next.done) break;
+    rest = next.value as TraceLine[];
+  }
   async function* batches(): AsyncGenerator<TraceLine[]> {
     yield rest;
     yield* parsed as AsyncGenerator<TraceLine[]>;
@@ -66,6 +85,7 @@ async function* parseBatches(input: Readable): AsyncGenerator<(TraceHeader | Tra
     const batch: (TraceHeader | TraceLine)[] = [];
     for (const text of texts) {
       number += 1;
+      if (text.length > MAX_LINE_CHARS) throw tooLong(number);
       // A blank line carries nothing; an editor's trailing newline should not break a trace.
       // A '\r' before the '\n' is JSON whitespace, so CRLF traces parse too.
       if (text.trim() !== '') batch.push(parser.parse(text, number));
@@ -78,9 +98,18 @@ async function* parseBatches(input: Readable): AsyncGenerator<(TraceHeader | Tra
     partial = texts.pop()!;
     // Never an empty batch: the first one must hold line 1, which may be the header.
     const batch = parse(texts);
+    if (partial.length > MAX_LINE_CHARS) throw tooLong(number + 1);
     if (batch.length > 0) yield batch;
   }
-  yield parse([partial]);
+  const last = parse([partial]);
+  if (!parser.sawTick) {
+    throw new TraceError(null, parser.sawHeader ? 'has a header but no tick line: nothing to replay' : 'is empty: no header and no tick line');
+  }
+  yield last;
+}
+
+function tooLong(line: number): TraceError {
+  return new TraceError(line, `longer than ${MAX_LINE_CHARS} characters (1 MiB): not a line slowdisk writes`);
 }
 
 type Json = Record<string, unknown>;
@@ -89,6 +118,10 @@ type Json = Record<string, unknown>;
 class LineParser {
   private headerDisks: Set<string> | null = null;
   private readonly lastTicks = new Map<string, number>();
+  /** The largest tick on any line so far. */
+  private latestTick = 0;
+  sawHeader = false;
+  sawTick = false;
 
   parse(text: string, number: number): TraceHeader | TraceLine {
     let value: unknown;
@@ -123,6 +156,7 @@ class LineParser {
       }
       this.headerDisks = new Set(disks as string[]);
     }
+    this.sawHeader = true;
     return json as unknown as TraceHeader;
   }
 
@@ -132,6 +166,11 @@ class LineParser {
     if (typeof tick !== 'number' || !Number.isInteger(tick) || tick < 1) {
       throw new TraceError(number, `"tick" must be an integer from 1, got ${JSON.stringify(tick)}`);
     }
+    if (tick - this.latestTick > MAX_TICK_GAP) {
+      throw new TraceError(number, `tick ${tick} is more than ${MAX_TICK_GAP} ticks after tick ${this.latestTick}, the latest before it (a day at 100 ms): a gap replay will not step through`);
+    }
+    this.latestTick = Math.max(this.latestTick, tick);
+    this.sawTick = true;
     if (disk === undefined) {
       if (ms !== undefined || error !== undefined) throw new TraceError(number, 'no "disk": an inspection line names its disk');
       const device = json.device === undefined ? undefined : deviceLine(json, number);
@@ -183,14 +222,18 @@ function deviceLine(json: Json, number: number): TraceLine['device'] {
   return figuresOfLine(json as unknown as RecordedDevice);
 }
 
-const positive = (value: number) => Number.isFinite(value) && value > 0;
+/** The command line's range for the same parameter. */
+const durationCheck = (range: DurationRange) => ({
+  valid: (value: number) => inDurationRange(value, range),
+  expected: `a number of milliseconds from ${formatDurationRange(range)}`,
+});
 
 const PARAM_CHECKS: Record<keyof ScoreParams, { valid: (value: number) => boolean; expected: string }> = {
-  intervalMs: { valid: positive, expected: 'a number of milliseconds above 0' },
+  intervalMs: durationCheck(SCORE_DURATION_RANGES.intervalMs),
   roundTicks: { valid: (value) => Number.isInteger(value) && value >= 1, expected: 'an integer from 1' },
   ratioThreshold: { valid: (value) => value > 0 && value <= 1, expected: 'a number above 0, at most 1' },
-  minTtrMs: { valid: positive, expected: 'a number of milliseconds above 0' },
-  timeoutMs: { valid: positive, expected: 'a number of milliseconds above 0' },
+  minTtrMs: durationCheck(SCORE_DURATION_RANGES.minTtrMs),
+  timeoutMs: durationCheck(SCORE_DURATION_RANGES.timeoutMs),
   evictThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
   slowThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
 };

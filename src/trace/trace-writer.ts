@@ -1,10 +1,9 @@
 // The recorder behind `watch --record FILE` and `check --record FILE`: one JSON line per
-// result as it arrives, written through an async stream so a slow trace file never stalls
-// the ticks. What it writes is what replay needs to give the live timeline back exactly.
-import { open } from 'node:fs/promises';
+// result as it arrives, handed to a sink (the output writer process, in a live run) so a slow
+// trace file never stalls the ticks. What it writes is what replay needs to give the live
+// timeline back exactly.
 import os from 'node:os';
-import type { WriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
+import { AppendedFile } from '../output/appended-file.js';
 import type { ScoreParams } from '../params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { deviceFields, headerParamsOf, TRACE_VERSION, type RecordedDevice, type RecordedFailure, type RecordedInspection, type TraceHeader } from './trace-format.js';
@@ -19,36 +18,43 @@ export interface TraceWriterOptions {
   tool: string;
   /** The block devices behind each disk's filesystem. */
   blockDevices?: Record<string, string[]>;
+  /** --hang-after, for replay to find the same hangs. */
+  hangAfterMs?: number;
+}
+
+/** Where a trace's lines go: written in order; close flushes them. */
+export interface TraceSink {
+  write(text: string): void;
+  close(): Promise<void>;
+}
+
+/** The trace's mode: it holds the paths and timings of the host's disks. */
+export const TRACE_MODE = 0o644;
+
+/** The line for a trace file that cannot be created: never over an existing entry, which is someone's data. */
+export function traceCreateError(file: string, error: { code?: string; message: string }): Error {
+  return new Error(error.code === 'EEXIST' ? `refusing to overwrite ${file}: it already exists` : `cannot record to ${file}: ${error.message}`);
 }
 
 export class TraceWriter {
-  private writeError: Error | null = null;
-
   private constructor(
-    private readonly stream: WriteStream,
+    private readonly sink: TraceSink,
     private readonly params: ScoreParams,
-  ) {
-    stream.on('error', (error) => (this.writeError ??= error));
+  ) {}
+
+  /** Creates `file` in this process and writes the header. Never over an existing file, symlink or FIFO. */
+  static async open(file: string, options: TraceWriterOptions): Promise<TraceWriter> {
+    const sink = await AppendedFile.create(file, TRACE_MODE).catch((error: NodeJS.ErrnoException) => {
+      throw traceCreateError(file, error);
+    });
+    const writer = new TraceWriter(sink, options.params);
+    sink.write(traceHeaderLine(options));
+    return writer;
   }
 
-  /** Creates `file` and writes the header. Never overwrites: an existing file is someone's data. */
-  static async open(file: string, options: TraceWriterOptions): Promise<TraceWriter> {
-    const handle = await open(file, 'wx').catch((error: NodeJS.ErrnoException) => {
-      throw new Error(error.code === 'EEXIST' ? `refusing to overwrite ${file}: it already exists` : `cannot record to ${file}: ${error.message}`);
-    });
-    const writer = new TraceWriter(handle.createWriteStream(), options.params);
-    const header: TraceHeader = {
-      slowdisk_trace: TRACE_VERSION,
-      ...headerParamsOf(options.params),
-      disks: options.disks,
-      ...(options.paths ? { paths: options.paths } : {}),
-      host: os.hostname(),
-      start: new Date().toISOString(),
-      tool: options.tool,
-      ...(options.blockDevices ? { block_devices: options.blockDevices } : {}),
-    };
-    writer.write(header);
-    return writer;
+  /** A trace whose header the sink has already been given (traceHeaderLine). */
+  static to(sink: TraceSink, params: ScoreParams): TraceWriter {
+    return new TraceWriter(sink, params);
   }
 
   /** An inspection that finished; `late` when StoreTicks did not count it. */
@@ -83,16 +89,30 @@ export class TraceWriter {
     this.write({ tick });
   }
 
-  /** Flushes and closes the file; rejects with the first write error (ENOSPC, EIO), if any. */
-  async close(): Promise<void> {
-    this.stream.end();
-    await finished(this.stream).catch((error: Error) => (this.writeError ??= error));
-    if (this.writeError) throw this.writeError;
+  /** Flushes and closes the trace; rejects with the first write error (ENOSPC, EIO), if any. */
+  close(): Promise<void> {
+    return this.sink.close();
   }
 
   private write(line: object): void {
-    if (this.writeError === null) this.stream.write(`${JSON.stringify(line)}\n`);
+    this.sink.write(`${JSON.stringify(line)}\n`);
   }
+}
+
+/** A trace's first line: its parameters and layout, at the start of the run. */
+export function traceHeaderLine(options: TraceWriterOptions): string {
+  const header: TraceHeader = {
+    slowdisk_trace: TRACE_VERSION,
+    ...headerParamsOf(options.params),
+    disks: options.disks,
+    ...(options.paths ? { paths: options.paths } : {}),
+    host: os.hostname(),
+    start: new Date().toISOString(),
+    tool: options.tool,
+    ...(options.blockDevices ? { block_devices: options.blockDevices } : {}),
+    ...(options.hangAfterMs === undefined ? {} : { hang_after_ms: options.hangAfterMs }),
+  };
+  return `${JSON.stringify(header)}\n`;
 }
 
 /** The resolution of a trace's timings. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HookReport } from '../../src/hooks/hook-report.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { isAlive, runCli, startCli, waitFor, type RunningCli } from '../helpers/run-cli.js';
+import { childPids, groupPids, isAlive, runCli, startCli, waitFor, type RunningCli } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hooks-e2e-'));
@@ -80,6 +80,39 @@ describe('hooks on any directory', () => {
     expect(writtenReport(out)).toMatchObject({ event: 'evict', reported_score: 2 });
   });
 
+  // The hook's shell is its process group's leader: $$ is the group's id.
+  const BACKGROUND_HOOK = 'sleep 300 & echo $$ > "$PGID_OUT"';
+
+  it('a hook that leaves a child in the background: the CLI killed outright (SIGKILL), its whole group ends within seconds', async () => {
+    const dir = mkdtempSync(fresh('dir'));
+    const pgidOut = fresh('pgid');
+    const cli = startCli(['watch', '--raft', dir, ...EVICT_AT_FIRST_ROUND, '--keep-going', '--on-evict', BACKGROUND_HOOK], { env: { PGID_OUT: pgidOut } });
+    await waitFor(() => existsSync(pgidOut) && readFileSync(pgidOut, 'utf8').endsWith('\n'), 10_000, 'the hook to start its background child');
+    const pgid = Number(readFileSync(pgidOut, 'utf8'));
+    // The hook has exited; the sleep it left (and the guard) are still in its group while the run goes on.
+    await waitFor(() => !isAlive(pgid), 5000, 'the hook itself to exit');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(groupPids(pgid).length).toBeGreaterThan(0);
+    const prober = childPids(cli.child.pid!);
+    cli.child.kill('SIGKILL');
+    expect((await cli.done).signal).toBe('SIGKILL');
+    const killedAt = performance.now();
+    await waitFor(() => groupPids(pgid).length === 0, 5000, `no process left in the hook's group ${pgid}`);
+    expect(performance.now() - killedAt).toBeLessThan(5000);
+    for (const pid of prober) await waitFor(() => !isAlive(pid), 5000, 'the prober to exit by itself');
+  });
+
+  it('a hook that leaves a child in the background: its group ends with the run (check exiting CRITICAL)', async () => {
+    const dir = mkdtempSync(fresh('dir'));
+    const pgidOut = fresh('pgid');
+    const result = await runCli(['check', '--raft', dir, ...EVICT_AT_FIRST_ROUND, '--on-evict', BACKGROUND_HOOK], { env: { PGID_OUT: pgidOut } });
+    expect(result.code).toBe(2);
+    // The background sleep holds no pipe of the CLI's: `out=$(slowdisk check)` returns at once.
+    expect(result.elapsedMs).toBeLessThan(10_000);
+    const pgid = Number(readFileSync(pgidOut, 'utf8'));
+    await waitFor(() => groupPids(pgid).length === 0, 5000, `no process left in the hook's group ${pgid}`);
+  });
+
   it('check waits for a hanging hook only up to --hook-timeout, then kills it and says so', async () => {
     const dir = mkdtempSync(fresh('dir'));
     const result = await runCli(['check', '--raft', dir, ...EVICT_AT_FIRST_ROUND, '--hook-timeout', '1s', '--on-evict', 'sleep 60']);
@@ -146,8 +179,10 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
           name: 'raft',
           path: disk.dir,
           score: 100,
-          state: expect.any(String),
+          // Hung since the inspection that met the freeze started, long before the score evicted.
+          state: 'hung',
           waiting_ms: expect.any(Number),
+          hung_since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           device: disk.majMin,
           block_device: disk.device,
           whole_disk: disk.device,
@@ -164,6 +199,7 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
       ]);
       // At most one doubling a round: the inspection in flight has been stuck for most of the 21 s.
       expect(evicted.disks[0]!.waiting_ms).toBeGreaterThan(15_000);
+      expect(Date.parse(evicted.time) - Date.parse(evicted.disks[0]!.hung_since!)).toBeGreaterThan(15_000);
       // The rounds up to the eviction, the last of them a doubling from 50 or more.
       const rise = evicted.score_history.map((round) => round.disks.raft!);
       expect(rise.length).toBeGreaterThanOrEqual(8);

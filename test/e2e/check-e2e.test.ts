@@ -1,7 +1,7 @@
 // check and watch on real loop-device filesystems, with real faults: a throttled disk, a
 // frozen one, a shared filesystem, a memory-backed one.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -53,7 +53,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     expect(result.code).toBe(2);
     expect(result.elapsedMs).toBeGreaterThanOrEqual(21_000);
     expect(result.elapsedMs).toBeLessThan(25_000);
-    expect(result.stdout).toMatch(/^CRITICAL: store score 100 .* kv \S+ score 100 waiting 2\d\.\ds for an inspection/);
+    expect(result.stdout).toMatch(/^CRITICAL: store score 100 .*; hung: kv\) \| kv \S+ score 100 hung: an inspection in flight for 2\d\.\ds since /);
     // The prober is still stuck in the kernel; after the thaw it cleans up and exits by itself.
     expect(isAlive(prober)).toBe(true);
     await disk.thaw();
@@ -67,7 +67,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     // A hang doubles the score every 3 s round: 2 at 3 s, 4 at 6 s.
     const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--slow-threshold', '4']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100\)/);
+    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100; hung: raft\) \| raft \S+ score 4\.00 hung: /);
     await disk.thaw();
   });
 
@@ -79,7 +79,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     await waitFor(() => /tick 90 /.test(cli.stdout()), 20_000, 'three rounds');
     const lines = cli.stdout().trimEnd().split('\n');
     const round3 = lines.find((line) => / tick 90 /.test(line))!;
-    expect(round3).toMatch(/store 8 \(8\.00\) \| raft \S+ score 1\.00 up write .* \| kv \S+ score 8\.00 waiting [\d.]+s/);
+    expect(round3).toMatch(/store 8 \(8\.00\) \| raft \S+ score 1\.00 up write .* \| kv \S+ score 8\.00 hung: an inspection in flight for [\d.]+s since /);
     cli.child.kill('SIGTERM');
     const result = await cli.done;
     expect(result.code).toBe(143);
@@ -106,6 +106,35 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
       execFileSync('umount', [kv]);
       rmSync(kv, { recursive: true });
     }
+  });
+
+  it('2,000 --path entries to one directory: resolving them costs the first round no tick', async () => {
+    // A directory of this machine's own disk: a loop device's first writes would cost ticks of their own.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-many-'));
+    const args = Array.from({ length: 2000 }, (_, i) => ['--path', `p${i + 1}=${dir}`]).flat();
+    const trace = path.join(mkdtempSync(path.join(os.tmpdir(), 'slowdisk-many-trace-')), 'trace.jsonl');
+    const cli = startCli(['watch', ...args, '--json', '--record', trace]);
+    await waitFor(() => /"type":"store","time":"[^"]+","tick":30,/.test(cli.stdout()), 20_000, 'the first round');
+    cli.child.kill('SIGINT');
+    expect((await cli.done).code).toBe(130);
+    // Every tick of the round had its inspection, back within the interval and in time.
+    const inTime = readFileSync(trace, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line) as { tick: number; disk?: string; ms?: number; late?: boolean })
+      .filter((line) => line.disk === 'p1' && line.tick <= 30 && line.ms !== undefined && line.ms < 100 && !line.late)
+      .map((line) => line.tick);
+    expect(inTime).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    const lines = cli.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const firstRound = lines.filter((line) => line.tick === 30);
+    expect(firstRound.find((line) => line.type === 'store')).toMatchObject({ store_score: 1 });
+    const disks = firstRound.filter((line) => line.type === 'disk');
+    expect(disks).toHaveLength(2000);
+    expect(disks.filter((line) => line.inspected).map((line) => line.disk)).toEqual(['p1']);
+    expect(probeFiles(dir)).toEqual([]);
+    rmSync(path.dirname(trace), { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('two filesystems are two disks, each with its own probe file', async () => {

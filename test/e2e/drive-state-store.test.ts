@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DriveRun } from '../../src/cli/drive-run.js';
 import { emptyHistory, recordSnapshot, type DriveHistory } from '../../src/drives/history.js';
 import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/params.js';
-import { decodeHistory, encodeHistory, FileStateStore, STATE_FILE, StateStoreError } from '../../src/drives/state-file.js';
+import { decodeHistory, encodeHistory, FileStateStore, STATE_FILE } from '../../src/drives/state-file.js';
 import { DEFAULT_PEER_PARAMS } from '../../src/peer/params.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { SyntheticHost } from '../helpers/synthetic-diskstats.js';
@@ -36,9 +36,9 @@ function historyOf(minutes: number): DriveHistory {
 }
 
 async function saved(dir: string, history: DriveHistory): Promise<void> {
-  const { store } = FileStateStore.open(dir);
+  const { store } = await FileStateStore.open(dir);
   await store.save(history);
-  store.close();
+  await store.close();
 }
 
 describe('the history file', () => {
@@ -48,10 +48,10 @@ describe('the history file', () => {
     await saved(dir, history);
     const text = readFileSync(path.join(dir, STATE_FILE), 'utf8');
     expect(text).toMatch(/^slowdisk-drive-history 1 sha256:[0-9a-f]{64} \d+\n\{/);
-    const opened = FileStateStore.open(dir);
+    const opened = await FileStateStore.open(dir);
     expect(opened.problems).toEqual([]);
     expect(opened.history).toEqual(history);
-    opened.store.close();
+    await opened.store.close();
     expect(readdirSync(dir).sort()).toEqual([STATE_FILE]);
   });
 
@@ -61,10 +61,11 @@ describe('the history file', () => {
     await saved(dir, history);
     // A run killed between writing its temp file and renaming it.
     writeFileSync(path.join(dir, `.${STATE_FILE}.tmp-99999`), encodeHistory(historyOf(40)).slice(0, 500));
-    const opened = FileStateStore.open(dir);
+    writeFileSync(path.join(dir, `.${STATE_FILE}.0123456789abcdef01234567.tmp`), encodeHistory(historyOf(40)).slice(0, 500));
+    const opened = await FileStateStore.open(dir);
     expect(opened.problems).toEqual([]);
     expect(opened.history).toEqual(history);
-    opened.store.close();
+    await opened.store.close();
     expect(readdirSync(dir)).toEqual([STATE_FILE]);
   });
 
@@ -83,7 +84,7 @@ describe('the history file', () => {
       const file = path.join(dir, STATE_FILE);
       const bad = corrupt(readFileSync(file, 'utf8'));
       writeFileSync(file, bad);
-      const opened = FileStateStore.open(dir, () => Date.parse('2026-02-03T04:05:06.789Z'));
+      const opened = await FileStateStore.open(dir, () => Date.parse('2026-02-03T04:05:06.789Z'));
       const aside = `${file}.corrupt-2026-02-03T04-05-06-789Z`;
       expect(opened.problems).toHaveLength(1);
       expect(opened.problems[0]).toContain(`the drive history ${file} is corrupt (`);
@@ -92,23 +93,26 @@ describe('the history file', () => {
       expect(readFileSync(aside, 'utf8')).toBe(bad);
       expect(opened.history).toEqual(emptyHistory());
       await opened.store.save(historyOf(5));
-      opened.store.close();
+      await opened.store.close();
       expect(decodeHistory(readFileSync(file, 'utf8'))).toEqual(historyOf(5));
     });
   }
 
-  it('is written by one run at a time; a lock left by a dead process is taken over', () => {
+  it('is written by one run at a time; a lock left by a dead process, or naming a process that is not slowdisk, is taken over', async () => {
     const dir = newDir();
-    const first = FileStateStore.open(dir);
-    expect(() => FileStateStore.open(dir)).toThrow(new StateStoreError(`the state directory ${dir} is in use by process ${process.pid} (${path.join(dir, 'drives.lock')}); use another --state-dir or wait for it`));
-    first.store.close();
+    const lock = path.join(dir, 'drives.lock');
     // A process that has exited: its pid is free.
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
-    writeFileSync(path.join(dir, 'drives.lock'), `${dead}\n`);
-    const second = FileStateStore.open(dir);
-    expect(readFileSync(path.join(dir, 'drives.lock'), 'utf8')).toBe(`${process.pid}\n`);
-    second.store.close();
-    expect(existsSync(path.join(dir, 'drives.lock'))).toBe(false);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(lock, `${dead}\n`);
+    const first = await FileStateStore.open(dir);
+    expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^slowdisk-lock ${process.pid} \\d+\n$`));
+    // This test's process is alive but is not a slowdisk run: its lock is taken over.
+    const second = await FileStateStore.open(dir);
+    expect(readFileSync(lock, 'utf8')).toMatch(new RegExp(`^slowdisk-lock ${process.pid} \\d+\n$`));
+    await second.store.close();
+    expect(existsSync(lock)).toBe(false);
+    await first.store.close();
   });
 });
 
@@ -123,7 +127,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
       const stateDir = path.join(mount, 'state');
       const host = new SyntheticHost({ devices: DEVICES, seed: 5, factor: () => 1 }, T0);
       let clock = T0;
-      const source = { diskstats: () => host.diskstats(), bootId: () => 'b', identity: (name: string) => `wwid:${name}` };
+      const source = { diskstats: () => host.diskstats(), bootId: () => 'b', identity: (name: string) => `wwid:${name}`, deviceClass: () => 'sata-hdd' };
       const warnings: string[] = [];
       const run = await DriveRun.start({ devices: DEVICES, stateDir }, { json: true, source, clock: () => clock, write: () => {}, warn: (line) => warnings.push(line) });
       for (let m = 1; m <= 30; m += 1) {
@@ -144,7 +148,7 @@ describe.skipIf(gate.skip)('a full disk', () => {
         await run.settled();
       }
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatch(new RegExp(`^cannot save the drive history ${file}, the previous one is kept: ENOSPC \\((write|fsync|close) ${path.join(stateDir, `.${STATE_FILE}.tmp-${process.pid}`)}\\)$`));
+      expect(warnings[0]).toMatch(new RegExp(`^cannot save the drive history ${file}, the previous one is kept: ENOSPC \\((write|fsync|close) ${path.join(stateDir, `.${STATE_FILE}.`)}[0-9a-f]{24}\\.tmp\\)$`));
       expect(readFileSync(file, 'utf8')).toBe(before);
       expect(readdirSync(stateDir).sort()).toEqual(['drives.lock', STATE_FILE]);
       expect(run.exitCode(run.judge())).toBe(3);

@@ -142,37 +142,33 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
         },
         lift: giveToNobody,
       },
-      /EACCES: open \S+\/\.slowdisk-probe-/,
+      /EACCES: fstatat \S+\/\.slowdisk-probe-/,
     );
     report('permission denied', cycle);
     await stopWatch(watch, [dir]);
   });
 
-  it('a symlink planted at the live probe file name: refused, its target untouched', async () => {
+  it('a symlink put at the live probe file name in one step: left alone, probed under a fresh name, never down', async () => {
     const dir = mkdtempSync(path.join(work, 'symlink-'));
     const target = path.join(mkdtempSync(path.join(work, 'target-')), 'precious');
     writeFileSync(target, 'precious data\n');
     const targetBefore = statSync(target);
     const watch = startWatch(['--kv', dir]);
-    let probeFile = '';
-    const cycle = await cycleFault(
-      watch,
-      'kv',
-      {
-        // In one step, so that the probe never finds the name free and makes its file again.
-        inject: async () => {
-          [probeFile] = probeFiles(dir).map((name) => path.join(dir, name));
-          symlinkSync(target, `${probeFile}.planted`);
-          renameSync(`${probeFile}.planted`, probeFile!);
-        },
-        lift: async () => rmSync(probeFile),
-        whileDown: () => expect(lstatSync(probeFile).isSymbolicLink()).toBe(true),
-      },
-      /refusing to follow a symbolic link at the probe file's name \(ELOOP: open \S+\/\.slowdisk-probe-/,
-    );
-    report('symlink', cycle);
+    await watch.nextRound((round) => round.disks.get('kv')!.state.startsWith('up '), 10_000);
+    // In one step, so that the probe never finds the name free and makes its file again.
+    const [probeFile] = probeFiles(dir).map((name) => path.join(dir, name));
+    symlinkSync(target, `${probeFile}.planted`);
+    renameSync(`${probeFile}.planted`, probeFile!);
+    const event = await watch.next(/^event: kv: ENAMETAKEN: open \S+ is taken by someone else: a symbolic link to \S+; left untouched; probing under a fresh name$/, 5000);
+    expect(event.text).toContain(`open ${probeFile} `);
+    const after = await watch.nextRound((round) => round.disks.get('kv')!.state.startsWith('up '), 10_000, event.index);
+    await watch.nextRound(() => true, 10_000, after.index + 1);
+    expect(watch.lines.some((line) => /^event: kv is down/.test(line.text))).toBe(false);
+    expect(probeFiles(dir)).toHaveLength(2);
+    expect(lstatSync(probeFile!).isSymbolicLink()).toBe(true);
     expect(readFileSync(target, 'utf8')).toBe('precious data\n');
     expect(statSync(target).mtimeMs).toBe(targetBefore.mtimeMs);
+    rmSync(probeFile!);
     await stopWatch(watch, [dir]);
   });
 });

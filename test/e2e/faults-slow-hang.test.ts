@@ -74,10 +74,11 @@ describe.skipIf(gate.skip)('a slow or hung disk under watch, and its recovery', 
 
     await frozen.hang();
     const hung = await watch.nextRound(
-      (round) => stateOf(round, 'kv').startsWith('waiting ') && scoreOf(round, 'kv')! >= 4,
+      // Past --hang-after (5 s) by the round that brings the score to 4.
+      (round) => stateOf(round, 'kv').startsWith('hung: ') && scoreOf(round, 'kv')! >= 4,
       4 * ROUND_MS,
       bothUp.index,
-      'kv waiting, score 4',
+      'kv hung, score 4',
     );
     for (const { round } of watch.rounds(bothUp.index + 1).filter(({ index }) => index <= hung.index)) {
       expect(scoreOf(round, 'raft')).toBe(1);

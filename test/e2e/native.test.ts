@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MEMORY_FS_MAGICS, ProbeError, ProbeWorker, type InspectRequest, type ProbeFile } from '../../src/native/addon.js';
-import { deadPid, probeHeader as header } from '../helpers/probe-file-fakes.js';
+import os from 'node:os';
+import { bootTime, deadPid, probeHeader as header, thisOrigin } from '../helpers/probe-file-fakes.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 
 const ADDON = fileURLToPath(new URL('../../build/Release/slowdisk_probe.node', import.meta.url));
@@ -111,10 +112,14 @@ describe.skipIf(gate.skip)('prepare', () => {
       expect(st.size).toBe(65 * file.ioSize);
       expect(st.blocks * 512).toBeGreaterThanOrEqual(65 * file.ioSize);
 
+      const origin = thisOrigin();
       const head = readBlock(file, 0).toString('latin1');
       const text = head.replace(/\0+$/, '');
       expect(text).toMatch(
-        new RegExp(`^slowdisk probe file\nversion=1\npid=${process.pid}\ncreated=\\d+\n.*slowdisk prober.*\n$`),
+        new RegExp(
+          `^slowdisk probe file\nversion=2\npid=${process.pid}\ncreated=\\d+\nhost=${os.hostname()}\n` +
+            `boot_id=${origin.bootId}\npid_ns=${origin.pidNs}\ntoken=[0-9a-f]{32}\n.*slowdisk prober.*\n$`,
+        ),
       );
       const created = Number(/created=(\d+)/.exec(text)![1]);
       expect(Math.abs(created - Date.now() / 1000)).toBeLessThan(60);
@@ -135,8 +140,8 @@ describe.skipIf(gate.skip)('prepare', () => {
   it('fails with the errno, syscall and path when the directory is missing', async () => {
     const dir = path.join(base, 'missing');
     const error = await probeError(worker().prepare(dir, { ioSize: 4096, direct: true }));
-    expect(error).toMatchObject({ code: 'ENOENT', errno: 2, syscall: 'opendir', path: dir });
-    expect(error.message).toBe(`ENOENT: opendir ${dir} (No such file or directory)`);
+    expect(error).toMatchObject({ code: 'ENOENT', errno: 2, syscall: 'realpath', path: dir });
+    expect(error.message).toBe(`ENOENT: realpath ${dir} (No such file or directory)`);
   });
 });
 
@@ -187,7 +192,7 @@ describe.skipIf(gate.skip)('inspect', () => {
     expect(fs.existsSync(dir)).toBe(false);
   });
 
-  it('fails with ELOOP on a symlink planted at the probe name, leaving its target untouched', async () => {
+  it('fails with ENAMETAKEN on a symlink planted at the probe name, naming it, leaving its target untouched', async () => {
     const dir = tempDir();
     const w = worker();
     const file = await w.prepare(dir, { ioSize: 4096, direct: true });
@@ -197,12 +202,13 @@ describe.skipIf(gate.skip)('inspect', () => {
     fs.symlinkSync(target, file.path);
 
     const error = await probeError(w.inspect(request(file)));
-    expect(error).toMatchObject({ code: 'ELOOP', syscall: 'open', path: file.path });
+    expect(error).toMatchObject({ code: 'ENAMETAKEN', errno: 0, syscall: 'open', path: file.path });
+    expect(error.message).toBe(`ENAMETAKEN: open ${file.path} is taken by someone else: a symbolic link to ${target}; left untouched`);
     expect(fs.readFileSync(target, 'utf8')).toBe('precious data');
     expect(fs.lstatSync(file.path).isSymbolicLink()).toBe(true);
   });
 
-  it('fails with ENOTOURS and writes nothing when another file took the probe name', async () => {
+  it('fails with ENAMETAKEN and writes nothing when another file took the probe name', async () => {
     const dir = tempDir();
     const w = worker();
     const file = await w.prepare(dir, { ioSize: 4096, direct: true });
@@ -211,8 +217,46 @@ describe.skipIf(gate.skip)('inspect', () => {
     fs.renameSync(other, file.path);
 
     const error = await probeError(w.inspect(request(file)));
-    expect(error).toMatchObject({ code: 'ENOTOURS', errno: 0, syscall: 'open', path: file.path });
+    expect(error).toMatchObject({ code: 'ENAMETAKEN', errno: 0, syscall: 'open', path: file.path });
+    expect(error.message).toMatch(/is taken by someone else: a regular file of 266240 bytes, inode \d+, owner uid 0; left untouched$/);
     expect(fs.readFileSync(file.path).every((byte) => byte === 7)).toBe(true);
+  });
+
+  it('never writes into a file made at the probe name after ours was removed, even with its inode number', async () => {
+    const dir = tempDir();
+    const w = worker();
+    let reused = false;
+    // ext4 hands a freed inode number out again, mostly at once: tried until it does.
+    for (let attempt = 0; attempt < 20 && !reused; attempt++) {
+      const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+      fs.unlinkSync(file.path);
+      const mine = Buffer.alloc(65 * 4096, 9);
+      fs.writeFileSync(file.path, mine, { flag: 'wx' });
+      reused = fs.statSync(file.path).ino === file.ino;
+
+      const error = await probeError(w.inspect(request(file)));
+      expect(error).toMatchObject({ code: 'ENAMETAKEN', path: file.path });
+      if (reused) expect(error.message).toMatch(/\(same inode number, another birth time\); left untouched$/);
+      await expect(w.remove(file)).rejects.toMatchObject({ code: 'ENOTOURS' });
+      expect(fs.readFileSync(file.path).equals(mine)).toBe(true);
+      fs.unlinkSync(file.path);
+    }
+    expect(reused).toBe(true);
+  });
+
+  it('never writes into a file with our inode number and birth time whose header is not ours', async () => {
+    // The header's token is the last check: a file rewritten in place by someone else.
+    const dir = tempDir();
+    const w = worker();
+    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    const fd = fs.openSync(file.path, 'r+');
+    fs.writeSync(fd, header(process.pid), 0, 4096, 0);
+    fs.closeSync(fd);
+    const before = fs.readFileSync(file.path);
+
+    const error = await probeError(w.inspect(request(file)));
+    expect(error.message).toMatch(/\(same inode number, not this prober's header\); left untouched$/);
+    expect(fs.readFileSync(file.path).equals(before)).toBe(true);
   });
 
   it('fails with ECORRUPT and the offset when the block reads back different data', async () => {
@@ -258,8 +302,42 @@ describe.skipIf(gate.skip)('inspect', () => {
     expect(readBlock(file, 0).toString('latin1')).toContain(`\npid=${process.pid}\n`);
     expect(fs.readdirSync(dir)).toEqual([path.basename(file.path)]);
 
-    const next = await w.inspect(request({ ...file, ino: result.ino }, { block: 6, seed: 100 }));
+    const next = await w.inspect(request({ ...file, ino: result.ino, identity: result.identity }, { block: 6, seed: 100 }));
     expect(next.created).toBe(false);
+  });
+
+  it('never probes where the directory leads through a symlink put in its place (EDIRCHANGED), and removes its file where it went', async () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    const w = worker();
+    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    fs.renameSync(dir, `${dir}.orig`);
+    fs.symlinkSync(elsewhere, dir);
+
+    const error = await probeError(w.inspect(request(file)));
+    expect(error).toMatchObject({ code: 'EDIRCHANGED', errno: 0, syscall: 'realpath', path: dir });
+    await expect(w.resolve(dir, file.resolvedDir)).rejects.toMatchObject({ code: 'EDIRCHANGED' });
+    await expect(w.prepare(dir, { ioSize: 4096, direct: true, resolvedDir: file.resolvedDir })).rejects.toMatchObject({ code: 'EDIRCHANGED' });
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+
+    await w.remove(file);
+    expect(fs.readdirSync(`${dir}.orig`)).toEqual([]);
+  });
+
+  it('a directory put in the place of the renamed one gets a new file; the old one is still removed where it went', async () => {
+    const dir = tempDir();
+    const w = worker();
+    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    fs.renameSync(dir, `${dir}.orig`);
+    fs.mkdirSync(dir);
+
+    const result = await w.inspect(request(file));
+    expect(result).toMatchObject({ created: true, dirReplaced: true });
+    expect(fs.readdirSync(dir)).toEqual([file.name]);
+    await w.remove({ ...file, identity: result.identity });
+    await w.remove(file);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(fs.readdirSync(`${dir}.orig`)).toEqual([]);
   });
 
   it('makes no probe file on another filesystem mounted over its directory (EOTHERFS)', async () => {
@@ -404,6 +482,34 @@ describe.skipIf(gate.skip)('removeStale', () => {
     expect(removed).toEqual([path.join(dir, name('0000abcd'))]);
     expect(fs.readdirSync(dir).sort()).toEqual(kept);
     expect(fs.readFileSync(path.join(outside, 'target'))).toEqual(header(dead));
+  });
+
+  it('removes a file only when its writer is provably gone: same host, boot and PID namespace, or an earlier boot', async () => {
+    const dir = tempDir();
+    const dead = deadPid();
+    const beforeBoot = bootTime() - 3600;
+    const otherBoot = '00000000-0000-4000-8000-000000000000';
+    const cases: [string, Buffer, boolean][] = [
+      // Another PID namespace (a container): its pid means nothing here.
+      ['0000ab01', header(dead, { pidNs: '4026500000' }), false],
+      // Another host sharing the filesystem (NFS): same.
+      ['0000ab02', header(dead, { host: 'some-other-host' }), false],
+      ['0000ab03', header(dead, { host: 'some-other-host', bootId: otherBoot, created: beforeBoot }), false],
+      // An earlier boot of this host: whatever made it is gone, whatever its pid now names.
+      ['0000ab04', header(process.pid, { bootId: otherBoot, created: beforeBoot }), true],
+      // Another boot id, but made since this boot began: not an earlier boot.
+      ['0000ab05', header(dead, { bootId: otherBoot }), false],
+      // A version 1 header names a pid only: gone if made before this boot, else left.
+      ['0000ab06', header(process.pid, { version: 1, created: beforeBoot }), true],
+      ['0000ab07', header(dead, { version: 1 }), false],
+    ];
+    for (const [hex, data] of cases) {
+      const pid = hex === '0000ab04' || hex === '0000ab06' ? process.pid : dead;
+      fs.writeFileSync(path.join(dir, `.slowdisk-probe-${pid}-${hex}`), data);
+    }
+    const removed = (await worker().removeStale(dir)).map((p) => path.basename(p).slice(-8)).sort();
+    expect(removed).toEqual(cases.filter(([, , gone]) => gone).map(([hex]) => hex));
+    expect(fs.readdirSync(dir)).toHaveLength(cases.filter(([, , gone]) => !gone).length);
   });
 
   it('runs as part of prepare', async () => {

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
-export { childPids } from '../../scripts/process-tree.mjs';
+export { childPids, groupPids } from '../../scripts/process-tree.mjs';
 
 export const BIN = fileURLToPath(new URL('../../bin/slowdisk.js', import.meta.url));
 
@@ -76,11 +76,12 @@ export function probeFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith('.slowdisk-probe-'));
 }
 
-/** `--json` output, one object a line. */
+/** `--json` output, one object a line; of a running CLI's, the whole lines so far. */
 export function jsonLines(stdout: string): Record<string, unknown>[] {
   return stdout
-    .trimEnd()
+    .slice(0, stdout.lastIndexOf('\n') + 1)
     .split('\n')
+    .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 

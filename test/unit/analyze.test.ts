@@ -145,10 +145,12 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('host_2: 12 drives, 15 days (2021-11-21 to 2021-12-05): 2 slow');
-    expect(lines[1]).toMatch(/^ {2}disk1 +SLOW {2}latency 1\.\d\dx its peers' at (0|1)\.\d\dx their load; slow on 7 of 7 days 2021-11-29\.\.2021-12-05, \d+% of windows; z \d+\.\d; confidence 1\.00; slow since 2021-11-24 \(day 4 of the data\)$/);
-    expect(lines[2]).toMatch(/^ {2}disk2 +SLOW/);
-    expect(lines.at(-1)).toBe('2 hosts, 24 drives, 2 slow drives on 1 host; 65160 rows, 0 bad rows, 0 bad files');
+    expect(lines[0]).toBe('host_2: 12 drives, 15 days (2021-11-21 to 2021-12-05): 2 slow now');
+    expect(lines[1]).toMatch(
+      /^ {2}disk1 +SLOW now +latency 1\.\d\dx its peers' at (0|1)\.\d\dx their load; slow on 7 of 7 days 2021-11-29\.\.2021-12-05, \d+% of windows; z \d+\.\d; confidence 1\.00; slow since 2021-11-21 \(on 15 of 15 days, 1\.\d\dx its peers\), judged slow as of 2021-11-24 \(day 4 of the data\)$/,
+    );
+    expect(lines[2]).toMatch(/^ {2}disk2 +SLOW now/);
+    expect(lines.at(-1)).toBe('2 hosts, 24 drives, 2 drives slow now on 1 host, 0 recovered; 65160 rows, 0 bad rows, 0 bad files');
     expect(lines).toHaveLength(4); // host_5 has nothing to report
     expect(result.stdout).not.toMatch(/\u001b/); // no spinner off a terminal
   });
@@ -168,15 +170,25 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     }
     expect(drives.filter((line) => line.verdict === 'slow').map((line) => `${line.host}/${line.disk}`)).toEqual(['host_2/disk1', 'host_2/disk2']);
     expect(drives.slice(0, 3).map((line) => line.disk)).toEqual(['disk1', 'disk2', 'disk3']);
-    expect(drives[0]).toMatchObject({ host: 'host_2', disk: 'disk1', verdict: 'slow', current: 'slow', slow_days: 7, first_slow: '2021-11-24', days_to_detect: 4 });
+    expect(drives[0]).toMatchObject({
+      host: 'host_2',
+      disk: 'disk1',
+      class: null,
+      verdict: 'slow',
+      not_judged: null,
+      slow_days: 7,
+      episodes: [{ from: '2021-11-21', to: '2021-12-05', days: 15, slow_days: 15, detected: '2021-11-24', days_to_detect: 4, ongoing: true }],
+    });
     expect(drives[0].ratio as number).toBeGreaterThan(1.4);
-    expect(drives[12]).toMatchObject({ host: 'host_5', disk: 'disk1', verdict: 'ok', first_slow: null });
+    expect(drives[12]).toMatchObject({ host: 'host_5', disk: 'disk1', verdict: 'ok', episodes: [] });
     expect(lines[24]).toEqual({
       type: 'summary',
       dir: cluster,
       hosts: 2,
       drives: 24,
       slow_drives: 2,
+      recovered_drives: 0,
+      unjudged_drives: 0,
       slow_hosts: 1,
       files: 30,
       rows: 65160,
@@ -190,12 +202,12 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
   it('takes one host directory too, and exits OK when no drive is slow; --all lists every drive', async () => {
     const result = await runCli(['analyze', path.join(cluster, 'host_5')]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('1 host, 12 drives, 0 slow drives on 0 hosts; 32580 rows, 0 bad rows, 0 bad files\n');
+    expect(result.stdout).toBe('1 host, 12 drives, 0 drives slow now on 0 hosts, 0 recovered; 32580 rows, 0 bad rows, 0 bad files\n');
     const all = await runCli(['analyze', path.join(cluster, 'host_5'), '--all']);
     expect(all.code).toBe(0);
     const lines = all.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 0 slow');
-    expect(lines.filter((line) => / {2}ok {4}latency/.test(line))).toHaveLength(12);
+    expect(lines[0]).toBe('host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 0 slow now');
+    expect(lines.filter((line) => / {2}ok +latency/.test(line))).toHaveLength(12);
   });
 
   it('counts bad rows and bad files, reports them, and goes on', async () => {
@@ -209,7 +221,7 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
 
     const text = await runCli(['analyze', dir]);
     expect(text.code).toBe(1);
-    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('2 hosts, 24 drives, 2 slow drives on 1 host; 65160 rows, 3 bad rows, 3 bad files');
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('2 hosts, 24 drives, 2 drives slow now on 1 host, 0 recovered; 65160 rows, 3 bad rows, 3 bad files');
     expect(text.stderr).toBe(
       `slowdisk: skipped 3 bad rows (first: ${path.join(dir, 'host_2', '2021-11-21.csv')}:2174: 1 field, expected 4) and 3 bad files (first: ${path.join(dir, 'host_5', '2021-11-19.csv')}: empty)\n`,
     );
@@ -219,6 +231,100 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     expect(json.stderr).toBe('');
     const summary = jsonLines(json.stdout).at(-1)!;
     expect(summary).toMatchObject({ type: 'summary', hosts: 2, drives: 24, slow_drives: 2, files: 33, rows: 65160, bad_rows: 3, bad_files: 3 });
+  });
+
+  /**
+   * host_5 (12 healthy drives) rewritten: each drive's latency times `factor(disk)`, and a
+   * `class` column from `classOf(disk)` when given (the same figures without it otherwise).
+   */
+  function reshaped(factor: (disk: string) => number, classOf?: (disk: string) => string): string {
+    const dir = newDir();
+    mkdirSync(path.join(dir, 'host_5'));
+    for (const file of readdirSync(path.join(cluster, 'host_5'))) {
+      const [header, ...rows] = readFileSync(path.join(cluster, 'host_5', file), 'utf8').trimEnd().split('\n');
+      const out = rows.map((row) => {
+        const [ts, disk, throughput, latency] = row.split(',');
+        const fields = [ts, disk, throughput, (Number(latency) * factor(disk!)).toFixed(3)];
+        return (classOf ? [...fields, classOf(disk!)] : fields).join(',');
+      });
+      writeFileSync(path.join(dir, 'host_5', file), `${classOf ? `${header},class` : header}\n${out.join('\n')}\n`);
+    }
+    return dir;
+  }
+  const diskNumber = (disk: string) => Number(disk.replace('disk', ''));
+
+  it('a class column: 6 NVMe + 6 HDD drives, each class judged against itself, one slow drive in each', async () => {
+    // NVMe drives at a tenth of the HDDs' latency; disk2 (NVMe) and disk8 (HDD) 1.6x their class.
+    const factor = (disk: string) => (diskNumber(disk) <= 6 ? 0.1 : 1) * (['disk2', 'disk8'].includes(disk) ? 1.6 : 1);
+    const classOf = (disk: string) => (diskNumber(disk) <= 6 ? 'nvme-ssd' : 'sata-hdd');
+    const result = await runCli(['analyze', reshaped(factor, classOf)]);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 2 slow now', '  judged by class: 6 nvme-ssd, 6 sata-hdd']);
+    expect(lines[2]).toMatch(/^ {2}disk2 +SLOW now .*\[nvme-ssd\]$/);
+    expect(lines[3]).toMatch(/^ {2}disk8 +SLOW now .*\[sata-hdd\]$/);
+    const json = jsonLines((await runCli(['analyze', reshaped(factor, classOf), '--json'])).stdout);
+    expect(json.filter((line) => line.verdict === 'slow').map((line) => [line.disk, line.class])).toEqual([
+      ['disk2', 'nvme-ssd'],
+      ['disk8', 'sata-hdd'],
+    ]);
+    // The same figures without the column: one group, in which the slow HDD and the slow NVMe drive are not the ones found.
+    const mixed = jsonLines((await runCli(['analyze', reshaped(factor), '--json'])).stdout);
+    expect(mixed.filter((line) => line.verdict === 'slow').map((line) => line.disk)).not.toEqual(['disk2', 'disk8']);
+  });
+
+  it('a class column: 2 NVMe + 10 HDD drives, the NVMe class too few to judge, said so, the HDDs judged', async () => {
+    const factor = (disk: string) => (diskNumber(disk) <= 2 ? 0.1 : 1) * (disk === 'disk1' ? 2 : 1) * (disk === 'disk5' ? 1.6 : 1);
+    const dir = reshaped(factor, (disk) => (diskNumber(disk) <= 2 ? 'nvme-ssd' : 'sata-hdd'));
+    const result = await runCli(['analyze', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 1 slow now',
+      '  judged by class: 2 nvme-ssd, 10 sata-hdd',
+      '  nvme-ssd: too few drives to judge (2 of class nvme-ssd, 4 needed)',
+      expect.stringMatching(/^ {2}disk5 +SLOW now .*\[sata-hdd\]$/),
+      '1 host, 12 drives, 1 drive slow now on 1 host, 0 recovered, 2 too few of their class to judge; 32580 rows, 0 bad rows, 0 bad files',
+    ]);
+    const json = jsonLines((await runCli(['analyze', dir, '--json'])).stdout);
+    expect(json[0]).toMatchObject({ disk: 'disk1', class: 'nvme-ssd', verdict: null, not_judged: 'too few drives to judge (2 of class nvme-ssd, 4 needed)' });
+    expect(json.at(-1)).toMatchObject({ type: 'summary', slow_drives: 1, unjudged_drives: 2 });
+  });
+
+  it('a class column naming one class: the verdicts of no class at all', async () => {
+    const factor = (disk: string) => (disk === 'disk5' ? 1.6 : 1);
+    const one = jsonLines((await runCli(['analyze', reshaped(factor, () => 'sas-hdd'), '--json'])).stdout);
+    const none = jsonLines((await runCli(['analyze', reshaped(factor), '--json'])).stdout);
+    expect(one.filter((line) => line.verdict === 'slow').map((line) => line.disk)).toEqual(['disk5']);
+    const strip = (lines: typeof one) => lines.map(({ class: _class, dir: _dir, ...rest }) => rest);
+    expect(strip(one)).toEqual(strip(none));
+    expect(one[0]!.class).toBe('sas-hdd');
+  });
+
+  it('a drive slow and then healthy for its last days reads ok, with when it was slow, and exits OK', async () => {
+    // host_2's disk1 given disk3's figures on the last 5 days of data.
+    const dir = newDir();
+    mkdirSync(path.join(dir, 'host_2'));
+    const files = readdirSync(path.join(cluster, 'host_2')).sort();
+    for (const [i, file] of files.entries()) {
+      const text = readFileSync(path.join(cluster, 'host_2', file), 'utf8');
+      if (i < files.length - 5) {
+        writeFileSync(path.join(dir, 'host_2', file), text);
+        continue;
+      }
+      const [header, ...rows] = text.trimEnd().split('\n');
+      const kept = rows.filter((row) => !row.includes(',disk1,') && !row.includes(',disk2,'));
+      const healed = rows.filter((row) => row.includes(',disk3,')).flatMap((row) => [row.replace(',disk3,', ',disk1,'), row.replace(',disk3,', ',disk2,')]);
+      writeFileSync(path.join(dir, 'host_2', file), `${header}\n${[...kept, ...healed].join('\n')}\n`);
+    }
+    const result = await runCli(['analyze', dir]);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('host_2: 12 drives, 15 days (2021-11-21 to 2021-12-05): 0 slow now, 2 recovered');
+    expect(lines[1]).toMatch(
+      /^ {2}disk1 +ok, was slow +latency \d\.\d\dx its peers' at \d\.\d\dx their load; slow on 2 of 7 days 2021-11-29\.\.2021-12-05, .*; before: slow from 2021-11-21 to 2021-11-30 \(on 10 of 10 days, 1\.\d\dx its peers\)$/,
+    );
+    expect(result.stdout).not.toMatch(/SLOW/);
+    expect(lines.at(-1)).toMatch(/^1 host, 12 drives, 0 drives slow now on 0 hosts, 2 recovered; /);
   });
 
   it('exits UNKNOWN with one line when nothing under DIR is readable', async () => {
@@ -252,10 +358,11 @@ describe('slowdisk analyze on bad arguments', () => {
   it('documents its exit codes in --help', async () => {
     const result = await runCli(['analyze', '--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/1 {2}WARNING {3}at least one drive judged slow/);
+    expect(result.stdout).toMatch(/1 {2}WARNING {3}at least one drive slow now/);
+    expect(result.stdout).toMatch(/an\s+optional class/);
     const page = readFileSync(path.join(REPO, 'docs', 'fail-slow-drives.md'), 'utf8');
     expect(page).toMatch(/^# Fail-slow drives: peer detection$/m);
-    expect(page).toMatch(/^\| 1 \| at least one drive judged slow/m);
+    expect(page).toMatch(/^\| 1 \| at least one drive slow now/m);
     expect(readFileSync(path.join(REPO, 'README.md'), 'utf8')).toContain('](docs/fail-slow-drives.md)');
   });
 });

@@ -51,8 +51,46 @@ describe('help', () => {
     const result = await runCli(['check', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/2\s+CRITICAL/);
-    expect(result.stdout).toMatch(/--interval <duration>.*\(default: 100\)/s);
-    expect(result.stdout).toMatch(/--min-ttr <duration>.*\(default: 300000\)/s);
+    expect(result.stdout).toMatch(/--interval <duration>.*\(1ms to 1h\)\s+\(default: 100ms\)/s);
+    expect(result.stdout).toMatch(/--min-ttr <duration>.*\(1s to 7d\)\s+\(default: 5m\)/s);
+    for (const [flag, shown] of [['--stat-refresh', '10s'], ['--sla', '200ms'], ['--hook-timeout', '30s'], ['--recover-after', '30m'], ['--duration', '30s']]) {
+      expect(result.stdout).toMatch(new RegExp(`${flag} <duration>[^]*?\\(default: ${shown}\\)`));
+    }
+  });
+});
+
+describe('durations out of their range', () => {
+  // Node fires a timer of more than 2^31-1 ms (597h) at once: each would have been a wrong verdict.
+  it.each([
+    [['check', '--duration', '597h'], '--duration', '597h', '1ms to 7d'],
+    [['check', '--hook-timeout', '597h', '--on-evict', 'true'], '--hook-timeout', '597h', '1ms to 1d'],
+    [['watch', '--interval', '597h'], '--interval', '597h', '1ms to 1h'],
+    [['check', '--interval', '0.5ms'], '--interval', '0.5ms', '1ms to 1h'],
+    [['check', '--timeout', '2h'], '--timeout', '2h', '0.001ms to 1h'],
+    [['check', '--min-ttr', '8d'], '--min-ttr', '8d', '1s to 7d'],
+    [['check', '--recover-after', '30d'], '--recover-after', '30d', '1ms to 7d'],
+    [['check', '--stat-observe', '500ms'], '--stat-observe', '500ms', '1s to 1d'],
+    [['check', '--sla', '2h'], '--sla', '2h', '0.001ms to 1h'],
+    [['check', '--hang-after', '597h'], '--hang-after', '597h', '1ms to 1d'],
+    [['replay', '-', '--min-ttr', '597h'], '--min-ttr', '597h', '1s to 7d'],
+  ])('%j: exit 3 at once, one line naming the flag, the value and the range', async (args, flag, value, range) => {
+    const result = await runCli(args, { cwd: work });
+    expect(result.code).toBe(3);
+    expect(result.elapsedMs).toBeLessThan(5000);
+    expectOneCleanErrorLine(result.stderr, new RegExp(`${flag} <duration>.*'${value}'.*from ${range}`));
+    expect(result.stdout).toBe('');
+  });
+
+  it('the largest duration of every range is one a timer can wait for', async () => {
+    const { CHECK_DURATION_RANGE, HANG_AFTER_RANGE, HOOK_DURATION_RANGES, MAX_TIMER_MS, SCORE_DURATION_RANGES } = await import('../../src/params.js');
+    const { STATISTICAL_DURATION_RANGES } = await import('../../src/detect/statistical-params.js');
+    const { SLA_RANGE } = await import('../../src/predict/predictor-params.js');
+    const ranges = [CHECK_DURATION_RANGE, HANG_AFTER_RANGE, SLA_RANGE, ...Object.values(HOOK_DURATION_RANGES), ...Object.values(SCORE_DURATION_RANGES), ...Object.values(STATISTICAL_DURATION_RANGES)];
+    for (const range of ranges) {
+      expect(range.minMs).toBeGreaterThan(0);
+      expect(range.maxMs).toBeGreaterThan(range.minMs);
+      expect(range.maxMs).toBeLessThan(MAX_TIMER_MS);
+    }
   });
 });
 

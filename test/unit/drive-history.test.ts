@@ -3,13 +3,15 @@
 // long gap); a cron check every few minutes reaching the verdict of a long-running watch over
 // the same counters; and slices of the real Perseus cluster C, sampled as if live, reaching
 // the verdict `slowdisk analyze` reaches on the same files.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DriveRun, DriveStartError } from '../../src/cli/drive-run.js';
-import { driveIdentity } from '../../src/drives/block-disks.js';
+import { driveIdentity, readDeviceClass } from '../../src/drives/block-disks.js';
+import { deviceClass } from '../../src/drives/device-class.js';
+import { driveLine, driveSummaryLine } from '../../src/report/drive-verdicts.js';
 import { DriveMonitor, type DriveJudgement, type DriveSource } from '../../src/drives/drive-monitor.js';
 import { alignOpenDay, emptyHistory, judgeHistory, recordSnapshot, type Snapshot } from '../../src/drives/history.js';
 import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/params.js';
@@ -96,6 +98,32 @@ describe('turning snapshots into series', () => {
     expect(Object.keys(history.open)).toEqual(['2026-01-08']);
     expect(monitor.judge().days).toBe(3);
   });
+
+  it('reads a history from before classes: the drives of its judged days go to their classes, with those days\' judgements', () => {
+    const devices = ['sda', 'sdb', 'sdc', 'sdd', 'nvme0n1', 'nvme1n1', 'nvme2n1', 'nvme3n1'];
+    const host = new SyntheticHost({ devices, seed: 3, factor: (device) => (device.startsWith('nvme') ? 0.1 : 1) * (device === 'sdb' ? 1.6 : 1) }, T0);
+    let clock = T0;
+    const source = { ...sourceOf(host), deviceClass: (name: string) => (name.startsWith('nvme') ? 'nvme-ssd' : 'sata-hdd') };
+    const monitor = new DriveMonitor(devices, emptyHistory(), source, () => clock, PEER, PARAMS);
+    for (; clock <= T0 + 5 * DAY + 10 * MIN; clock += 5 * MIN) {
+      host.advanceTo(clock);
+      monitor.sample();
+    }
+    const now = judgeHistory(monitor.history, PEER);
+    expect(now.groups.map((group) => [group.peerClass, group.drives, group.judged])).toEqual([['nvme-ssd', 4, true], ['sata-hdd', 4, true]]);
+    expect(now.drives.filter((drive) => drive.verdict === 'slow').map((drive) => drive.disk)).toEqual(['wwid:sdb']);
+    // The same days as an older slowdisk kept them: one judged day per day, no class on it.
+    const old = structuredClone(monitor.history);
+    const days = [...new Set(old.judged.map((day) => day.day))];
+    old.judged = days.map((day) => {
+      const parts = old.judged.filter((one) => one.day === day);
+      const { peerClass: _dropped, ...rest } = { ...parts[0]!, drives: parts.flatMap((one) => one.drives) };
+      return rest as typeof parts[0];
+    });
+    const reread = judgeHistory(decodeHistory(encodeHistory(old)), PEER);
+    const pick = (verdict: typeof now) => verdict.drives.map(({ disk, peerClass, verdict: v, slowDays, days: n }) => ({ disk, peerClass, v, slowDays, n }));
+    expect(pick(reread)).toEqual(pick(now));
+  });
 });
 
 describe('choosing the drives', () => {
@@ -137,6 +165,7 @@ describe('choosing the drives', () => {
       diskstats: () => new Map([...host.diskstats()].filter(([, counters]) => inSys().has(counters.name))),
       bootId: () => 'b',
       identity: (name) => `wwid:${name}`,
+      deviceClass: () => expect.fail('the class is read from the sysfs root given'),
     };
     let printed = '';
     const run = await DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'all-devices') }, { json: true, source, clock: () => clock, sysRoot: sys, write: (text) => (printed += text) });
@@ -152,13 +181,13 @@ describe('choosing the drives', () => {
 
     const small = fakeSys({ vda: {}, loop0: {} });
     await expect(DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'small') }, { json: true, source: { ...source, diskstats: () => new Map([['252:0', countersOf('252:0', 'vda', 0, 0, 0)]]) }, sysRoot: small })).rejects.toThrow(
-      new DriveStartError('a drive is judged against at least 3 peers: 4 drives are needed, the host has 1 (vda)'),
+      new DriveStartError('a drive is judged against at least 3 peers of its class: 4 drives of one class are needed, the host has 1 (1 other-unknown)'),
     );
   });
 });
 
 function sourceOf(host: SyntheticHost): DriveSource {
-  return { diskstats: () => host.diskstats(), bootId: () => 'boot-1', identity: (name) => `wwid:${name}` };
+  return { diskstats: () => host.diskstats(), bootId: () => 'boot-1', identity: (name) => `wwid:${name}`, deviceClass: () => 'sata-hdd' };
 }
 
 const verdictsOf = (judgement: DriveJudgement) =>
@@ -247,6 +276,7 @@ describe('real Perseus drives sampled as if live', () => {
         diskstats: () => new Map(disks.map((disk, index) => [`8:${index}`, countersOf(`8:${index}`, disk, acc.get(disk)!.sectors, acc.get(disk)!.ios, acc.get(disk)!.ms)])),
         bootId: () => 'boot',
         identity: (name) => `serial:${name}`,
+        deviceClass: () => 'sas-hdd',
       };
       const live = new DriveMonitor(disks, emptyHistory(), source, () => clock, PEER, PARAMS);
       for (const day of days) {
@@ -280,5 +310,127 @@ describe('real Perseus drives sampled as if live', () => {
     }
     // host_2 holds drives the operators labelled fail-slow.
     expect(slowSeen.some((drive) => drive.startsWith('host_2/'))).toBe(true);
+  }, 120_000);
+});
+
+describe('live drives judged by device class, read from a sysfs root of the test', () => {
+  /** A /sys where NVMe drives hang on PCIe, SATA drives behind libata and SAS drives behind an expander (symlinks, as the kernel makes them). */
+  function classedSys(disks: Record<string, 'nvme-ssd' | 'sata-hdd' | 'sas-hdd' | 'sata-ssd'>): string {
+    const root = mkdtempSync(path.join(scratch, 'sys-classes-'));
+    mkdirSync(path.join(root, 'block'));
+    Object.entries(disks).forEach(([name, kind], i) => {
+      const bus = { 'nvme-ssd': `pci0000:00/0000:00:0${i}.0/nvme/nvme${i}`, 'sata-hdd': `pci0000:00/0000:00:17.0/ata${i + 1}/host${i}/target${i}:0:0/${i}:0:0:0`, 'sata-ssd': `pci0000:00/0000:00:17.0/ata${i + 1}/host${i}/target${i}:0:0/${i}:0:0:0`, 'sas-hdd': `pci0000:00/0000:3b:00.0/host0/port-0:0/expander-0:0/port-0:0:${i}/end_device-0:0:${i}/target0:0:${i}/0:0:${i}:0` }[kind];
+      const dir = path.join(root, 'devices', bus, 'block', name);
+      mkdirSync(path.join(dir, 'queue'), { recursive: true });
+      mkdirSync(path.join(dir, 'device'));
+      writeFileSync(path.join(dir, 'queue', 'rotational'), kind.endsWith('hdd') ? '1\n' : '0\n');
+      if (kind === 'nvme-ssd') writeFileSync(path.join(dir, 'device', 'transport'), 'pcie\n');
+      writeFileSync(path.join(dir, 'device', 'vendor'), kind.startsWith('sata') ? 'ATA     \n' : 'SEAGATE \n');
+      symlinkSync(path.relative(path.join(root, 'block'), dir), path.join(root, 'block', name));
+    });
+    return root;
+  }
+
+  /** `days` days of a host sampled every 5 minutes through DriveRun (--all-devices on the sysfs root), then its final report. */
+  async function liveRun(sys: string, devices: string[], factor: (device: string, day: number) => number, days: number) {
+    const host = new SyntheticHost({ devices, seed: 7, factor }, T0);
+    let clock = T0;
+    let printed = '';
+    const run = await DriveRun.start(
+      { devices: 'all', stateDir: mkdtempSync(path.join(scratch, 'classes-')) },
+      {
+        json: true,
+        source: { ...sourceOf(host), deviceClass: () => expect.fail('read from the sysfs root') },
+        clock: () => clock,
+        sysRoot: sys,
+        params: { ...PARAMS, saveIntervalMs: DAY },
+        serveMetrics: true,
+        write: (text) => (printed += text),
+        warn: (line) => expect.fail(line),
+      },
+    );
+    for (clock += 5 * MIN; clock <= T0 + days * DAY + 30 * MIN; clock += 5 * MIN) {
+      host.advanceTo(clock);
+      run.sample();
+    }
+    const judgement = await run.finish();
+    run.report(judgement);
+    const lines = printed.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { run, judgement, drives: lines.filter((line) => line.type === 'drive'), summary: lines.at(-1)! };
+  }
+
+  const nvme = (n: number) => Array.from({ length: n }, (_, i) => `nvme${i}n1`);
+  const sd = (n: number) => Array.from({ length: n }, (_, i) => `sd${String.fromCharCode(97 + i)}`);
+  // NVMe drives at a tenth of the HDDs' latency.
+  const speed = (device: string) => (device.startsWith('nvme') ? 0.1 : 1);
+
+  it('the class of a drive, from sysfs: NVMe, SATA (libata) and SAS (an expander), spinning or not', () => {
+    const sys = classedSys({ nvme0n1: 'nvme-ssd', sda: 'sata-hdd', sdb: 'sas-hdd', sdc: 'sata-ssd' });
+    expect(['nvme0n1', 'sda', 'sdb', 'sdc'].map((name) => readDeviceClass(name, sys))).toEqual(['nvme-ssd', 'sata-hdd', 'sas-hdd', 'sata-ssd']);
+    expect(deviceClass({ name: 'vdb', devicePath: '/sys/devices/pci0000:00/0000:00:05.0/virtio2/block/vdb', rotational: '1', transport: null, vendor: null })).toBe('virtio-hdd');
+    expect(deviceClass({ name: 'nvme1n1', devicePath: null, rotational: '0', transport: 'tcp', vendor: null })).toBe('nvme_tcp-ssd');
+    expect(deviceClass({ name: 'sdz', devicePath: null, rotational: null, transport: null, vendor: null })).toBe('other-unknown');
+  });
+
+  it('2 NVMe + 10 HDD: the HDDs judged among themselves, the NVMe drives said to be too few to judge, not given a verdict', async () => {
+    const devices = [...nvme(2), ...sd(10)];
+    const sys = classedSys(Object.fromEntries(devices.map((name) => [name, name.startsWith('nvme') ? 'nvme-ssd' : 'sata-hdd'])));
+    const factor = (device: string) => speed(device) * (device === 'nvme0n1' ? 2 : 1) * (device === 'sde' ? 1.6 : 1);
+    const { run, judgement, drives, summary } = await liveRun(sys, devices, factor, 5);
+    expect(run.exitCode(judgement)).toBe(1);
+    expect(drives.filter((line) => line.verdict === 'slow').map((line) => line.device)).toEqual(['sde']);
+    for (const name of nvme(2)) {
+      expect(drives.find((line) => line.device === name)).toMatchObject({ class: 'nvme-ssd', verdict: null, not_judged: 'too few drives to judge (2 of class nvme-ssd, 4 needed)' });
+    }
+    expect(drives.find((line) => line.device === 'sde')).toMatchObject({ class: 'sata-hdd', verdict: 'slow', episodes: [{ ongoing: true }] });
+    expect(summary).toMatchObject({
+      type: 'drives',
+      slow: ['sde'],
+      groups: [
+        { class: 'nvme-ssd', drives: 2, judged: false },
+        { class: 'sata-hdd', drives: 10, judged: true },
+      ],
+    });
+    const context = { stateDir: '/state', excluded: {}, peer: PEER };
+    expect(driveSummaryLine(judgement, context)).toMatch(
+      /^drives: 1 of 10 drives slow \(sde\); 6 days of history in \/state; judged by class: 2 nvme-ssd not judged: too few drives to judge \(2 of class nvme-ssd, 4 needed\), 10 sata-hdd$/,
+    );
+    const metrics = await run.registry!.metrics();
+    expect(metrics).toContain('slowdisk_drive_slow{device="sde",id="wwid:sde",class="sata-hdd"} 1\n');
+    expect(metrics).not.toMatch(/slowdisk_drive_slow\{device="nvme0n1"/);
+  }, 120_000);
+
+  it('6 NVMe + 6 HDD over 10 days: a slow drive found in each class; one that recovered reads ok, with its episode, and counts for nothing', async () => {
+    const devices = [...nvme(6), ...sd(6)];
+    const sys = classedSys(Object.fromEntries(devices.map((name) => [name, name.startsWith('nvme') ? 'nvme-ssd' : 'sas-hdd'])));
+    // nvme2n1 slow all along; sdc slow on days 0 to 4, fine since (the run ends 30 min into an 11th day:
+    // the last 7 days, 01-09 to 01-15, hold sdc's last slow day).
+    const factor = (device: string, day: number) => speed(device) * (device === 'nvme2n1' || (device === 'sdc' && day < 5) ? 1.6 : 1);
+    const { run, judgement, drives, summary } = await liveRun(sys, devices, factor, 10);
+    expect(drives.filter((line) => line.verdict === 'slow').map((line) => line.device)).toEqual(['nvme2n1']);
+    expect(summary).toMatchObject({ slow: ['nvme2n1'], recovered: ['sdc'], groups: [{ class: 'nvme-ssd', drives: 6, judged: true }, { class: 'sas-hdd', drives: 6, judged: true }] });
+    const sdc = judgement.drives.find((drive) => drive.device === 'sdc')!;
+    expect(sdc.verdict!.verdict).toBe('ok');
+    expect(sdc.verdict!.episodes).toMatchObject([{ from: '2026-01-05', to: '2026-01-09', days: 5, slowDays: 5, ongoing: false }]);
+    expect(driveLine(sdc)).toMatch(/^sdc: ok, was slow from 2026-01-05 to 2026-01-09 \(on 5 of 5 days, 1\.[5-7]\dx its peers\); now (0\.9|1\.0)\dx its peers' latency at \d\.\d\dx their load, slow on 1 of 7 days \(2026-01-09 to 2026-01-15\), confidence 0\.86; class sas-hdd$/);
+    expect(driveLine(judgement.drives.find((drive) => drive.device === 'nvme2n1')!)).toMatch(/^nvme2n1: SLOW now, 1\.[5-7]\dx .*; slow since 2026-01-05 \(on 11 of 11 days, 1\.[5-7]\dx its peers\); class nvme-ssd$/);
+    expect(run.exitCode(judgement)).toBe(1);
+    const metrics = await run.registry!.metrics();
+    expect(metrics).toContain('slowdisk_drive_slow{device="sdc",id="wwid:sdc",class="sas-hdd"} 0\n');
+    expect(metrics).toContain('slowdisk_drive_slow{device="nvme2n1",id="wwid:nvme2n1",class="nvme-ssd"} 1\n');
+  }, 120_000);
+
+  it('one class only: judged as one group; no class with 4 drives: exit UNKNOWN at start, the classes named', async () => {
+    const devices = sd(6);
+    const { drives, summary } = await liveRun(classedSys(Object.fromEntries(devices.map((name) => [name, 'sata-hdd']))), devices, (device) => (device === 'sdb' ? 1.6 : 1), 5);
+    expect(drives.filter((line) => line.verdict === 'slow').map((line) => line.device)).toEqual(['sdb']);
+    expect(summary).toMatchObject({ groups: [{ class: 'sata-hdd', drives: 6, judged: true }] });
+
+    const few = [...nvme(2), ...sd(3)];
+    const sys = classedSys(Object.fromEntries(few.map((name) => [name, name.startsWith('nvme') ? 'nvme-ssd' : 'sata-hdd'])));
+    const host = new SyntheticHost({ devices: few, seed: 1, factor: () => 1 }, T0);
+    await expect(DriveRun.start({ devices: 'all', stateDir: path.join(scratch, 'few') }, { json: true, source: sourceOf(host), sysRoot: sys })).rejects.toThrow(
+      new DriveStartError('a drive is judged against at least 3 peers of its class: 4 drives of one class are needed, the host has 5 (2 nvme-ssd, 3 sata-hdd)'),
+    );
   }, 120_000);
 });

@@ -7,6 +7,7 @@ import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
 import { nagiosLine } from '../../src/report/nagios.js';
 import { PhaseLatencies } from '../../src/report/phase-latencies.js';
 import { RunVerdict } from '../../src/score/store-score.js';
+import { checkEndSeverity, hangSeverity } from '../../src/session/hang-verdict.js';
 import type { DiskStatus } from '../../src/session/probe-session.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -93,6 +94,29 @@ describe('the Nagios line', () => {
     expect(status).toBe('SLOWDISK WARNING - store score 1 (slow at 80, evict at 100) after 60.0s; kv 1.00 up warn 0.82, raft 1.00 up predict 0.10');
     expect(perfdata.get('kv_breach_probability')).toBe('0.823;0.8;;0;1');
     expect(perfdata.get('raft_breach_probability')).toBe('0.1;0.8;;0;1');
+  });
+
+  it('WARNING for a hung disk at a score far below the slow threshold, and for one that completed no inspection', () => {
+    const hungSinceMs = Date.parse('2026-12-01T08:27:55.135Z');
+    const disks = [
+      healthy('kv', 8, { state: 'hung', waitingMs: 9900, hungSinceMs, inspections: 0 }),
+      healthy('raft', 1, { state: 'starting', waitingMs: 1900, inspections: 0 }),
+      healthy('wal', 1),
+    ];
+    expect(checkEndSeverity(disks)).toBe('slow');
+    expect(checkEndSeverity([healthy('wal', 1)])).toBe('ok');
+    expect(hangSeverity(disks)).toBe('slow');
+    expect(hangSeverity(disks.slice(1))).toBe('ok');
+    const verdict = verdictOf(8);
+    verdict.note(checkEndSeverity(disks));
+    const { status } = parse(nagiosLine({ verdict, storeScore: 8, elapsedMs: 10_000, disks, exitCode: 1 }, DEFAULT_SCORE_PARAMS, false, new PhaseLatencies(), new Map()));
+    expect(status).toBe(
+      'SLOWDISK WARNING - hung: kv; no inspection completed: raft; store score 8 (slow at 80, evict at 100) after 10.0s; ' +
+        'kv 8.00 hung: an inspection in flight for 9.9s since 2026-12-01T08:27:55Z, raft 1.00 waiting 1.9s for an inspection, wal 1.00 up',
+    );
+    // Never CRITICAL: the eviction stays the score's.
+    verdict.note(hangSeverity(disks));
+    expect(verdict.severity).toBe('slow');
   });
 
   it('UNKNOWN when interrupted; no "|" in the text, so the perfdata stays where Nagios looks for it', () => {

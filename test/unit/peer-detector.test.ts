@@ -3,10 +3,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { judgeDay } from '../../src/peer/day.js';
+import { judgeDay, type HostDay } from '../../src/peer/day.js';
 import { alignDay, DayBuilder, type AlignedDay, type DriveSeries } from '../../src/peer/series.js';
 import { DEFAULT_PEER_PARAMS, peerParams, type PeerParams } from '../../src/peer/params.js';
 import { medianInPlace } from '../../src/detect/robust-stats.js';
+import { median } from '../../src/peer/robust.js';
 import { daysToDetection, judgeHost, type DriveVerdict } from '../../src/peer/verdict.js';
 import { detectHost } from '../../src/peer/index.js';
 import { cachedUnpack } from '../../src/perseus/archive.js';
@@ -34,6 +35,8 @@ interface Scenario {
   latencyOverride?: (drive: number, day: number, minute: number) => number | null;
   /** How latency follows a drive's own load: latency ~ load^elasticity. */
   elasticity?: number;
+  /** A drive's device class (none: one class). */
+  classOf?: (drive: number) => string;
 }
 
 const dayName = (day: number) => new Date(Date.UTC(2024, 0, 1 + day)).toISOString().slice(0, 10);
@@ -60,7 +63,7 @@ function synthetic(scenario: Scenario = {}): AlignedDay[] {
         throughput.push(tp);
         latency.push(scenario.latencyOverride?.(d, day, m) ?? lat);
       }
-      series.push({ disk: `disk${d + 1}`, ts, throughput, latency });
+      series.push({ disk: `disk${d + 1}`, peerClass: scenario.classOf?.(d), ts, throughput, latency });
     }
     out.push(alignDay(dayName(day), series, params.bucketSeconds));
   }
@@ -89,7 +92,6 @@ describe('peer detector rules (synthetic hosts)', () => {
     const result = verdicts(synthetic({ slowness: (d, day) => (d === 4 && !quietDays.has(day) ? 1.5 : 1) }));
     expect(slowOnes(result)).toEqual(['disk5']);
     const drive = result.get('disk5')!;
-    expect(drive.current).toBe('slow');
     expect(drive.ratio).toBeGreaterThan(1.35);
     expect(drive.ratio).toBeLessThan(1.65);
     expect(drive.slowDays).toBe(5); // the last 7 days, 2024-01-08 to 01-14, less days 9 and 12
@@ -97,7 +99,12 @@ describe('peer detector rules (synthetic hosts)', () => {
     expect(drive.z).toBeGreaterThan(5);
     expect(drive.confidence).toBeCloseTo(5 / 7, 5);
     expect(drive.loadRatio).toBeCloseTo(1, 1);
-    expect(drive.firstSlow).toBe(dayName(4)); // days 0, 1, 3, 4 slow (2 quiet): the 4th slow day is the 5th day
+    // One episode, still going: from its first slow day; judged slow as of day 4 (days 0, 1, 3, 4
+    // slow, 2 quiet: the 4th slow day is the 5th day); the quiet days inside it counted.
+    expect(drive.episodes).toEqual([
+      { from: dayName(0), to: dayName(13), days: 14, slowDays: 10, ratio: expect.any(Number), detected: dayName(4), daysToDetect: 5, ongoing: true },
+    ]);
+    expect(drive.episodes[0].ratio).toBeGreaterThan(1.4);
   });
 
   it('a drive high on one day only is not slow (that day is, the drive is not)', () => {
@@ -113,7 +120,7 @@ describe('peer detector rules (synthetic hosts)', () => {
     const result = verdicts(synthetic({ slowness: (d, day) => (d === 0 && [2, 9, 10, 12].includes(day) ? 1.8 : 1) }));
     expect(slowOnes(result)).toEqual([]);
     expect(result.get('disk1')!.slowDays).toBe(3);
-    expect(result.get('disk1')!.firstSlow).toBeNull();
+    expect(result.get('disk1')!.episodes).toEqual([]);
   });
 
   it('all drives slow together is not a drive fault', () => {
@@ -128,9 +135,21 @@ describe('peer detector rules (synthetic hosts)', () => {
     expect(judged.every((day) => day.hostWide)).toBe(true);
     expect(verdict.hostWideDays).toBe(14);
     expect(verdict.drives.filter((drive) => drive.verdict === 'slow')).toEqual([]);
-    expect(verdict.drives[0].hostWideDays).toBe(7);
+    expect(verdict.drives[0].hostWideDays).toBe(14); // host-wide days do not count towards the 7: the window reaches back over all of them
     // Two slow drives out of twelve are drive faults, not host-wide.
     expect(slowOnes(verdicts(synthetic({ slowness: (d) => (d < 2 ? 1.6 : 1) })))).toEqual(['disk1', 'disk2']);
+  });
+
+  it('host-wide days in the last week do not push a slow drive\'s evidence out: the window reaches back over them', () => {
+    // disk12 1.6x all along; on the last 4 days five more drives are slow too (host-wide).
+    const days = synthetic({ slowness: (d, day) => (d === 11 || (d < 5 && day >= 10) ? 1.6 : 1) });
+    const { days: judged, verdict } = detectHost(days, params);
+    expect(judged.map((day) => day.hostWide)).toEqual([...Array(10).fill(false), ...Array(4).fill(true)]);
+    const drive = verdict.drives.find((one) => one.disk === 'disk12')!;
+    expect(drive.verdict).toBe('slow');
+    expect([drive.from, drive.to, drive.days, drive.slowDays, drive.hostWideDays]).toEqual([dayName(3), dayName(13), 7, 7, 4]);
+    expect(drive.episodes).toMatchObject([{ from: dayName(0), to: dayName(9), days: 10, slowDays: 10, ongoing: true }]);
+    expect(verdict.drives.filter((one) => one.verdict === 'slow').map((one) => one.disk)).toEqual(['disk12']);
   });
 
   it('minutes in which a drive is nearly idle are not compared: its latency spikes there do not make it slow', () => {
@@ -186,19 +205,37 @@ describe('peer detector rules (synthetic hosts)', () => {
     expect([...found.keys()]).toEqual(['disk11']);
     expect(found.get('disk11')).toEqual({ days: 8, day: dayName(7) });
     const drive = judgeHost(judged, params).drives.find((one) => one.disk === 'disk11')!;
-    expect(drive.daysToDetect).toBe(8);
-    expect(drive.firstSlow).toBe(dayName(7));
+    expect(drive.episodes).toMatchObject([{ from: dayName(4), to: dayName(13), detected: dayName(7), daysToDetect: 8, ongoing: true }]);
     // Fewer than minSlowDays days of data can never be slow.
     expect(daysToDetection(judged.slice(4, 7), params).size).toBe(0);
   });
 
-  it('a drive slow for a week and fine since stays reported, its current verdict ok', () => {
+  it('a drive slow for six days and fine for ten since is ok now, its episode beside it', () => {
     const result = verdicts(synthetic({ days: 16, slowness: (d, day) => (d === 1 && day < 6 ? 1.6 : 1) }));
     const drive = result.get('disk2')!;
+    expect(drive.verdict).toBe('ok');
+    expect(slowOnes(result)).toEqual([]);
+    expect(drive.slowDays).toBe(0); // the last 7 days
+    expect(drive.ratio).toBeLessThan(1.1);
+    expect(drive.episodes).toEqual([{ from: dayName(0), to: dayName(5), days: 6, slowDays: 6, ratio: expect.any(Number), detected: dayName(3), daysToDetect: 4, ongoing: false }]);
+    expect(drive.episodes[0].ratio).toBeGreaterThan(1.45);
+    expect(drive.episodes[0].ratio).toBeLessThan(1.75);
+  });
+
+  it('slow now needs 4 slow days among the last 7: it recovers on the 4th good day, and a relapse is a second episode', () => {
+    // Slow on days 0-5, fine on 6-9, slow again on 10-15.
+    const slowDay = (day: number) => day < 6 || day >= 10;
+    const days = synthetic({ days: 16, slowness: (d, day) => (d === 8 && slowDay(day) ? 1.6 : 1) });
+    const at = (n: number) => verdicts(days.slice(0, n)).get('disk9')!;
+    expect(at(9).verdict).toBe('slow'); // days 2-8: 4 slow (2, 3, 4, 5)
+    expect(at(10).verdict).toBe('ok'); // days 3-9: 3 slow
+    expect(at(10).episodes).toMatchObject([{ from: dayName(0), to: dayName(5), days: 6, slowDays: 6, ongoing: false }]);
+    const drive = at(16);
     expect(drive.verdict).toBe('slow');
-    expect(drive.current).toBe('ok');
-    expect(drive.lastSlow).toBe(dayName(8)); // the window ending on day 8 still holds 4 slow days of 7
-    expect(slowOnes(result)).toEqual(['disk2']);
+    expect(drive.episodes).toMatchObject([
+      { from: dayName(0), to: dayName(5), days: 6, slowDays: 6, ongoing: false },
+      { from: dayName(10), to: dayName(15), days: 6, slowDays: 6, detected: dayName(13), ongoing: true },
+    ]);
   });
 
   it('a host with too few drives to have peers judges none', () => {
@@ -215,6 +252,67 @@ describe('peer detector rules (synthetic hosts)', () => {
     expect(drive.verdict).toBe('slow');
     expect(drive.days).toBe(4);
     expect(drive.slowDays).toBe(4);
+  });
+});
+
+describe('peers of the same kind (device classes)', () => {
+  // NVMe drives run at a tenth of the HDDs' latency, at the same throughput share.
+  const nvmeFirst = (count: number) => (d: number) => (d < count ? 'nvme-ssd' : 'sata-hdd');
+  const speed = (count: number) => (d: number) => (d < count ? 0.1 : 1);
+  const judged = (days: AlignedDay[]) => {
+    const { verdict } = detectHost(days, params);
+    const groups = new Map(verdict.groups.map((group) => [group.peerClass, group]));
+    const drives = new Map(verdict.drives.map((drive) => [drive.disk, drive]));
+    const slow = verdict.drives.filter((drive) => groups.get(drive.peerClass)!.judged && drive.verdict === 'slow').map((drive) => drive.disk);
+    return { verdict, groups, drives, slow };
+  };
+  const unclassed = (days: AlignedDay[]) => days.map((day) => ({ ...day, classes: day.classes.map(() => '') }));
+
+  it('2 NVMe + 10 HDD: the HDDs are judged among themselves, the two NVMe drives are too few to judge', () => {
+    const slowness = (d: number) => speed(2)(d) * (d === 0 ? 2 : 1) * (d === 5 ? 1.5 : 1);
+    const days = synthetic({ classOf: nvmeFirst(2), slowness });
+    const { verdict, drives, slow } = judged(days);
+    expect(verdict.groups).toEqual([
+      { peerClass: 'nvme-ssd', drives: 2, judged: false, hostWideDays: 0 },
+      { peerClass: 'sata-hdd', drives: 10, judged: true, hostWideDays: 0 },
+    ]);
+    expect(slow).toEqual(['disk6']);
+    expect(drives.get('disk6')!.peerClass).toBe('sata-hdd');
+    expect(drives.get('disk6')!.ratio).toBeGreaterThan(1.35);
+    expect(drives.get('disk1')!.days).toBe(0); // no peer of its class to compare it with
+    // As one group, the NVMe drive twice as slow as its twin reads as a fifth of its peers' latency: hidden.
+    const mixed = verdicts(unclassed(days));
+    expect(mixed.get('disk1')!.verdict).toBe('ok');
+    expect(mixed.get('disk1')!.ratio).toBeLessThan(0.3);
+  });
+
+  it('6 NVMe + 6 HDD: each class judged against itself finds one slow drive in each', () => {
+    const slowness = (d: number) => speed(6)(d) * (d === 2 || d === 8 ? 1.6 : 1);
+    const days = synthetic({ classOf: nvmeFirst(6), slowness });
+    const { verdict, drives, slow } = judged(days);
+    expect(verdict.groups.map((group) => [group.peerClass, group.drives, group.judged, group.hostWideDays])).toEqual([
+      ['nvme-ssd', 6, true, 0],
+      ['sata-hdd', 6, true, 0],
+    ]);
+    expect(slow).toEqual(['disk3', 'disk9']);
+    expect([drives.get('disk3')!.peerClass, drives.get('disk9')!.peerClass]).toEqual(['nvme-ssd', 'sata-hdd']);
+    for (const disk of ['disk3', 'disk9']) expect(drives.get(disk)!.ratio).toBeGreaterThan(1.45);
+    for (const [disk, drive] of drives) if (!slow.includes(disk)) expect(Math.abs(Math.log(drive.ratio))).toBeLessThan(0.07);
+    // As one group, every HDD stands 10x above a peer median that is an NVMe drive's: the whole
+    // slower class is slow together every day, a host-wide slowdown, and neither slow drive is found.
+    const mixed = detectHost(unclassed(days), params);
+    expect(mixed.verdict.hostWideDays).toBe(14);
+    expect(mixed.verdict.drives.filter((drive) => drive.verdict === 'slow')).toEqual([]);
+  });
+
+  it('one class only: the same verdicts as with no class at all', () => {
+    const days = synthetic({ classOf: () => 'sas-hdd', slowness: (d) => (d === 3 ? 1.5 : 1) });
+    const { verdict, slow } = judged(days);
+    expect(verdict.groups).toEqual([{ peerClass: 'sas-hdd', drives: 12, judged: true, hostWideDays: 0 }]);
+    expect(slow).toEqual(['disk4']);
+    const without = detectHost(unclassed(days), params).verdict;
+    const pick = (drives: DriveVerdict[]) => drives.map(({ disk, verdict: v, ratio, slowDays, days: n, episodes }) => ({ disk, v, ratio, slowDays, n, episodes }));
+    expect(pick(verdict.drives)).toEqual(pick(without.drives));
   });
 });
 
@@ -300,7 +398,8 @@ describe('peer detector on real slices of Perseus cluster C (data/perseus)', () 
         expect(drive.loadRatio).toBeGreaterThan(0.9);
         expect(drive.loadRatio).toBeLessThan(1.1);
         expect(drive.slowDays).toBe(drive.days);
-        expect(drive.daysToDetect).toBe(4);
+        expect(drive.episodes).toHaveLength(1);
+        expect(drive.episodes[0]).toMatchObject({ ongoing: true, daysToDetect: 4, from: judged[0].day });
         expect(daysToDetection(judged, params).get(drive.disk)?.days).toBe(4);
       }
     }
@@ -312,6 +411,70 @@ describe('peer detector on real slices of Perseus cluster C (data/perseus)', () 
     expect(disk3.ratio).toBeGreaterThan(1.05);
     expect(disk3.ratio).toBeLessThan(1.2);
     expect(disk3.verdict).toBe('ok');
+  });
+
+  /** The figures of a drive's verdict and episodes, checked against its day judgements: they must agree with each other. */
+  function expectConsistent(drive: DriveVerdict, judged: HostDay[]) {
+    const mine = judged
+      .filter((day) => day.peerClass === drive.peerClass)
+      .sort((a, b) => a.day.localeCompare(b.day))
+      .map((day) => ({ day: day.day, one: day.drives.find((one) => one.disk === drive.disk) }))
+      .filter(({ one }) => one?.observed && !one.hostWide);
+    // The last windowDays days of its class, host-wide days not counted (the window reaches back over them).
+    const counted = judged.filter((day) => day.peerClass === drive.peerClass && !day.hostWide).map((day) => day.day).sort();
+    const inWindow = mine.filter(({ day }) => day >= counted.slice(-params.windowDays)[0]!);
+    expect(drive.days).toBe(inWindow.length);
+    expect(drive.slowDays).toBe(inWindow.filter(({ one }) => one!.slow).length);
+    expect(drive.verdict).toBe(drive.slowDays >= params.minSlowDays ? 'slow' : 'ok');
+    expect(drive.episodes.some((episode) => episode.ongoing)).toBe(drive.verdict === 'slow');
+    let previousTo = '';
+    for (const episode of drive.episodes) {
+      const span = mine.filter(({ day }) => day >= episode.from && day <= episode.to);
+      expect(episode.from > previousTo).toBe(true);
+      expect(span[0].day).toBe(episode.from);
+      expect(span.at(-1)!.day).toBe(episode.to);
+      expect(span[0].one!.slow && span.at(-1)!.one!.slow).toBe(true);
+      expect(episode.days).toBe(span.length);
+      expect(episode.slowDays).toBe(span.filter(({ one }) => one!.slow).length);
+      expect(episode.slowDays).toBeGreaterThanOrEqual(params.minSlowDays);
+      const calendarDays = (Date.parse(episode.to) - Date.parse(episode.from)) / 86_400_000 + 1;
+      expect(episode.days).toBeLessThanOrEqual(calendarDays);
+      expect(episode.detected >= episode.from && episode.detected <= episode.to).toBe(true);
+      expect(episode.ratio).toBeCloseTo(median(span.filter(({ one }) => one!.slow).map(({ one }) => one!.ratio)), 10);
+      previousTo = episode.to;
+    }
+  }
+
+  it('every figure of every drive agrees with its day judgements: counts, dates, verdict now and episodes', () => {
+    for (const days of series.values()) {
+      const { days: judged, verdict } = detectHost(days, params);
+      for (const drive of verdict.drives) expectConsistent(drive, judged);
+    }
+  });
+
+  it('a labelled drive made healthy on its last 4 or 5 days is ok now, with its episode beside; healthy on its last 3 only, still slow', () => {
+    // host_2's disk1 given disk3's figures (a healthy drive of the host) on the last days.
+    const healed = (count: number) =>
+      series.get('host_2')!.map((day, i, all) => {
+        if (i < all.length - count) return day;
+        const [one, three] = [day.disks.indexOf('disk1'), day.disks.indexOf('disk3')];
+        return { ...day, latency: day.latency.map((row, d) => (d === one ? day.latency[three] : row)), throughput: day.throughput.map((row, d) => (d === one ? day.throughput[three] : row)) };
+      });
+    for (const count of [4, 5]) {
+      const { days: judged, verdict } = detectHost(healed(count), params);
+      const drive = verdict.drives.find((one) => one.disk === 'disk1')!;
+      expectConsistent(drive, judged);
+      const days = verdict.days;
+      expect(drive.episodes).toHaveLength(1);
+      expect(drive.episodes[0]).toMatchObject({ from: days[0], to: days[days.length - 1 - count], days: days.length - count, slowDays: days.length - count });
+      // 4 healthy days leave 3 slow days of the last 7: recovered.
+      expect(drive.verdict).toBe(7 - count >= params.minSlowDays ? 'slow' : 'ok');
+      expect(drive.episodes[0].ongoing).toBe(drive.verdict === 'slow');
+      expect(verdict.drives.find((one) => one.disk === 'disk2')!.verdict).toBe('slow');
+    }
+    const three = detectHost(healed(3), params).verdict.drives.find((one) => one.disk === 'disk1')!;
+    expect(three.verdict).toBe('slow'); // 4 slow days of the last 7 still
+    expect(three.episodes[0].ongoing).toBe(true);
   });
 
   it('with only a host\'s first three days, nothing is judged slow yet', () => {

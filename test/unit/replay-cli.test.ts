@@ -163,18 +163,33 @@ describe('slowdisk replay', () => {
 
   it('exits as check would for the same scores: 0, 1 or 2', async () => {
     const hangTo = (tick: number) => traceFile([header(['raft']), { tick }]);
-    expect((await runCli(['replay', hangTo(150)])).code).toBe(0);
+    // 15 s with no result: score 16, yet hung from 5 s, as check would have said.
+    expect((await runCli(['replay', hangTo(150)])).code).toBe(1);
+    expect((await runCli(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(0);
     expect((await runCli(['replay', hangTo(180), '--slow-threshold', '60'])).code).toBe(1);
     const critical = await runCli(['replay', hangTo(210), '--json']);
     expect(critical.code).toBe(2);
     expect(storeScores(critical.stdout).at(-1)).toMatchObject({ tick: 210, store_score: 100, evict: true });
   });
 
+  it('a disk hung in the trace makes the verdict WARNING, from --hang-after, the flag or the header (as recorded)', async () => {
+    // One inspection of 6 s from tick 10, then healthy ones: hung from tick 60, at score 2.
+    const long = traceFile([header(['kv']), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    expect((await runCli(['replay', long])).code).toBe(1);
+    expect((await runCli(['replay', long, '--hang-after', '6.5s'])).code).toBe(0);
+    const recorded = traceFile([header(['kv'], { hang_after_ms: 7000 }), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    expect((await runCli(['replay', recorded])).code).toBe(0);
+    expect((await runCli(['replay', recorded, '--hang-after', '2s'])).code).toBe(1);
+    // Inspections of up to 4.9 s each, back to back: slow, never hung.
+    const slow = traceFile([header(['kv']), ...[1, 51, 101].map((tick) => ({ tick, disk: 'kv', ms: 4900 })), { tick: 150 }]);
+    expect((await runCli(['replay', slow, '--slow-threshold', '90'])).code).toBe(0);
+  });
+
   it('--ticks N replays exactly N ticks', async () => {
     const file = traceFile([header(['raft']), ...run('raft', 1, 30)]);
     const longer = await runCli(['replay', file, '--json', '--ticks', '90']);
     expect(storeScores(longer.stdout).map((line) => line.store_score)).toEqual([1, 2, 4]);
-    const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60']);
+    const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60', '--hang-after', '10s']);
     expect(shorter.stdout).toMatch(/over 60 ticks \(6\.0s\)/);
     expect(shorter.code).toBe(0);
   });
@@ -256,6 +271,36 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
     expect(stderr[0]).toMatch(pattern);
   });
 
+  it('a trace jumping from tick 1 to tick 1e15: exit 3 at once, naming the line', async () => {
+    const file = traceFile([ok(1), '{"tick":1000000000000000,"disk":"raft","ms":1}', '{"tick":1000000000000001,"disk":"raft","ms":1}']);
+    const result = await runCli(['replay', file]);
+    expect(result.code).toBe(3);
+    expect(result.elapsedMs).toBeLessThan(5000);
+    expect(result.stderr).toMatch(new RegExp(`^slowdisk: ${file} line 2: tick 1000000000000000 is more than 864000 ticks after tick 1, .*\n$`));
+  });
+
+  it('--ticks more than a day of ticks past the last line: exit 3 at once', async () => {
+    const file = traceFile([ok(1), ok(2)]);
+    const result = await runCli(['replay', file, '--ticks', '1000000000000000', '--json']);
+    expect(result.code).toBe(3);
+    expect(result.elapsedMs).toBeLessThan(5000);
+    expect(result.stderr).toBe(`slowdisk: ${file} ends at tick 2: --ticks 1000000000000000 would replay more than 864000 ticks past it\n`);
+  });
+
+  it('an empty trace, or a header with no tick line: exit 3 naming the file, nothing on stdout', async () => {
+    const empty = traceFile([]);
+    const headerOnly = traceFile([header(['raft'])]);
+    for (const [file, why] of [[empty, 'is empty: no header and no tick line'], [headerOnly, 'has a header but no tick line: nothing to replay']]) {
+      const result = await runCli(['replay', file]);
+      expect(result.code).toBe(3);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`slowdisk: ${file} ${why}\n`);
+    }
+    const stdin = await runWithStdin(['replay', '-', '--json'], '');
+    expect(stdin.code).toBe(3);
+    expect(stdin.stderr).toBe('slowdisk: stdin is empty: no header and no tick line\n');
+  });
+
   it('from stdin, the trace is named stdin', async () => {
     const result = await runWithStdin(['replay', '-'], `${ok(1)}\nnonsense\n`);
     expect(result.code).toBe(3);
@@ -271,13 +316,13 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
   });
 
   it('thresholds from the header that contradict each other: one line, exit 3', async () => {
-    const result = await runCli(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 })])]);
+    const result = await runCli(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 }), ok(1)])]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: --slow-threshold \(90\) is above --evict-threshold \(80\)\n$/);
   });
 
   it('a bad flag: one line, exit 3', async () => {
-    const result = await runCli(['replay', traceFile([header(['raft'])]), '--ticks', '0']);
+    const result = await runCli(['replay', traceFile([header(['raft']), ok(1)]), '--ticks', '0']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: .*--ticks.*expected an integer from 1 to \d+, got '0'\n$/);
   });

@@ -98,6 +98,13 @@ describe('check --tikv-config', () => {
     expectOneErrorLine(result.stderr, pattern);
   });
 
+  it('an inspect-interval beyond slowdisk\'s range: exit 3 naming the file, the key, the value and the range', async () => {
+    const { config } = deploy(['db'], (root) => `[storage]\ndata-dir = "${root}/db"\n[raftstore]\ninspect-interval = "597h"\n`);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    expect(result.code).toBe(3);
+    expectOneErrorLine(result.stderr, new RegExp(`^slowdisk: ${config}: raftstore\\.inspect-interval is '597h': slowdisk takes 0 or a duration from 1ms to 1h$`));
+  });
+
   it('a missing file: exit 3', async () => {
     const result = await runCli(['check', '--tikv-config', path.join(work, 'nowhere.toml'), '--duration', '1s']);
     expect(result.code).toBe(3);

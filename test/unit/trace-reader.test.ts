@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
-import { openTrace, readTrace, TraceError } from '../../src/trace/trace-reader.js';
+import { MAX_LINE_CHARS, MAX_TICK_GAP, openTrace, readTrace, TraceError } from '../../src/trace/trace-reader.js';
 import { TraceWriter } from '../../src/trace/trace-writer.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-trace-'));
@@ -56,11 +56,50 @@ describe('reading a trace', () => {
     expect(lines).toEqual([{ line: 1, tick: 1, disk: 'raft', ms: 1, late: false }]);
   });
 
-  it('lines split across reads, CRLF line ends, and an empty input', async () => {
+  it('lines split across reads, and CRLF line ends', async () => {
     const { header, lines } = await linesOf(['{"slowdisk_tr', 'ace":1}\r\n{"tick":1,"disk":"r', 'aft","ms":1}\r\n']);
     expect(header).toEqual({ slowdisk_trace: 1 });
     expect(lines).toEqual([{ line: 2, tick: 1, disk: 'raft', ms: 1, late: false }]);
-    expect(await linesOf('')).toEqual({ header: null, lines: [] });
+  });
+
+  it('an empty input, or a header with no tick line, is refused: nothing to replay', async () => {
+    for (const text of ['', '\n\n']) {
+      const error = await errorOf(text);
+      expect(error.line).toBeNull();
+      expect(error.message).toBe('is empty: no header and no tick line');
+    }
+    expect((await errorOf('{"slowdisk_trace":1,"interval_ms":100}\n')).message).toBe('has a header but no tick line: nothing to replay');
+  });
+
+  it('a tick more than a day of ticks past the ones before it is refused at its line', async () => {
+    const error = await errorOf('{"tick":1,"disk":"raft","ms":1}\n{"tick":1000000000000000,"disk":"raft","ms":1}\n{"tick":1000000000000001,"disk":"raft","ms":1}\n');
+    expect(error.line).toBe(2);
+    expect(error.reason).toMatch(/^tick 1000000000000000 is more than 864000 ticks after tick 1,/);
+    // The gap allowed, from the first line too.
+    expect((await linesOf(`{"tick":${MAX_TICK_GAP},"disk":"raft","ms":1}\n{"tick":${2 * MAX_TICK_GAP},"disk":"raft","ms":1}\n`)).lines).toHaveLength(2);
+  });
+
+  it('a line longer than 1 MiB is refused at its line before it is read whole', async () => {
+    const chunk = 'x'.repeat(64 * 1024);
+    let pulled = 0;
+    // 200 MB of one line, made as it is read: the reader must stop soon after the limit.
+    const endless = Readable.from(
+      (function* () {
+        yield '{"tick":1,"disk":"raft","ms":1}\n{"tick":2,"disk":"raft","ms":1,"pad":"';
+        for (; pulled < 3200; pulled++) yield chunk;
+      })(),
+    );
+    const trace = await readTrace(endless, 'long.jsonl');
+    const error = await (async () => {
+      for await (const _batch of trace.batches) void _batch;
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(TraceError);
+    expect((error as TraceError).line).toBe(2);
+    expect((error as TraceError).reason).toMatch(/longer than 1048576 characters/);
+    expect(pulled * chunk.length).toBeLessThan(4 * MAX_LINE_CHARS);
   });
 
   it('a missing file is refused when it is opened', async () => {
@@ -88,7 +127,7 @@ describe('a bad trace stops at the line that breaks the format', () => {
     ['an unknown header version', `{"slowdisk_trace":2,"interval_ms":100}\n${ok}`, 1, /^unknown trace version 2: this slowdisk reads version 1$/],
     ['a header not on the first line', `${ok}{"slowdisk_trace":1}\n`, 2, /^a header \("slowdisk_trace"\) is allowed on the first line only$/],
     ['a header after a blank first line', `\n{"slowdisk_trace":1}\n`, 2, /first line only/],
-    ['a bad interval in the header', `{"slowdisk_trace":1,"interval_ms":0}\n`, 1, /^"interval_ms" must be a number of milliseconds above 0, got 0$/],
+    ['a bad interval in the header', `{"slowdisk_trace":1,"interval_ms":0}\n`, 1, /^"interval_ms" must be a number of milliseconds from 1ms to 1h, got 0$/],
     ['fractional round ticks in the header', `{"slowdisk_trace":1,"round_ticks":2.5}\n`, 1, /^"round_ticks" must be an integer from 1/],
     ['a bad disk list in the header', `{"slowdisk_trace":1,"disks":["raft","raft"]}\n`, 1, /^"disks" must be a list of distinct disk names/],
     ['a disk the header does not list', `{"slowdisk_trace":1,"disks":["raft"]}\n${ok}{"tick":1,"disk":"kv","ms":1}\n`, 3, /^disk "kv" is not in the header's disks \(raft\)$/],

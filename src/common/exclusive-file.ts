@@ -1,0 +1,126 @@
+// How slowdisk makes and reads its own files (textfile, trace, drive history, lock, prober
+// registry entries) in a directory that someone else may be able to write to. A file is always created new, with
+// O_CREAT|O_EXCL|O_NOFOLLOW, so that nothing planted at its name (a symlink to /etc/shadow, a
+// FIFO) is ever opened; a file replaced in place is written under a name nobody can guess
+// and then renamed over the old one: rename(2) replaces the directory entry itself, a symlink
+// included, and never follows it. Existing files are opened with O_NOFOLLOW|O_NONBLOCK and
+// refused unless regular, so a FIFO or a device at a name cannot hang or feed the reader.
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** A name for a temporary file of `name`: hidden, and 96 random bits nobody can plant ahead of. */
+export function temporaryName(name: string): string {
+  return `.${name}.${randomBytes(12).toString('hex')}.tmp`;
+}
+
+/** Whether `entry` is a name temporaryName(name) gives. */
+export function isTemporaryOf(entry: string, name: string): boolean {
+  return entry.startsWith(`.${name}.`) && entry.endsWith('.tmp') && /^[0-9a-f]{24}$/.test(entry.slice(name.length + 2, -4));
+}
+
+/** Creates `file`, which must not exist under any form (EEXIST for a file, a symlink, a FIFO alike). */
+export function createExclusive(file: string, mode: number): Promise<FileHandle> {
+  return open(file, CREATE_FLAGS, mode);
+}
+
+/** Creates `file` as createExclusive does and writes `text` to it, synchronously (0600). */
+export function writeNewSync(file: string, text: string): void {
+  const fd = openSync(file, CREATE_FLAGS, 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface ReplaceOptions {
+  mode: number;
+  /** fsync the file before the rename and the directory after it: the new content survives a crash. */
+  durable?: boolean;
+}
+
+/**
+ * Replaces `dir/name` with `data` atomically: a reader sees the old file or the new one,
+ * never a partial one; on failure the old file is left as it was and the temporary removed.
+ */
+export async function replaceFile(dir: string, name: string, data: string | Buffer, options: ReplaceOptions): Promise<void> {
+  const temp = path.join(dir, temporaryName(name));
+  let handle: FileHandle | null = null;
+  try {
+    handle = await createExclusive(temp, options.mode);
+    await handle.writeFile(data);
+    if (options.durable) await handle.sync();
+    await handle.close();
+    handle = null;
+    await rename(temp, path.join(dir, name));
+  } catch (error) {
+    await handle?.close().catch(() => {});
+    // Only our own temporary can be there: its name was made exclusively, just now.
+    await rm(temp, { force: true }).catch(() => {});
+    throw withPath(error, temp);
+  }
+  if (options.durable) {
+    try {
+      const directory = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        await directory.sync();
+      } finally {
+        await directory.close();
+      }
+    } catch (error) {
+      throw withPath(error, dir);
+    }
+  }
+}
+
+/** An existing entry that slowdisk refuses to read: a symlink, a FIFO, a device, a directory. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREG';
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
+    super(`${path} is ${what}, not a regular file: refused (move it away)`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+/** The text of the regular file `file`, or null when there is none. */
+export async function readRegular(file: string): Promise<string | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, READ_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+function kindOf(stat: import('node:fs').Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'of another kind';
+}
+
+/** write and fsync errors name no path: the file at hand is given. */
+function withPath(error: unknown, file: string): unknown {
+  const e = error as NodeJS.ErrnoException;
+  if (e && typeof e === 'object' && e.code !== undefined && e.path === undefined) e.path = file;
+  return error;
+}

@@ -1,0 +1,29 @@
+// Messages between the CLI process and the output writer (Node IPC, advanced serialization:
+// a drive history holds NaN). Each request names its output; the writer answers each with
+// `done`, in its own time: the CLI never waits past OUTPUT_DEADLINE_MS for one.
+import type { DriveHistory } from '../drives/history.js';
+import type { LockOwner } from './run-lock.js';
+
+export type ToWriter =
+  /** Replace dir/name atomically (the textfiles). */
+  | { type: 'replace'; id: number; dir: string; name: string; text: string; mode: number }
+  /** Create `file`, which must not exist, and write `text` (a trace and its header). */
+  | { type: 'create'; id: number; file: string; text: string; mode: number }
+  /** More of a created file, written in order; only a failure is answered (`failed`). */
+  | { type: 'append'; file: string; text: string }
+  /** Flush and close a created file. */
+  | { type: 'close'; id: number; file: string }
+  | { type: 'state-open'; id: number; dir: string; owner: LockOwner; nowMs: number }
+  | { type: 'state-save'; id: number; dir: string; history: DriveHistory }
+  | { type: 'state-close'; id: number; dir: string };
+
+/** What failed: the message names the syscall, errno and path (a StateStoreError's is the whole line to show). */
+export interface WriterError {
+  message: string;
+  code?: string;
+}
+
+export type FromWriter =
+  | { type: 'done'; id: number; result?: unknown; error?: WriterError }
+  /** An append to `file` failed (ENOSPC, EIO): told once, the later ones are dropped. */
+  | { type: 'failed'; file: string; error: WriterError };

@@ -1,0 +1,243 @@
+// A frozen disk is hung from the clock, in every output, as soon as an inspection has been in
+// flight for --hang-after: a check far shorter than the score's 21 s to eviction is not OK
+// about it. And checks run one after another on a frozen disk leave at most one prober stuck
+// there, found through the registry under /run/slowdisk.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { RegistryEntry } from '../../src/prober/prober-registry.js';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { childPids, isAlive, jsonLines, probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
+
+const REGISTRY = '/run/slowdisk';
+const HANG_AFTER_MS = 5000;
+const INTERVAL_MS = 100;
+/** What a busy two-core machine adds to a deadline. */
+const SLACK_MS = 700;
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hung-'));
+
+/** The registry's entries now, each with its file name. */
+function registryEntries(): (RegistryEntry & { file: string })[] {
+  if (!existsSync(REGISTRY)) return [];
+  return readdirSync(REGISTRY)
+    .filter((name) => /^prober-[0-9a-f]{32}\.json$/.test(name))
+    .flatMap((name) => {
+      try {
+        return [{ ...(JSON.parse(readFileSync(path.join(REGISTRY, name), 'utf8')) as RegistryEntry), file: name }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+const entriesOn = (disk: TestDisk) => registryEntries().filter((entry) => entry.device === disk.majMin);
+
+/** One metric's value in a textfile, or undefined. */
+function sample(text: string, name: string, disk: string): number | undefined {
+  const match = new RegExp(`^${name}\\{disk="${disk}",[^}]*\\} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The probers a run started, while it runs. */
+async function proberOf(cli: ReturnType<typeof startCli>): Promise<number> {
+  await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
+  return childPids(cli.child.pid!)[0]!;
+}
+
+const gate = requireRootFacilities(['root', 'loop', 'fsfreeze']);
+
+describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet', () => {
+  const stuck = new Set<number>();
+  /** A watch a failed test left running. */
+  const watches = new Set<ReturnType<typeof startCli>>();
+  afterEach(async () => {
+    for (const watch of watches) if (watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
+    await Promise.all([...watches].map((watch) => watch.done));
+    watches.clear();
+    // remove-disk thaws first; the probers stuck there then finish and exit.
+    await removeAllTestDisks();
+    await waitFor(() => [...stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck probers to exit');
+    stuck.clear();
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('check --duration 10s: WARNING, exit 1, the disk named hung since its inspection started; after the thaw, OK again', async () => {
+    const disk = await makeTestDisk();
+    try {
+      await disk.hang();
+      const cli = startCli(['check', '--kv', disk.dir, '--duration', '10s']);
+      stuck.add(await proberOf(cli));
+      const result = await cli.done;
+      expect(result.code).toBe(1);
+      // Score 8 after three rounds, far below the slow threshold: the hang alone makes it WARNING.
+      expect(result.stdout).toMatch(
+        /^WARNING: store score 8\.00 after 10\.\ds \(max reported 8, slow at 80, evict at 100; hung: kv\) \| kv \S+ score 8\.00 hung: an inspection in flight for 9\.\ds since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ stat \S+ on loop\d+/,
+      );
+    } finally {
+      await disk.thaw();
+    }
+    await waitFor(() => [...stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck prober to exit after the thaw');
+    const after = await runCli(['check', '--kv', disk.dir, '--duration', '2s']);
+    expect(after.code).toBe(0);
+    expect(after.stdout).toMatch(/^OK: store score 1\.00 .* \| kv \S+ score 1\.00 up write /);
+    expect(probeFiles(disk.dir)).toEqual([]);
+  });
+
+  it('check --duration 2s --format nagios: WARNING naming the disk hung (--hang-after 1s), or as having completed no inspection (the default 5s)', async () => {
+    const a = await makeTestDisk();
+    const b = await makeTestDisk();
+    try {
+      await a.hang();
+      await b.hang();
+      const short = startCli(['check', '--kv', a.dir, '--duration', '2s', '--format', 'nagios', '--hang-after', '1s']);
+      stuck.add(await proberOf(short));
+      const hung = await short.done;
+      expect(hung.code).toBe(1);
+      expect(hung.stdout).toMatch(/^SLOWDISK WARNING - hung: kv; store score 1 \(slow at 80, evict at 100\) after 2\.\ds; kv 1\.00 hung: an inspection in flight for 1\.\ds since \S+ on loop\d+\S* \| /);
+
+      const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--format', 'nagios']);
+      stuck.add(await proberOf(unanswered));
+      const none = await unanswered.done;
+      expect(none.code).toBe(1);
+      expect(none.stdout).toMatch(/^SLOWDISK WARNING - no inspection completed: kv; store score 1 .* kv 1\.00 waiting 1\.\ds for an inspection on loop\d+\S* \| /);
+    } finally {
+      await a.thaw();
+      await b.thaw();
+    }
+  });
+
+  it('watch --json --textfile: hung within --hang-after and a tick of the freeze, in the events, the disk lines and the metrics; up again at the thaw', async () => {
+    const disk = await makeTestDisk();
+    const textfiles = mkdtempSync(path.join(work, 'textfile-'));
+    const prom = path.join(textfiles, 'slowdisk.prom');
+    const cli = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--textfile', textfiles]);
+    watches.add(cli);
+    const lines = () => (cli.stdout().includes('\n') ? jsonLines(cli.stdout().slice(0, cli.stdout().lastIndexOf('\n') + 1)) : []);
+    try {
+      await waitFor(() => lines().some((line) => line.type === 'disk' && line.state === 'up'), 10_000, 'kv up');
+      expect(sample(readFileSync(prom, 'utf8'), 'slowdisk_disk_up', 'kv')).toBe(1);
+      expect(sample(readFileSync(prom, 'utf8'), 'slowdisk_disk_hung', 'kv')).toBe(0);
+      stuck.add(childPids(cli.child.pid!)[0]!);
+
+      await disk.hang();
+      const frozenAt = Date.now();
+      let metricsHungAt = 0;
+      await waitFor(() => {
+        const text = existsSync(prom) ? readFileSync(prom, 'utf8') : '';
+        if (metricsHungAt === 0 && sample(text, 'slowdisk_disk_hung', 'kv') === 1) {
+          metricsHungAt = Date.now();
+          expect(sample(text, 'slowdisk_disk_up', 'kv')).toBe(0);
+        }
+        return metricsHungAt > 0;
+      }, HANG_AFTER_MS + 5000, 'slowdisk_disk_hung 1');
+      const event = lines().find((line) => line.type === 'event' && line.event === 'hung')!;
+      expect(event).toMatchObject({ disk: 'kv', hung_since: expect.any(String), waiting_ms: expect.any(Number) });
+      const since = Date.parse(event.hung_since as string);
+      // The inspection that met the freeze started at most a tick before it; the event comes at the tick that passes --hang-after.
+      expect(since).toBeGreaterThanOrEqual(frozenAt - INTERVAL_MS - SLACK_MS);
+      expect(event.waiting_ms).toBeGreaterThanOrEqual(HANG_AFTER_MS);
+      expect(event.waiting_ms).toBeLessThan(HANG_AFTER_MS + INTERVAL_MS + SLACK_MS);
+      expect(Date.parse(event.time as string) - frozenAt).toBeLessThan(HANG_AFTER_MS + 2 * INTERVAL_MS + SLACK_MS);
+      expect(metricsHungAt - frozenAt).toBeLessThan(HANG_AFTER_MS + 2 * INTERVAL_MS + SLACK_MS);
+      // The next round's disk line says so too, with the same start.
+      await waitFor(() => lines().some((line) => line.type === 'disk' && line.state === 'hung'), 4000, 'a hung disk line');
+      const hungLine = lines().find((line) => line.type === 'disk' && line.state === 'hung')!;
+      expect(hungLine.hung_since).toBe(event.hung_since);
+      expect(hungLine.waiting_ms).toBeGreaterThanOrEqual(HANG_AFTER_MS);
+    } finally {
+      await disk.thaw();
+    }
+    const thawedAt = lines().length;
+    await waitFor(() => lines().slice(thawedAt).some((line) => line.type === 'event' && line.event === 'back' && line.disk === 'kv'), 2000, 'the back event');
+    expect(sample(readFileSync(prom, 'utf8'), 'slowdisk_disk_up', 'kv')).toBe(1);
+    expect(sample(readFileSync(prom, 'utf8'), 'slowdisk_disk_hung', 'kv')).toBe(0);
+    await waitFor(() => lines().slice(thawedAt).some((line) => line.type === 'disk' && line.state === 'up'), 4000, 'kv up again');
+    cli.child.kill('SIGTERM');
+    expect((await cli.done).code).toBe(143);
+    expect(probeFiles(disk.dir)).toEqual([]);
+  });
+
+  it('three checks on a frozen disk: one prober stuck there, not three; the later runs report hung since it got stuck; its entry goes with it at the thaw', async () => {
+    const disk = await makeTestDisk();
+    const probers: number[] = [];
+    const summaries: Record<string, unknown>[] = [];
+    let watch: ReturnType<typeof startCli> | undefined;
+    try {
+      await disk.hang();
+      for (let run = 0; run < 3; run += 1) {
+        const cli = startCli(['check', '--kv', disk.dir, '--duration', '3s', '--json']);
+        probers.push(await proberOf(cli));
+        const result = await cli.done;
+        expect(result.code).toBe(1);
+        summaries.push(jsonLines(result.stdout).at(-1)!);
+      }
+      probers.forEach((pid) => stuck.add(pid));
+      const [first] = probers;
+      // The first run's prober is the one left stuck: the others never touched the frozen disk, and have exited.
+      const entries = entriesOn(disk);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]!.pid).toBe(first);
+      // A prober that touched nothing frozen exits as its run does (it says 'stopped' just before).
+      await waitFor(() => probers.filter(isAlive).length === 1, 2000, 'the later runs\' probers to exit');
+      expect(probers.filter(isAlive)).toEqual([first]);
+      const stuckSince = new Date(entries[0]!.stuck_since!).toISOString();
+      expect(summaries.map((summary) => summary.status)).toEqual(['WARNING', 'WARNING', 'WARNING']);
+      const kv = summaries.map((summary) => (summary.disks as Record<string, unknown>[])[0]!);
+      // The first had been waiting under 5 s: it names no hang, but completed no inspection.
+      expect(kv[0]).toMatchObject({ state: 'starting', inspections: 0 });
+      for (const later of kv.slice(1)) expect(later).toMatchObject({ state: 'hung', hung_since: stuckSince, stuck_prober_pid: first, inspections: 0 });
+
+      // A watch started now is left to that prober too, until the thaw lets it go.
+      watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json']);
+      watches.add(watch);
+      await waitFor(() => /"event":"hung"/.test(watch!.stdout()), 5000, 'the hung event');
+      expect(jsonLines(watch.stdout()).find((line) => line.event === 'hung')).toMatchObject({ disk: 'kv', hung_since: stuckSince, stuck_prober_pid: first });
+    } finally {
+      await disk.thaw();
+    }
+    await waitFor(() => !isAlive(probers[0]!), 15_000, 'the stuck prober to exit after the thaw');
+    expect(registryEntries().filter((entry) => probers.includes(entry.pid))).toEqual([]);
+    // Once that prober is gone, the watch inspects the disk itself: back, and up.
+    const lines = () => jsonLines(watch!.stdout().slice(0, watch!.stdout().lastIndexOf('\n') + 1));
+    await waitFor(() => lines().some((line) => line.event === 'back' && line.disk === 'kv'), 2000, 'the back event');
+    await waitFor(() => lines().some((line) => line.type === 'disk' && line.state === 'up' && (line.inspections as number) > 0), 4000, 'kv up');
+    // The watch's own prober probes the disk now, not stuck, and takes its entry away with it.
+    expect(entriesOn(disk)).toMatchObject([{ disk: 'kv', stuck_since: null }]);
+    watch.child.kill('SIGTERM');
+    expect((await watch.done).code).toBe(143);
+    await waitFor(() => entriesOn(disk).length === 0, 2000, 'no entry left');
+    expect(probeFiles(disk.dir)).toEqual([]);
+  }, 60_000);
+
+  it('the registry directory is root-only, and a symlink planted in its place is not followed', async () => {
+    const disk = await makeTestDisk();
+    const cli = startCli(['check', '--kv', disk.dir, '--duration', '1s']);
+    await proberOf(cli);
+    expect((await cli.done).code).toBe(0);
+    const { lstatSync, symlinkSync, rmdirSync, unlinkSync, mkdtempSync: mkdtemp } = await import('node:fs');
+    const stat = lstatSync(REGISTRY);
+    expect(stat.isDirectory()).toBe(true);
+    expect(stat.mode & 0o777).toBe(0o700);
+    expect(stat.uid).toBe(0);
+    if (readdirSync(REGISTRY).length > 0) throw new Error(`${REGISTRY} is in use; cannot plant a symlink there`);
+    const elsewhere = mkdtemp(path.join(work, 'elsewhere-'));
+    rmdirSync(REGISTRY);
+    symlinkSync(elsewhere, REGISTRY);
+    try {
+      await disk.hang();
+      const planted = startCli(['check', '--kv', disk.dir, '--duration', '1s']);
+      stuck.add(await proberOf(planted));
+      const result = await planted.done;
+      // Still a check, with no registry: nothing is written through the link.
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      expect(readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      await disk.thaw();
+      unlinkSync(REGISTRY);
+    }
+  });
+});
