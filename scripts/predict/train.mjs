@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Regenerates the predictor's network weights (src/predict/network-weights.json) from the
 // training selection of scripts/predict/corpus.mjs: generated scenarios and the traces
-// recorded on loop disks. Deterministic: the same repository gives the same file, byte for byte.
+// recorded on loop disks; then fits the calibration of its output (Platt scaling) on the
+// validation selection, which training never saw. Deterministic: the same repository gives
+// the same file, byte for byte.
 //
 //   npm run train:predict                 # tsc, then this script
 //   node scripts/predict/train.mjs [--out FILE]
@@ -10,10 +12,10 @@
 //         so that dist/ ships them)
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, runJobs, TRAINING } from './corpus.mjs';
+import { ROOT, runJobs, TRAINING, VALIDATION } from './corpus.mjs';
 
 const dist = (file) => new URL(`file://${path.join(ROOT, 'dist', file)}`).href;
-const { DEFAULT_PREDICTOR_PARAMS, seriesExamples, trainNetwork } = await import(dist('predict/index.js'));
+const { DEFAULT_PREDICTOR_PARAMS, fitPlattScaling, rawNetworkProbability, seriesExamples, trainNetwork } = await import(dist('predict/index.js'));
 
 /** The settings the shipped weights were trained with. */
 export const SETTINGS = Object.freeze({
@@ -47,31 +49,43 @@ async function main() {
   const tty = Boolean(process.stdout.isTTY) && (process.stdout.columns ?? 0) > 0;
   const spinner = tty ? (await import('ora')).default({ text: 'generating', stream: process.stdout }).start() : null;
 
-  const jobs = runJobs(TRAINING);
-  const disks = [];
-  jobs.forEach((job, i) => {
-    if (spinner) spinner.text = `${i + 1}/${jobs.length} runs: ${job.label}`;
-    disks.push(...job.run().disks);
-  });
+  const disksOf = (selection) => {
+    const jobs = runJobs(selection);
+    const disks = [];
+    jobs.forEach((job, i) => {
+      if (spinner) spinner.text = `${i + 1}/${jobs.length} runs: ${job.label}`;
+      disks.push(...job.run().disks);
+    });
+    return disks;
+  };
+  const examplesOf = (disks, features) => {
+    const data = { inputs: [], labels: [] };
+    for (const disk of disks) {
+      const examples = seriesExamples(disk.features, DEFAULT_PREDICTOR_PARAMS, features);
+      data.inputs.push(...examples.inputs);
+      data.labels.push(...examples.labels);
+    }
+    return data;
+  };
+  const disks = disksOf(TRAINING);
   // A counter is an input only if training saw it vary: the network has nothing to learn from
   // a constant, and would read an untrained weight at run time.
   const features = [...LATENCY_FEATURES, ...COUNTERS.filter((name) => disks.some((d) => d.features.some((f) => (f[name] ?? 0) > 0)))];
-  const data = { inputs: [], labels: [] };
-  for (const disk of disks) {
-    const examples = seriesExamples(disk.features, DEFAULT_PREDICTOR_PARAMS, features);
-    data.inputs.push(...examples.inputs);
-    data.labels.push(...examples.labels);
-  }
+  const data = examplesOf(disks, features);
   const positives = data.labels.filter((y) => y === 1).length;
   if (spinner) spinner.text = `training on ${data.inputs.length} examples (${positives} positive)`;
   const { sampleMs, windowSamples, horizonMs } = DEFAULT_PREDICTOR_PARAMS;
   const model = trainNetwork(data, SETTINGS, { sampleMs, windowSamples, horizonMs, features });
+  const validation = examplesOf(disksOf(VALIDATION), features);
+  if (spinner) spinner.text = `calibrating on ${validation.inputs.length} validation examples`;
+  model.calibration = fitPlattScaling(validation.inputs.map((x) => rawNetworkProbability(model, x)), validation.labels);
   model.training = {
     script: 'scripts/predict/train.mjs',
     selection: TRAINING,
     settings: SETTINGS,
     examples: data.inputs.length,
     positives,
+    calibration: { selection: VALIDATION, examples: validation.inputs.length },
   };
   writeFileSync(options.out, `${JSON.stringify(model)}\n`);
   spinner?.succeed(`${path.relative(process.cwd(), options.out)}: ${data.inputs.length} examples (${positives} positive), ${features.join(', ')}`);

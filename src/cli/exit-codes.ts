@@ -16,7 +16,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   0  OK        the store score stayed below the slow threshold
   1  WARNING   the reported store score reached the slow threshold (default 80), not the eviction threshold;
                or a disk was in state warning (its predicted chance of exceeding --sla within 5 minutes
-               went above --warn-probability); or the statistical detector confirmed a slow disk;
+               went above --warn-probability at two samples in a row, its P99 rising); or the statistical detector confirmed a slow disk;
                or (--all-devices, --devices) a drive is slow now against the peers of its class;
                or a disk was hung (an inspection in flight for --hang-after, default 5s), or (check)
                completed no inspection at all

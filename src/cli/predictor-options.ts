@@ -26,7 +26,7 @@ export function addPredictorOptions(command: Command): Command {
   const d = DEFAULT_PREDICTOR_PARAMS;
   return command
     .addOption(durationOption('--sla <duration>', "early warning: the SLA on each disk's inspection P99 (15 s samples); a disk is warned of before it exceeds it", SLA_RANGE, d.slaMs))
-    .option('--warn-probability <p>', "early warning: a disk whose predicted chance of exceeding the SLA within 5 minutes is above this is in state 'warning' (at least WARNING)", probabilityArg, d.warnProbability)
+    .option('--warn-probability <p>', "early warning: a disk whose predicted chance of exceeding the SLA within 5 minutes is above this at two samples in a row, its P99 rising, is in state 'warning' (at least WARNING), until it has held under the SLA without a rising trend for 2.5m", probabilityArg, d.warnProbability)
     .option('--predictor <model>', `early warning: the model, ${PREDICTOR_MODELS.join(' or ')} (a linear trend of the P99)`, modelArg, d.model);
 }
 

@@ -1,5 +1,7 @@
 // The early-warning predictor of CTyun's slow-disk detection article (its section 3; docs/early-warning.md): per disk, from 15 s samples of its
-// inspections, the probability that its P99 exceeds the SLA within 5 minutes.
+// inspections, the probability that its P99 exceeds the SLA within 5 minutes, and a warning that lets go.
+export * from './calibration.js';
+export * from './evidence-window.js';
 export * from './labels.js';
 export * from './linear-trend.js';
 export * from './network.js';

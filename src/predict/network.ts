@@ -2,6 +2,8 @@
 // that the P99 exceeds the SLA within the horizon out. Two tanh hidden layers and a sigmoid
 // output; the weights and the input normalisation come from a JSON file that
 // scripts/predict/train.mjs writes.
+import { calibrated, type PlattScaling } from './calibration.js';
+import { evidenceWindow } from './evidence-window.js';
 import type { SampleFeatures } from './sample-features.js';
 
 /** The inputs a sample can give, per sample of the window. Latencies are taken relative to the SLA. */
@@ -30,12 +32,14 @@ export interface NetworkModel {
   inputStd: number[];
   /** Three layers: tanh, tanh, then one sigmoid unit. */
   layers: NetworkLayer[];
+  /** The monotone map from the network's output to a calibrated probability (absent: none). */
+  calibration?: PlattScaling;
   /** How the weights were made (data, seeds, settings), for the record. */
   training?: Record<string, unknown>;
 }
 
 /** Smallest latency taken into a logarithm: the recorder's resolution. */
-const LATENCY_FLOOR_MS = 0.001;
+export const LATENCY_FLOOR_MS = 0.001;
 
 /** One input from one sample: log of the latency over the SLA, log(1 + x) for a count; a missing count is 0. */
 export function featureInput(sample: SampleFeatures, name: FeatureName, slaMs: number): number {
@@ -52,18 +56,14 @@ export function featureInput(sample: SampleFeatures, name: FeatureName, slaMs: n
 }
 
 /**
- * The network's raw inputs for a window (oldest sample first, 1 to `windowSamples` of them):
- * a window not yet full repeats its oldest sample in the slots before it.
+ * The network's raw inputs for a window (oldest sample first, 1 to `windowSamples` of them),
+ * read as the evidence rule says (evidence-window.ts): padded with the window's median, each
+ * sample between two others read as the median of the three.
  */
 export function windowInputs(window: readonly SampleFeatures[], windowSamples: number, features: readonly FeatureName[], slaMs: number): number[] {
   if (window.length === 0 || window.length > windowSamples) throw new RangeError(`a window holds 1 to ${windowSamples} samples, got ${window.length}`);
-  const inputs: number[] = [];
-  const missing = windowSamples - window.length;
-  for (let i = 0; i < windowSamples; i += 1) {
-    const sample = window[Math.max(0, i - missing)];
-    for (const name of features) inputs.push(featureInput(sample, name, slaMs));
-  }
-  return inputs;
+  const rows = window.map((sample) => features.map((name) => featureInput(sample, name, slaMs)));
+  return evidenceWindow(rows, windowSamples).flat();
 }
 
 /** The activations of every layer for raw inputs: [normalised inputs, hidden 1, hidden 2, [probability]]. */
@@ -84,9 +84,16 @@ export function forwardLayers(model: NetworkModel, inputs: readonly number[]): n
   return activations;
 }
 
-export function networkProbability(model: NetworkModel, inputs: readonly number[]): number {
+/** The network's own output, before calibration. */
+export function rawNetworkProbability(model: NetworkModel, inputs: readonly number[]): number {
   const activations = forwardLayers(model, inputs);
   return activations[activations.length - 1][0];
+}
+
+/** The probability: the network's output through the calibration it was shipped with. */
+export function networkProbability(model: NetworkModel, inputs: readonly number[]): number {
+  const raw = rawNetworkProbability(model, inputs);
+  return model.calibration ? calibrated(model.calibration, raw) : raw;
 }
 
 function numbers(value: unknown, length: number, what: string): number[] {
@@ -121,5 +128,6 @@ export function parseNetworkModel(json: unknown): NetworkModel {
     width = layer.weights.length;
   });
   if (width !== 1) throw new TypeError('predictor network: the last layer must have one unit');
+  if (m.calibration !== undefined) numbers([m.calibration?.slope, m.calibration?.intercept], 2, 'calibration slope and intercept');
   return m as NetworkModel;
 }

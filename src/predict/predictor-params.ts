@@ -22,8 +22,34 @@ export interface PredictorParams {
    * inspection of at least this many milliseconds: TiKV's inspection timeout (the interval).
    */
   timeoutMs: number;
-  /** No probability before this many samples (the missing older ones repeat the oldest). */
+  /**
+   * No probability before this many samples. A window not yet full is padded with its own
+   * median sample, so that where the window began (a burst in its first sample) cannot look
+   * like a trend.
+   */
   minSamples: number;
+  /**
+   * A warning needs the probability above `warnProbability` at this many samples in a row.
+   * With 2, a single 15 s sample that breaches or jumps and recovers is a burst:
+   * by the next sample the model reads it through a median of three, and it is gone.
+   */
+  confirmSamples: number;
+  /**
+   * The network behind a rule: with true, a warning also needs a rising trend (the line
+   * through the logs of the P99s of the last `clearAfterMs`, read as the evidence rule says, reaching the
+   * SLA within the horizon) or a breach under way. A climb that is levelling off far below
+   * the SLA is not warned of, however much it looks like the start of a ramp.
+   */
+  needRisingTrend: boolean;
+  /**
+   * A warning clears once the disk has held under the SLA this long (ms, a whole number of
+   * samples) without a rising trend: every P99 of the last `clearAfterMs` at or below the
+   * SLA, and the least-squares line through their logs not reaching the SLA within the horizon; and
+   * a warning stands at least that long. A disk that
+   * levelled off is let go even if the model still rates it high; it is warned of again only
+   * once the model has come down and gone back up, or the trend rises, or it breaches.
+   */
+  clearAfterMs: number;
   /**
    * The model: the article's three-layer network (weights in network-weights.json), or the
    * linear trend of the P99 over the window. The default is whichever did better in
@@ -46,6 +72,9 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   horizonMs: 300_000,
   timeoutMs: 100,
   minSamples: 4,
+  confirmSamples: 2,
+  needRisingTrend: true,
+  clearAfterMs: 150_000,
   model: 'network',
   trendSoftness: 0.1,
 });
@@ -56,13 +85,13 @@ export const SLA_RANGE: DurationRange = Object.freeze({ minMs: 0.001, maxMs: 3_6
 /** Fills in the defaults and rejects values the predictor cannot work with. */
 export function predictorParams(overrides: Partial<PredictorParams> = {}): PredictorParams {
   const params: PredictorParams = { ...DEFAULT_PREDICTOR_PARAMS, ...overrides };
-  for (const key of ['slaMs', 'sampleMs', 'horizonMs', 'timeoutMs', 'trendSoftness'] as const) {
+  for (const key of ['slaMs', 'sampleMs', 'horizonMs', 'timeoutMs', 'trendSoftness', 'clearAfterMs'] as const) {
     const value = params[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
       throw new RangeError(`predictor: ${key} must be a number above 0, got ${String(value)}`);
     }
   }
-  for (const key of ['windowSamples', 'minSamples'] as const) {
+  for (const key of ['windowSamples', 'minSamples', 'confirmSamples'] as const) {
     if (!Number.isInteger(params[key]) || params[key] < 1) throw new RangeError(`predictor: ${key} must be a whole number above 0`);
   }
   if (params.minSamples > params.windowSamples) throw new RangeError('predictor: minSamples cannot exceed windowSamples');
@@ -71,7 +100,13 @@ export function predictorParams(overrides: Partial<PredictorParams> = {}): Predi
     throw new RangeError(`predictor: model must be one of ${PREDICTOR_MODELS.join(', ')}, got '${String(params.model)}'`);
   }
   if (params.horizonMs % params.sampleMs !== 0) throw new RangeError('predictor: horizonMs must be a whole number of samples');
+  if (params.clearAfterMs % params.sampleMs !== 0) throw new RangeError('predictor: clearAfterMs must be a whole number of samples');
   return params;
+}
+
+/** The hold before a warning clears, in samples. */
+export function clearSamples(params: PredictorParams): number {
+  return params.clearAfterMs / params.sampleMs;
 }
 
 /** The horizon in samples. */

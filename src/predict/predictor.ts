@@ -1,21 +1,35 @@
 // One disk's early warning: fed one sample per sample period, it answers with the probability
 // that the disk's inspection P99 exceeds the SLA within the horizon, from the model the
-// parameters name. Pure: the caller passes the time with each sample.
-import { linearTrendScore } from './linear-trend.js';
-import { type FeatureName, networkProbability, type NetworkModel, windowInputs } from './network.js';
-import { horizonSamples, type PredictorModel, type PredictorParams, predictorParams } from './predictor-params.js';
+// parameters name, and whether the disk is in state warning: entered on a probability above
+// the warning level held for `confirmSamples`, left once the disk has held under the SLA
+// without a rising trend for `clearAfterMs` (hysteresis), with the reason. Pure: the caller
+// passes the time with each sample.
+import { evidenceWindow } from './evidence-window.js';
+import { leastSquaresLine, linearTrendScore } from './linear-trend.js';
+import { type FeatureName, LATENCY_FLOOR_MS, networkProbability, type NetworkModel, windowInputs } from './network.js';
+import { clearSamples, horizonSamples, type PredictorModel, type PredictorParams, predictorParams } from './predictor-params.js';
 import { type PredictorSample, sampleFeatures, type SampleFeatures } from './sample-features.js';
 import { SHIPPED_NETWORK } from './shipped-network.js';
 
 const COUNTERS = ['queueDepth', 'iops', 'errors'] as const satisfies readonly FeatureName[];
+
+/**
+ * Why a warning ended: `steady`, the disk held under the SLA without a rising trend for
+ * `clearAfterMs`; `gap`, no sample for more than one and a half periods, so the window
+ * started afresh.
+ */
+export const CLEAR_REASONS = ['steady', 'gap'] as const;
+export type ClearReason = (typeof CLEAR_REASONS)[number];
 
 export interface Prediction {
   /** The caller's time of the sample. */
   atMs: number;
   /** Null while the window holds fewer than `minSamples` samples; 1 while this sample's P99 is over the SLA. */
   probability: number | null;
-  /** The probability is above `warnProbability`. */
+  /** The disk is in state warning (see the class comment). */
   warning: boolean;
+  /** At the sample whose warning ended, why; null at every other. */
+  cleared: ClearReason | null;
   model: PredictorModel;
   /** Samples in the window (up to `windowSamples`). */
   samples: number;
@@ -32,6 +46,14 @@ export class Predictor {
   private readonly window: SampleFeatures[] = [];
   private lastAtMs = -Infinity;
   private last: Prediction | null = null;
+  /** Samples in a row with the probability above warnProbability. */
+  private above = 0;
+  private warned = false;
+  /** Samples since the warning started. */
+  private warnedFor = 0;
+  /** A new warning may start; false after one cleared, until the model has come down again. */
+  private armed = true;
+  private pendingClear: ClearReason | null = null;
 
   constructor(
     params: Partial<PredictorParams> = {},
@@ -56,12 +78,20 @@ export class Predictor {
     if (!(atMs > this.lastAtMs)) throw new RangeError(`predictor: samples must come in time order (${atMs} after ${this.lastAtMs})`);
     const features = sampleFeatures(sample, this.params.timeoutMs);
     if (features === null) return this.last;
-    if (atMs - this.lastAtMs > 1.5 * this.params.sampleMs) this.window.length = 0;
+    if (atMs - this.lastAtMs > 1.5 * this.params.sampleMs) this.restart();
     this.lastAtMs = atMs;
     this.window.push(features);
     if (this.window.length > this.params.windowSamples) this.window.shift();
     this.last = this.predict(atMs, features);
     return this.last;
+  }
+
+  private restart(): void {
+    this.window.length = 0;
+    if (this.warned) this.pendingClear = 'gap';
+    this.warned = false;
+    this.above = 0;
+    this.armed = true;
   }
 
   private predict(atMs: number, latest: SampleFeatures): Prediction {
@@ -71,10 +101,28 @@ export class Predictor {
     // before one, and fall back while it lasts): the disk stays warned of until it ends.
     const breaching = latest.p99Ms > params.slaMs;
     const probability = window.length < params.minSamples ? null : breaching ? 1 : this.probability();
+    // A breach counts towards the confirmation from its first sample, before the window has a probability.
+    const high = breaching || (probability !== null && probability > params.warnProbability);
+    this.above = high ? this.above + 1 : 0;
+    const rising = this.rising();
+    let cleared = this.pendingClear;
+    this.pendingClear = null;
+    if (!high || rising) this.armed = true;
+    this.warnedFor = this.warned ? this.warnedFor + 1 : 0;
+    const n = clearSamples(params);
+    const held = window.length >= n && !rising && window.slice(-n).every((s) => s.p99Ms <= params.slaMs);
+    if (this.warned && this.warnedFor >= n && held) {
+      this.warned = false;
+      this.armed = !high;
+      cleared = 'steady';
+    } else if (!this.warned && probability !== null && this.above >= params.confirmSamples && (this.armed || breaching) && (rising || breaching || !params.needRisingTrend)) {
+      this.warned = true;
+    }
     return {
       atMs,
       probability,
-      warning: probability !== null && probability > params.warnProbability,
+      warning: this.warned,
+      cleared,
       model: params.model,
       samples: window.length,
       p99Ms: latest.p99Ms,
@@ -83,11 +131,24 @@ export class Predictor {
     };
   }
 
+  /**
+   * Whether the least-squares line through the logs of the P99s of the last `clearAfterMs` of
+   * samples (read as the evidence rule says) reaches the SLA within the horizon: in logs, so
+   * that a slowdown growing by the same ratio each sample is seen rising from its start.
+   */
+  private rising(): boolean {
+    const { params, window } = this;
+    const n = Math.min(clearSamples(params), window.length);
+    const logs = window.slice(-n).map((s) => [Math.log(Math.max(s.p99Ms, LATENCY_FLOOR_MS))]);
+    const { slope, last } = leastSquaresLine(evidenceWindow(logs, n).map(([x]) => x));
+    return last + Math.max(0, slope) * horizonSamples(params) > Math.log(params.slaMs);
+  }
+
   private probability(): number {
     const { params, window, network } = this;
     if (params.model === 'trend') {
       return linearTrendScore(
-        window.map((s) => s.p99Ms),
+        evidenceWindow(window.map((s) => [s.p99Ms]), params.windowSamples).map(([p99]) => p99),
         horizonSamples(params),
         params.slaMs,
         params.trendSoftness,

@@ -70,11 +70,13 @@ export function formatBlockDevices(disk: Pick<DiskStatus, 'blockDevices' | 'stal
 
 /**
  * The early warning, once the predictor has a probability: ` warn 0.82` for a disk in state
- * warning, else ` predict 0.12` (the chance its P99 exceeds the SLA within 5 minutes).
+ * warning, else ` predict 0.12` (the chance its P99 exceeds the SLA within 5 minutes), and
+ * ` cleared steady` (or `gap`) at the sample whose warning ended.
  */
-export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'warning'> | undefined): string {
+export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'warning' | 'cleared'> | undefined): string {
   if (prediction?.probability == null) return '';
-  return ` ${prediction.warning ? 'warn' : 'predict'} ${prediction.probability.toFixed(2)}`;
+  const cleared = prediction.cleared ? ` cleared ${prediction.cleared}` : '';
+  return ` ${prediction.warning ? 'warn' : 'predict'} ${prediction.probability.toFixed(2)}${cleared}`;
 }
 
 /** One line per disk: name, score, state, latest phases, early warning, block devices, flags. */

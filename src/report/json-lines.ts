@@ -87,11 +87,19 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
   };
 }
 
-/** The early warning of an inspected disk: a probability (null until the predictor has one) and whether it is in state warning. */
+/**
+ * The early warning of an inspected disk: a probability (null until the predictor has one),
+ * whether it is in state warning, and at the sample a warning ended, why (else null).
+ */
 function predictionFields(disk: RoundDisk): Json {
   const prediction = disk.prediction;
-  if (!prediction) return { predicted_breach_probability: null, warning: false };
-  return { predicted_breach_probability: prediction.probability, warning: prediction.warning, predictor_model: prediction.model };
+  if (!prediction) return { predicted_breach_probability: null, warning: false, warning_cleared: null };
+  return {
+    predicted_breach_probability: prediction.probability,
+    warning: prediction.warning,
+    warning_cleared: prediction.cleared,
+    predictor_model: prediction.model,
+  };
 }
 
 function eventFields(event: SessionEvent): Json {

@@ -53,6 +53,11 @@ export interface PeakOptions {
 export interface BurstOptions {
   /** Mean time between bursts on one disk (Poisson arrivals, each disk on its own): 5 min. */
   meanGapMs: number;
+  /**
+   * Bursts every this long instead (a periodic job: a flush, a compaction), each disk at its
+   * own phase drawn uniformly in the period; null (the default) for Poisson arrivals.
+   */
+  periodMs: number | null;
   /** A burst lasts uniformly between these (1 to 5 s). */
   minMs: number;
   maxMs: number;
@@ -99,6 +104,7 @@ export interface ScenarioOptions {
 export const DEFAULT_PEAK: Readonly<PeakOptions> = Object.freeze({ durationMs: 600_000, factor: 4, spikeBoost: 5, jitterSigma: 0.3 });
 export const DEFAULT_BURST: Readonly<BurstOptions> = Object.freeze({
   meanGapMs: 300_000,
+  periodMs: null,
   minMs: 1000,
   maxMs: 5000,
   factorMedian: 5,
@@ -273,11 +279,12 @@ export class ScenarioGenerator {
     if (kind === 'burst') {
       names.forEach((name, i) => {
         const rng = new Rng(mixSeed(seed, 'bursts', i));
-        for (let t = rng.exponential(burstOptions.meanGapMs); t < durationMs; ) {
+        const { periodMs, meanGapMs } = burstOptions;
+        for (let t = periodMs === null ? rng.exponential(meanGapMs) : rng.uniform(0, periodMs); t < durationMs; ) {
           const length = rng.uniform(burstOptions.minMs, burstOptions.maxMs);
           const burstFactor = Math.max(1, rng.lognormal(burstOptions.factorMedian, burstOptions.factorSigma));
           bursts.push({ disk: name, startMs: t, endMs: t + length, factor: burstFactor });
-          t += length + rng.exponential(burstOptions.meanGapMs);
+          t = periodMs === null ? t + length + rng.exponential(meanGapMs) : t + periodMs;
         }
       });
     }

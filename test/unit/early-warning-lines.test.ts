@@ -3,14 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
 import type { Prediction } from '../../src/predict/index.js';
 import { checkSummary } from '../../src/report/check-summary.js';
+import { JsonLines } from '../../src/report/json-lines.js';
 import { RoundLines } from '../../src/report/round-lines.js';
 import { RunVerdict } from '../../src/score/store-score.js';
 import type { DiskStatus } from '../../src/session/probe-session.js';
 
-const prediction = (probability: number | null, warning = false): Prediction => ({
+const prediction = (probability: number | null, warning = false, cleared: Prediction['cleared'] = null): Prediction => ({
   atMs: 60_000,
   probability,
   warning,
+  cleared,
   model: 'network',
   samples: 4,
   p99Ms: 12,
@@ -45,6 +47,18 @@ describe('the early warning on the lines', () => {
     expect(written[1]).toBe(
       '60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict 0.12 | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warn 0.83 on loop3',
     );
+  });
+
+  it('says on the round line and in the JSON line why a warning cleared, at the sample it did', () => {
+    const written: string[] = [];
+    const lines = new RoundLines(false, false, (line) => written.push(line));
+    lines.round({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks: [disk('kv', { prediction: prediction(0.78, false, 'steady') })], devices: [] });
+    expect(written[0]).toMatch(/\| kv \/data\/kv score 1\.00 up .* stat ok predict 0\.78 cleared steady$/);
+    const json: string[] = [];
+    new JsonLines(DEFAULT_SCORE_PARAMS, (text) => json.push(text)).round({ tick: 600, elapsedMs: 60_000, storeScore: 1, disks: [disk('kv', { prediction: prediction(0.78, false, 'steady') }), disk('raft', { prediction: prediction(0.1) })] });
+    const [kv, raft] = json.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(kv).toMatchObject({ disk: 'kv', warning: false, predicted_breach_probability: 0.78, warning_cleared: 'steady' });
+    expect(raft).toMatchObject({ disk: 'raft', warning: false, warning_cleared: null });
   });
 
   it("shows the warning in check's summary, whose verdict it raised to WARNING", () => {

@@ -85,7 +85,7 @@ describe('the Nagios line', () => {
   });
 
   it('WARNING for a disk in state warning, its predicted probability in the text and the perfdata', () => {
-    const prediction = { atMs: 60_000, probability: 0.823, warning: true, model: 'network', samples: 4, p99Ms: 120, missing: [], ignored: [] } as const;
+    const prediction = { atMs: 60_000, probability: 0.823, warning: true, cleared: null, model: 'network', samples: 4, p99Ms: 120, missing: [], ignored: [] } as const;
     const verdict = new RunVerdict(DEFAULT_SCORE_PARAMS);
     verdict.observe(1, 'slow');
     const disks = [healthy('kv', 1, { prediction }), healthy('raft', 1, { prediction: { ...prediction, probability: 0.1, warning: false } })];

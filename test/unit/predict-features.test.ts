@@ -61,10 +61,23 @@ describe('a trace cut into sample periods', () => {
 describe('the network inputs of a window', () => {
   const s = (p99Ms: number) => sampleFeatures({ latenciesMs: [p99Ms] }, 100)!;
 
-  it('are the log of each latency over the SLA, oldest sample first, a short window repeating its oldest', () => {
-    expect(windowInputs([s(20), s(200)], 3, ['p99'], 200)).toEqual([Math.log(0.1), Math.log(0.1), 0]);
+  it('are the log of each latency over the SLA, oldest sample first, a short window padded with its median', () => {
+    // Padding: the median of ln(0.1) and ln(1), the logs of 20 ms and 200 ms over the SLA; the
+    // 20 ms between it and 200 ms is read as the median of the three, the padding.
+    expect(windowInputs([s(20), s(200)], 3, ['p99'], 200)).toEqual([Math.log(0.1) / 2, Math.log(0.1) / 2, 0]);
+    expect(windowInputs([s(20), s(200)], 2, ['p99'], 200)).toEqual([Math.log(0.1), 0]);
     expect(windowInputs([s(400)], 1, ['p50', 'p99', 'errors'], 200)).toEqual([Math.log(2), Math.log(2), 0]);
     expect(() => windowInputs([], 3, ['p99'], 200)).toThrow(RangeError);
     expect(() => windowInputs([s(1), s(1)], 1, ['p99'], 200)).toThrow(RangeError);
+  });
+
+  it('read a burst of one sample that recovered as its neighbours, and a ramp as it is', () => {
+    const ln = (ms: number) => Math.log(ms / 200);
+    // 400 ms between 20 and 25 ms is gone; the newest sample is read as it is (it may yet recover).
+    expect(windowInputs([s(20), s(400), s(25), s(30)], 4, ['p99'], 200)).toEqual([ln(20), ln(25), ln(30), ln(30)]);
+    expect(windowInputs([s(20), s(25), s(30), s(400)], 4, ['p99'], 200)).toEqual([ln(20), ln(25), ln(30), ln(400)]);
+    expect(windowInputs([s(20), s(40), s(80), s(160)], 4, ['p99'], 200)).toEqual([ln(20), ln(40), ln(80), ln(160)]);
+    // Whichever sample a short window began with, a burst in it is read as the padding around it.
+    expect(windowInputs([s(150), s(5), s(5)], 6, ['p99'], 200)).toEqual([ln(5), ln(5), ln(5), ln(5), ln(5), ln(5)]);
   });
 });
