@@ -17,7 +17,18 @@ export default defineConfig({
         },
       },
       {
-        // Real disks, faults and tools, as root. One file at a time, after the unit tests:
+        // Pure too, but checks of what development scripts make (the predictor's weights are
+        // what training gives): run by npm test, left out of test:unit for its half minute of CPU.
+        test: {
+          name: 'dev',
+          include: ['test/dev/**/*.test.ts'],
+          testTimeout: 150_000,
+          // Alone, after the unit tests: its CPU would starve their timed runs of the CLI.
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // Real disks, faults and tools, as root. One file at a time, after the others:
         // they time real disks, and two of them sharing two cores and one backing disk would
         // blur what each measures.
         test: {
@@ -26,7 +37,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -16,7 +16,7 @@ function expectOneCleanErrorLine(stderr: string, pattern: RegExp): void {
   expect(stderr).not.toMatch(/\n\s+at /);
 }
 
-describe('bad input', () => {
+describe.concurrent('bad input', () => {
   it.each([
     [['check', '--interval', 'soon'], /interval.*not a duration: 'soon'/],
     [['check', '--round-ticks', '0'], /round-ticks.*from 1/],
@@ -59,7 +59,7 @@ describe('help', () => {
   });
 });
 
-describe('durations out of their range', () => {
+describe.concurrent('durations out of their range', () => {
   // Node fires a timer of more than 2^31-1 ms (597h) at once: each would have been a wrong verdict.
   it.each([
     [['check', '--duration', '597h'], '--duration', '597h', '1ms to 7d'],
@@ -94,7 +94,7 @@ describe('durations out of their range', () => {
   });
 });
 
-describe('a run on the current directory', () => {
+describe.concurrent('a run on the current directory', () => {
   it('with no path given, check probes the filesystem of the current directory and leaves nothing behind', async () => {
     const dir = mkdtempSync(path.join(work, 'cwd-'));
     const result = await runCli(['check', '--duration', '2s'], { cwd: dir });

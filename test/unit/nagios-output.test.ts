@@ -140,7 +140,7 @@ describe('the Nagios line', () => {
   });
 });
 
-describe('check --format nagios', () => {
+describe.concurrent('check --format nagios', () => {
   it('OK on a healthy directory: exit 0, one line, latencies in ms', async () => {
     const dir = mkdtempSync(path.join(work, 'ok-'));
     const result = await runCli(['check', '--raft', dir, '--duration', '2s', '--format', 'nagios']);

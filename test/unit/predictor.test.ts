@@ -1,7 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   breachStarts,
@@ -19,8 +15,6 @@ import {
   type PredictorSample,
 } from '../../src/predict/index.js';
 import { ScenarioGenerator, type ScenarioOptions } from '../../src/scenarios/index.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** A period of 150 inspections whose P99 (nearest rank: the 149th) is `p99Ms`, the rest 1 ms. */
 const period = (p99Ms: number, extra: Partial<PredictorSample> = {}): PredictorSample => ({
@@ -67,19 +61,6 @@ describe('the network', () => {
     expect(() => new Predictor({ model: 'network', windowSamples: 30 }, TINY)).toThrow(/trained with windowSamples 2, not 30/);
     expect(() => new Predictor({ model: 'trend', windowSamples: 30 }, TINY)).not.toThrow();
   });
-
-  it('ships the weights that scripts/predict/train.mjs produces from the repository (needs dist/ built)', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'slowdisk-train-'));
-    try {
-      const out = path.join(dir, 'weights.json');
-      const run = spawnSync(process.execPath, [path.join(ROOT, 'scripts/predict/train.mjs'), '--out', out], { encoding: 'utf8' });
-      expect(run.stderr).toBe('');
-      expect(run.status).toBe(0);
-      expect(readFileSync(out, 'utf8')).toBe(readFileSync(path.join(ROOT, 'src/predict/network-weights.json'), 'utf8'));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 150_000);
 });
 
 describe('the linear-trend baseline', () => {

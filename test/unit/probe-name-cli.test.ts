@@ -17,7 +17,7 @@ const lines = (cli: RunningCli) => jsonLines(cli.stdout());
 const events = (cli: RunningCli, kind: string) => lines(cli).filter((line) => line.type === 'event' && line.event === kind);
 const diskLines = (cli: RunningCli) => lines(cli).filter((line) => line.type === 'disk');
 
-describe('something planted at the live probe file name', () => {
+describe.concurrent('something planted at the live probe file name', () => {
   const mine = path.join(work, 'mine');
   writeFileSync(mine, 'a file of the user\n'.repeat(1000));
   it.each([

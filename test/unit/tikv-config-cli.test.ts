@@ -32,7 +32,7 @@ function expectOneErrorLine(stderr: string, pattern: RegExp): void {
   expect(lines[0]).toMatch(pattern);
 }
 
-describe('check --tikv-config', () => {
+describe.concurrent('check --tikv-config', () => {
   it('a minimal file: KV at storage.data-dir, Raft at its raft-engine directory', async () => {
     const { root, config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n`);
     const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
