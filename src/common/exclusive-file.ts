@@ -6,7 +6,7 @@
 // included, and never follows it. Existing files are opened with O_NOFOLLOW|O_NONBLOCK and
 // refused unless regular, so a FIFO or a device at a name cannot hang or feed the reader.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -35,6 +35,19 @@ export function writeNewSync(file: string, text: string): void {
     writeSync(fd, text);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** replaceFile, synchronously and without fsync (0600): for files on tmpfs, such as the prober registry's. */
+export function replaceFileSync(dir: string, name: string, text: string): void {
+  const temp = path.join(dir, temporaryName(name));
+  try {
+    writeNewSync(temp, text);
+    renameSync(temp, path.join(dir, name));
+  } catch (error) {
+    // Only our own temporary can be there: its name was made exclusively, just now.
+    rmSync(temp, { force: true });
+    throw withPath(error, temp);
   }
 }
 
@@ -107,6 +120,26 @@ export async function readRegular(file: string): Promise<string | null> {
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
+  }
+}
+
+/** readRegular, synchronously. */
+export function readRegularSync(file: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -6,8 +6,8 @@
 // only reads them and removes those of dead probers. /run is a tmpfs: nothing here waits on
 // a disk under test, and no path here is one a user names.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { writeNewSync } from '../common/exclusive-file.js';
+import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { readRegularSync, replaceFileSync, writeNewSync } from '../common/exclusive-file.js';
 import { processStartTime } from '../common/process-start-time.js';
 import path from 'node:path';
 
@@ -108,18 +108,8 @@ export class ProberRegistration {
     if (this.dir === null || this.startTime === null) return;
     const file = existing ?? path.join(this.dir, randomName('prober-', '.json'));
     try {
-      if (existing === undefined) {
-        writeNewSync(file, JSON.stringify(entry));
-      } else {
-        const temp = path.join(this.dir, randomName('.tmp-', ''));
-        writeNewSync(temp, JSON.stringify(entry));
-        try {
-          renameSync(temp, file);
-        } catch (error) {
-          unlinkSync(temp);
-          throw error;
-        }
-      }
+      if (existing === undefined) writeNewSync(file, JSON.stringify(entry));
+      else replaceFileSync(this.dir, path.basename(file), JSON.stringify(entry));
       this.entries.set(disk, { file, entry });
     } catch {
       // The registry is an aid: a prober that cannot register still probes.
@@ -129,13 +119,8 @@ export class ProberRegistration {
 
 function readEntry(file: string): RegistryEntry | null {
   try {
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      const entry = JSON.parse(readFileSync(fd, 'utf8')) as RegistryEntry;
-      return Number.isInteger(entry.pid) && typeof entry.start_time === 'string' && typeof entry.device === 'string' ? entry : null;
-    } finally {
-      closeSync(fd);
-    }
+    const entry = JSON.parse(readRegularSync(file) ?? 'null') as RegistryEntry | null;
+    return entry !== null && Number.isInteger(entry.pid) && typeof entry.start_time === 'string' && typeof entry.device === 'string' ? entry : null;
   } catch {
     return null;
   }

@@ -1,12 +1,12 @@
 // How slowdisk makes, replaces and reads back its own files, and its run lock, against a
 // directory someone else can write to: planted symlinks are never followed, a lock is
 // respected only while its run (same PID, same start time, slowdisk) is alive.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createExclusive, isTemporaryOf, NotRegularFileError, readRegular, replaceFile, temporaryName } from '../../src/common/exclusive-file.js';
+import { createExclusive, isTemporaryOf, NotRegularFileError, readRegular, readRegularSync, replaceFile, replaceFileSync, temporaryName } from '../../src/common/exclusive-file.js';
 import { processStartTime } from '../../src/common/process-start-time.js';
 import { holds, LockHeldError, lockOwnerOf, releaseLock, takeLock } from '../../src/output/run-lock.js';
 
@@ -70,6 +70,23 @@ describe('files made and replaced', () => {
     expect(await readRegular(path.join(dir, 'missing'))).toBeNull();
     await expect(readRegular(path.join(dir, 'link'))).rejects.toThrow(new NotRegularFileError(path.join(dir, 'link'), 'a symbolic link'));
     await expect(readRegular(dir)).rejects.toThrow(`${dir} is a directory, not a regular file: refused (move it away)`);
+  });
+});
+
+describe('the synchronous forms (the prober registry)', () => {
+  it('replace a symlink planted at the name, leaving its target alone, and refuse to read a symlink or a FIFO', () => {
+    const dir = newDir();
+    const target = path.join(newDir(), 'secret');
+    writeFileSync(target, 'secret\n', { mode: 0o600 });
+    symlinkSync(target, path.join(dir, 'entry.json'));
+    expect(() => readRegularSync(path.join(dir, 'entry.json'))).toThrow(NotRegularFileError);
+    replaceFileSync(dir, 'entry.json', '{}');
+    expect(readFileSync(target, 'utf8')).toBe('secret\n');
+    expect(readRegularSync(path.join(dir, 'entry.json'))).toBe('{}');
+    expect(readdirSync(dir)).toEqual(['entry.json']);
+    execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    expect(() => readRegularSync(path.join(dir, 'fifo'))).toThrow(/is a FIFO, not a regular file/);
+    expect(readRegularSync(path.join(dir, 'none'))).toBeNull();
   });
 });
 
