@@ -36,6 +36,13 @@ try {
 }
 `;
 
+/** "ENOENT: open /etc/x (no such file or directory)", as slowdisk writes a syscall's error, from Node's "ENOENT: no such file or directory, open '/etc/x'". */
+function shownMessage(failure: { code?: string; syscall?: string; path?: string; message?: string }): string {
+  const reason = (failure.message ?? 'unreadable').replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+  if (failure.code && failure.syscall) return `${failure.code}: ${failure.syscall} ${failure.path} (${reason})`;
+  return failure.code ? `${failure.code}: ${reason}` : reason;
+}
+
 /** The text of `file` (resolved against this process's working directory), read by a child within `deadlineMs`. */
 export function readFileElsewhere(file: string, deadlineMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -65,7 +72,7 @@ export function readFileElsewhere(file: string, deadlineMs: number): Promise<str
       } catch {
         failure = { message: `the reader exited with ${code}` };
       }
-      reject(new ReadElsewhereError(failure.message ?? 'unreadable', failure.code, failure.syscall, failure.path));
+      reject(new ReadElsewhereError(shownMessage(failure), failure.code, failure.syscall, failure.path));
     });
   });
 }

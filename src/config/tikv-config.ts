@@ -92,11 +92,7 @@ export async function readTikvSettings(file: string): Promise<TikvSettings> {
   try {
     text = await readFileElsewhere(file, TIKV_CONFIG_READ_DEADLINE_MS);
   } catch (error) {
-    const { code, syscall, message } = error as { code?: string; syscall?: string; message: string };
-    // Node's "ENOENT: no such file or directory, open '...'" as the project writes syscall errors.
-    const reason = message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
-    const why = code && syscall ? `${code}: ${syscall} ${file} (${reason})` : code ? `${code}: ${reason}` : reason;
-    throw new TikvConfigError(`${file}: cannot read the TiKV configuration: ${why}`);
+    throw new TikvConfigError(`${file}: cannot read the TiKV configuration: ${(error as Error).message}`);
   }
   return parseTikvSettings(file, text);
 }
