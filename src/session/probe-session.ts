@@ -118,12 +118,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
   /**
-   * The names of each directory, under the first of them: a directory is resolved once a
-   * round whatever the number of names given it (2,000 --path to one directory were 2,000
-   * statx, messages and answers a round, which cost the inspections their ticks).
+   * The names given each directory, the first of them the one resolved: a directory is
+   * resolved once a round whatever the number of names given it (2,000 --path to one
+   * directory were 2,000 statx, messages and answers a round, which cost the inspections
+   * their ticks).
    */
   private readonly namesOfDir = new Map<string, string[]>();
-  private readonly firstNameOfDir = new Map<string, string>();
   private readonly targetOfName = new Map<string, ProbeTarget>();
   private readonly counters = new DeviceCounters();
   /** Resolutions came back since the layout was last applied (see onMessage). */
@@ -140,15 +140,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   ) {
     super();
     for (const target of targets) {
-      const { name, dir } = target;
-      this.targetOfName.set(name, target);
-      const first = this.firstNameOfDir.get(dir);
-      if (first === undefined) {
-        this.firstNameOfDir.set(dir, name);
-        this.namesOfDir.set(name, [name]);
-      } else {
-        this.namesOfDir.get(first)!.push(name);
-      }
+      this.targetOfName.set(target.name, target);
+      const names = this.namesOfDir.get(target.dir);
+      if (names) names.push(target.name);
+      else this.namesOfDir.set(target.dir, [target.name]);
     }
     this.detector = new StatisticalDetector(statistical);
     this.predictions = new PredictorFeed(predictor, score.intervalMs);
@@ -261,10 +256,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     });
     const failures: string[] = [];
     for (const { name, dir } of this.targets) {
-      if (this.firstNameOfDir.get(dir) !== name) continue;
+      if (this.firstNameOf(name) !== name) continue;
       pending.set(name, (message) => {
         if (!message.error) return;
-        for (const each of this.namesOfDir.get(name)!) failures.push(`${each}=${dir}: ${describeError(message.error)}`);
+        for (const each of this.namesOfDir.get(dir)!) failures.push(`${each}=${dir}: ${describeError(message.error)}`);
       });
     }
     this.prober.send({ type: 'resolve', names: [...pending.keys()] });
@@ -370,16 +365,26 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     });
   }
 
+  /** The names given the directory of `name`: the first of them is the one the prober resolves. */
+  private namesOf(name: string): string[] {
+    const target = this.targetOfName.get(name);
+    return (target && this.namesOfDir.get(target.dir)) ?? [name];
+  }
+
+  private firstNameOf(name: string): string {
+    return this.namesOf(name)[0]!;
+  }
+
   private inspectedPlacements(): DiskPlacement[] {
     return this.layout.filter((placement) => placement.inspected);
   }
 
   private resolveAll(): void {
-    this.resolve([...this.namesOfDir.keys()]);
+    this.resolve([...this.namesOfDir.values()].map((names) => names[0]!));
   }
 
   private resolve(names: string[]): void {
-    const firsts = new Set(names.map((name) => this.firstNameOfDir.get(this.targetOfName.get(name)!.dir) ?? name));
+    const firsts = new Set(names.map((name) => this.firstNameOf(name)));
     // A path whose last statx has not come back (a hung filesystem) is not asked again.
     const asked = [...firsts].filter((name) => !this.resolving.has(name));
     if (asked.length === 0) return;
@@ -405,7 +410,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
         this.resolving.delete(message.name);
         if (message.resolution) {
           // Pinned once: a restarted prober probes where the first one did, and nowhere else.
-          for (const name of this.namesOfDir.get(message.name) ?? [message.name]) {
+          for (const name of this.namesOf(message.name)) {
             this.resolutions.set(name, message.resolution);
             const target = this.targetOfName.get(name);
             if (target) target.resolvedDir ??= message.resolution.resolvedDir;
