@@ -103,16 +103,21 @@ export class NotRegularFileError extends Error {
   }
 }
 
+/** A failed open for reading: null when there is no file; a symlink at the name is refused; any other error stands. */
+function noFileOrRefused(error: unknown, file: string): null {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return null;
+  if (code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
+  throw error;
+}
+
 /** The text of the regular file `file`, or null when there is none. */
 export async function readRegular(file: string): Promise<string | null> {
   let handle: FileHandle;
   try {
     handle = await open(file, READ_FLAGS);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
-    throw error;
+    return noFileOrRefused(error, file);
   }
   try {
     const stat = await handle.stat();
@@ -129,10 +134,7 @@ export function readRegularSync(file: string): string | null {
   try {
     fd = openSync(file, READ_FLAGS);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
-    throw error;
+    return noFileOrRefused(error, file);
   }
   try {
     const stat = fstatSync(fd);
