@@ -3,18 +3,12 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { kernelName } from '../drives/block-disks.js';
-import { DEFAULT_STATE_DIR } from '../drives/params.js';
+import { DEFAULT_STATE_DIR, type DriveRequest } from '../drives/params.js';
 
 export interface DriveOptionValues {
   allDevices?: boolean;
   devices?: string[];
   stateDir?: string;
-}
-
-export interface DriveRequest {
-  /** Every whole disk, or the names given. */
-  devices: 'all' | string[];
-  stateDir: string;
 }
 
 const DEVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:!+-]*$/;

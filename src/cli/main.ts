@@ -4,7 +4,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS } from '../params.js';
 import { VERSION } from '../version.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
-import { fail } from './fail.js';
+import { fail } from '../report/fail.js';
 import { addHookOptions, hookParamsFrom, type HookOptionValues } from './hook-options.js';
 import {
   addProbeOptions,
@@ -25,7 +25,7 @@ import {
 import { addFormatOption, addOutputOptions, outputOptionsFrom, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
-import { runDrives } from './run-drives.js';
+import { runDrives } from '../commands/drives-only.js';
 import { replayCommand } from './replay-command.js';
 import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } from './predictor-options.js';
 import { runProbe, type RunOptions } from './run-probe.js';

@@ -16,7 +16,7 @@ import { visible } from '../report/visible-text.js';
 import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
-import { fail } from './fail.js';
+import { fail } from '../report/fail.js';
 import { VERBOSE_HELP } from './output-options.js';
 import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } from './predictor-options.js';
 import {

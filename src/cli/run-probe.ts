@@ -14,10 +14,10 @@ import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
 import { checkEndSeverity, hangSeverity } from '../session/hang-verdict.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
-import type { DriveRequest } from './drive-options.js';
-import { DriveRun, DriveStartError } from './drive-run.js';
+import type { DriveRequest } from '../drives/params.js';
+import { DriveRun, DriveStartError } from '../commands/drive-run.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING, exitCodeOf } from './exit-codes.js';
-import { fail } from './fail.js';
+import { fail } from '../report/fail.js';
 import type { OutputOptions } from './output-options.js';
 import { RunOutput } from './run-output.js';
 

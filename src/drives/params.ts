@@ -29,3 +29,10 @@ export const DEFAULT_DRIVE_PARAMS: Readonly<DriveParams> = Object.freeze({
   saveIntervalMs: 60_000,
   retentionDays: 30,
 });
+
+/** Which drives watch and check judge against each other (--all-devices, --devices), and where their history is kept. */
+export interface DriveRequest {
+  /** Every whole disk, or the names given. */
+  devices: 'all' | string[];
+  stateDir: string;
+}

@@ -2,7 +2,7 @@
 // --devices): a line per drive slow now or slow before and recovered, and a summary, or with --json one line per drive
 // ({"type":"drive"}) and one summary ({"type":"drives"}).
 import type { DriveJudgement, DriveReport } from '../drives/drive-monitor.js';
-import { tooFewToJudge, type SlowEpisode } from '../peer/verdict.js';
+import { tooFewToJudge, type DriveVerdict, type SlowEpisode } from '../peer/verdict.js';
 import type { PeerParams } from '../peer/params.js';
 
 export interface DriveContext {
@@ -72,20 +72,20 @@ const episodeJson = (episode: SlowEpisode) => ({
   slow_days: episode.slowDays,
   ratio: finite(episode.ratio),
   detected: episode.detected,
+  days_to_detect: episode.daysToDetect,
   ongoing: episode.ongoing,
 });
 
-/** One drive as a JSON line. */
-export function driveJson(drive: DriveReport, timeMs: number): Record<string, unknown> {
-  const v = drive.verdict;
+/**
+ * A drive's verdict and its evidence under the names every {"type":"drive"} line gives them,
+ * live (watch, check) and offline (analyze) alike; the caller adds what names the drive.
+ * `verdict` is null for a drive of a class too small to judge (`notJudged` says why).
+ */
+export function driveVerdictFields(v: DriveVerdict | null, peerClass: string | null, notJudged: string | null): Record<string, unknown> {
   return {
-    type: 'drive',
-    time: new Date(timeMs).toISOString(),
-    device: drive.device,
-    id: drive.id,
-    class: drive.peerClass,
-    verdict: drive.notJudged !== null ? null : v?.verdict ?? 'ok',
-    not_judged: drive.notJudged,
+    class: peerClass,
+    verdict: notJudged !== null ? null : v?.verdict ?? 'ok',
+    not_judged: notJudged,
     ratio: finite(v?.ratio),
     load_ratio: finite(v?.loadRatio),
     slow_days: v?.slowDays ?? 0,
@@ -97,6 +97,17 @@ export function driveJson(drive: DriveReport, timeMs: number): Record<string, un
     from: v?.from || null,
     to: v?.to || null,
     episodes: (v?.episodes ?? []).map(episodeJson),
+  };
+}
+
+/** One drive of watch and check as a JSON line. */
+export function driveJson(drive: DriveReport, timeMs: number): Record<string, unknown> {
+  return {
+    type: 'drive',
+    time: new Date(timeMs).toISOString(),
+    device: drive.device,
+    id: drive.id,
+    ...driveVerdictFields(drive.verdict, drive.peerClass, drive.notJudged),
   };
 }
 

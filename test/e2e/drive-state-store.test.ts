@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DriveRun } from '../../src/cli/drive-run.js';
+import { DriveRun } from '../../src/commands/drive-run.js';
 import { emptyHistory, recordSnapshot, type DriveHistory } from '../../src/drives/history.js';
 import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/params.js';
 import { decodeHistory, encodeHistory, FileStateStore, STATE_FILE } from '../../src/drives/state-file.js';

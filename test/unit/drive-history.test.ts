@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DriveRun, DriveStartError } from '../../src/cli/drive-run.js';
+import { DriveRun, DriveStartError } from '../../src/commands/drive-run.js';
 import { driveIdentity, readDeviceClass } from '../../src/drives/block-disks.js';
 import { deviceClass } from '../../src/drives/device-class.js';
 import { driveLine, driveSummaryLine } from '../../src/report/drive-verdicts.js';

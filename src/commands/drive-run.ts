@@ -16,8 +16,8 @@ import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
 import { visible, writeStderrLine } from '../report/visible-text.js';
 import type { Registry } from 'prom-client';
-import type { DriveRequest } from './drive-options.js';
-import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
+import type { DriveRequest } from '../drives/params.js';
+import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../cli/exit-codes.js';
 
 /** Thrown at start: one line for stderr, exit UNKNOWN. */
 export class DriveStartError extends Error {}
