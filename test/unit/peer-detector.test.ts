@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { judgeDay, type HostDay } from '../../src/peer/day.js';
 import { alignDay, DayBuilder, type AlignedDay, type DriveSeries } from '../../src/peer/series.js';
 import { DEFAULT_PEER_PARAMS, peerParams, type PeerParams } from '../../src/peer/params.js';
-import { medianInPlace } from '../../src/detect/robust-stats.js';
+import { medianInPlace } from '../../src/common/robust-stats.js';
 import { median } from '../../src/peer/robust.js';
 import { daysToDetection, judgeHost, type DriveVerdict } from '../../src/peer/verdict.js';
 import { detectHost } from '../../src/peer/index.js';

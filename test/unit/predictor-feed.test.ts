@@ -8,7 +8,7 @@ import { nearestDevice, type Prediction, PredictorFeed, predictorParams } from '
 import { ReplayEngine } from '../../src/replay/replay-engine.js';
 import { StoreTicks } from '../../src/ticks/store-ticks.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
-import { microseconds } from '../../src/trace/trace-writer.js';
+import { microseconds } from '../../src/common/microseconds.js';
 
 const params = DEFAULT_SCORE_PARAMS;
 const INTERVAL = params.intervalMs;
