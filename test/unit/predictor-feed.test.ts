@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
-import { nearestDevice, type Prediction, PredictorFeed, predictorParams } from '../../src/predict/index.js';
+import type { Prediction } from '../../src/predict/predictor.js';
+import { nearestDevice, PredictorFeed } from '../../src/predict/predictor-feed.js';
+import { predictorParams } from '../../src/predict/predictor-params.js';
 import { ReplayEngine } from '../../src/replay/replay-engine.js';
 import { StoreTicks } from '../../src/ticks/store-ticks.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
