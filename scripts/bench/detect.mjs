@@ -25,15 +25,15 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const dist = (file) => new URL(`file://${path.join(root, 'dist', file)}`).href;
+const dev = (file) => new URL(`file://${path.join(root, 'dist-dev', file)}`).href;
 
-const { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } = await import(dist('params.js'));
-const { StoreTicks } = await import(dist('ticks/store-ticks.js'));
-const { reportedScore } = await import(dist('score/store-score.js'));
-const { StatisticalDetector, DEFAULT_STATISTICAL_PARAMS, FixedThresholdDetector, DEFAULT_FIXED_THRESHOLD_PARAMS } = await import(
-  dist('detect/index.js')
-);
-const { ScenarioGenerator, NOT_MODELLED } = await import(dist('scenarios/index.js'));
+const { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } = await import(dev('src/params.js'));
+const { StoreTicks } = await import(dev('src/ticks/store-ticks.js'));
+const { reportedScore } = await import(dev('src/score/store-score.js'));
+const { StatisticalDetector } = await import(dev('src/detect/statistical-detector.js'));
+const { DEFAULT_STATISTICAL_PARAMS } = await import(dev('src/detect/statistical-params.js'));
+const { FixedThresholdDetector, DEFAULT_FIXED_THRESHOLD_PARAMS } = await import(dev('dev/baselines/fixed-threshold.js'));
+const { ScenarioGenerator, NOT_MODELLED } = await import(dev('dev/scenarios/index.js'));
 
 export const HOSTS = [
   { name: '2xSSD', disks: 2, media: 'ssd' },

@@ -9,7 +9,7 @@
 //          (data/perseus in the repository); read in place, never copied
 // --json   where the figures are written (bench-results/perseus.json)
 //
-// The archive is unpacked once into the user's cache (src/perseus/archive.ts), keyed by its
+// The archive is unpacked once into the user's cache (dev/perseus/archive.ts), keyed by its
 // content. Prints: precision, recall, F1, false flags, the days of data each true detection
 // needed (the detector run on growing prefixes of days), the artifact's baselines, two
 // in-repo references, the run time of the whole cluster, a +-25 % sensitivity table of the
@@ -20,11 +20,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const dist = (file) => new URL(`file://${path.join(root, 'dist', file)}`).href;
+const dev = (file) => new URL(`file://${path.join(root, 'dist-dev', file)}`).href;
 
-const { DEFAULT_PEER_PARAMS, peerParams, judgeDayByClass, judgeHost, daysToDetection, naturalCompare } = await import(dist('peer/index.js'));
-const { cachedUnpack, findHosts, readHostDays, analyzeHost, newCounters, readLabels, labelKey } = await import(dist('perseus/index.js'));
-const { Rng } = await import(dist('scenarios/prng.js'));
+const { DEFAULT_PEER_PARAMS, peerParams } = await import(dev('src/peer/params.js'));
+const { judgeDayByClass } = await import(dev('src/peer/day.js'));
+const { judgeHost, naturalCompare } = await import(dev('src/peer/verdict.js'));
+const { analyzeHost } = await import(dev('src/perseus/analyze.js'));
+const { newCounters } = await import(dev('src/perseus/csv.js'));
+const { findHosts } = await import(dev('src/perseus/layout.js'));
+const { daysToDetection } = await import(dev('dev/peer/days-to-detection.js'));
+const { cachedUnpack } = await import(dev('dev/perseus/archive.js'));
+const { readHostDays } = await import(dev('dev/perseus/host-days.js'));
+const { labelKey, readLabels } = await import(dev('dev/perseus/labels.js'));
+const { Rng } = await import(dev('dev/scenarios/prng.js'));
 
 /** What the artifact repository's own outputs reach on cluster C, scored against the labels (cited, not re-run here). */
 const ARTIFACT_BASELINES = [

@@ -26,8 +26,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { HELD_OUT, ROOT, runJobs, SPECS, VALIDATION } from '../predict/corpus.mjs';
 
-const dist = (file) => new URL(`file://${path.join(ROOT, 'dist', file)}`).href;
-const { DEFAULT_PREDICTOR_PARAMS, Predictor, breachStarts, breachTargets, horizonSamples, predictorParams } = await import(dist('predict/index.js'));
+const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
+const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/predict/predictor-params.js'));
+const { Predictor } = await import(dev('src/predict/predictor.js'));
+const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'));
 
 const MODELS = ['network', 'trend'];
 const TITLES = { network: 'network', trend: 'linear trend' };

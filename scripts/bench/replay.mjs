@@ -1,6 +1,6 @@
 // Replay speed: a day of 100 ms ticks for two disks (864,000 ticks, 1,728,000 inspections)
 // through the real `slowdisk replay`, end to end from spawn until its output closed. The
-// trace is the scenario generator's (src/scenarios/: SSD latencies with host load, drift,
+// trace is the scenario generator's (dev/scenarios/: SSD latencies with host load, drift,
 // internal pauses and bursts), written to a temporary file before the clock starts.
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -16,7 +16,7 @@ const DURATION_MS = SETTINGS.quick ? DAY_MS / 24 : DAY_MS;
 const DISKS = 2;
 
 async function writeTrace(file, spin) {
-  const { scenarioTrace } = await import(join(ROOT, 'dist/scenarios/index.js'));
+  const { scenarioTrace } = await import(join(ROOT, 'dist-dev/dev/scenarios/index.js'));
   const out = createWriteStream(file);
   let lines = 0;
   let chunk = [];

@@ -1,4 +1,4 @@
-// The disks the predictor is trained and measured on: generated scenarios (src/scenarios/)
+// The disks the predictor is trained and measured on: generated scenarios (dev/scenarios/)
 // and the traces recorded on real loop disks (data/predict/traces/, made by
 // record-fault-traces), each cut into 15 s samples as a live session would feed them.
 // Which seeds, hosts, scenarios and recordings train and which are held out is fixed here,
@@ -9,10 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const dist = (file) => new URL(`file://${path.join(ROOT, 'dist', file)}`).href;
+// The development code compiled with the src/ it imports (dev/tsconfig.json; npm run train:predict builds it).
+const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 
-const { ScenarioGenerator, Rng, mixSeed } = await import(dist('scenarios/index.js'));
-const { DEFAULT_PREDICTOR_PARAMS, sampleFeatures, traceSamples } = await import(dist('predict/index.js'));
+const { ScenarioGenerator, Rng, mixSeed } = await import(dev('dev/scenarios/index.js'));
+const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/predict/predictor-params.js'));
+const { sampleFeatures } = await import(dev('src/predict/sample-features.js'));
+const { traceSamples } = await import(dev('dev/predict/trace-samples.js'));
 
 export const RECORDED_DIR = path.join(ROOT, 'data/predict/traces');
 const PARAMS = DEFAULT_PREDICTOR_PARAMS;

@@ -14,8 +14,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runJobs, TRAINING, VALIDATION } from './corpus.mjs';
 
-const dist = (file) => new URL(`file://${path.join(ROOT, 'dist', file)}`).href;
-const { DEFAULT_PREDICTOR_PARAMS, fitPlattScaling, rawNetworkProbability, seriesExamples, trainNetwork } = await import(dist('predict/index.js'));
+const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
+const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/predict/predictor-params.js'));
+const { rawNetworkProbability } = await import(dev('src/predict/network.js'));
+const { fitPlattScaling } = await import(dev('dev/predict/calibration-fit.js'));
+const { seriesExamples, trainNetwork } = await import(dev('dev/predict/training.js'));
 
 /** The settings the shipped weights were trained with. */
 export const SETTINGS = Object.freeze({

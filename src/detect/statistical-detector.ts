@@ -59,7 +59,7 @@
 //   has been computed by a refresh: 30 to 40 s after it first appears. Until then it is `ok`,
 //   and it is not counted among anyone's peers.
 import { DEFAULT_STATISTICAL_PARAMS, statisticalParams, type StatisticalParams } from './statistical-params.js';
-import { meanAbsoluteDeviation, medianInPlace, sortedMedian, sortedMedianWithout } from './robust-stats.js';
+import { meanAbsoluteDeviation, medianInPlace, sortedMedian, sortedMedianWithout } from '../common/robust-stats.js';
 
 export type DetectorState = 'ok' | 'suspect' | 'confirmed' | 'host-wide';
 

@@ -29,6 +29,28 @@ export type DeviceFigures = Pick<
   role: DeviceRole;
 };
 
+const rounded = (value: number, places: number) => Number(value.toFixed(places));
+const roundedOrNull = (value: number | null, places: number) => (value === null ? null : rounded(value, places));
+
+/**
+ * The figures to the places every output shows and a trace keeps them: rates, latencies and
+ * the mean queue depth to 3, the utilisation to 4. The predictor is fed them so, live as in a
+ * replay of the trace.
+ */
+export function recordedFigures(figures: DeviceFigures): DeviceFigures {
+  return {
+    ...figures,
+    readIops: rounded(figures.readIops, 3),
+    writeIops: rounded(figures.writeIops, 3),
+    flushIops: roundedOrNull(figures.flushIops, 3),
+    readLatencyMs: roundedOrNull(figures.readLatencyMs, 3),
+    writeLatencyMs: roundedOrNull(figures.writeLatencyMs, 3),
+    flushLatencyMs: roundedOrNull(figures.flushLatencyMs, 3),
+    averageQueueDepth: rounded(figures.averageQueueDepth, 3),
+    utilisation: rounded(figures.utilisation, 4),
+  };
+}
+
 /** A disk's place: its name and the device number of its filesystem. */
 export interface PlacedDisk {
   name: string;

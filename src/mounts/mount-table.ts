@@ -101,11 +101,6 @@ export class MountTable {
   }
 }
 
-/** tmpfs, ramfs and devtmpfs keep their files in memory: there is no disk to be slow. */
-export function isMemoryBacked(fsType: string): boolean {
-  return fsType === 'tmpfs' || fsType === 'ramfs' || fsType === 'devtmpfs';
-}
-
 /** The device as "MAJ:MIN", the form /sys/dev/block and the blkio cgroup use. */
 export function deviceOf(entry: MountEntry): string {
   return `${entry.major}:${entry.minor}`;

@@ -9,7 +9,7 @@
 // by the share of windows in which the drive ran at least `slowRatio` times its peers.
 
 import type { PeerParams } from './params.js';
-import { medianInPlace } from '../detect/robust-stats.js';
+import { medianInPlace } from '../common/robust-stats.js';
 import { medianWithoutRank, sortIndicesByValue } from './robust.js';
 import { splitByClass, type AlignedDay } from './series.js';
 

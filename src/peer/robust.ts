@@ -1,6 +1,6 @@
 // Order statistics for the peer detector, over typed arrays and without per-call allocation
 // where it matters; the in-place median is the detectors' shared one.
-import { medianInPlace } from '../detect/robust-stats.js';
+import { medianInPlace } from '../common/robust-stats.js';
 
 /** The median of an array, left untouched. NaN when empty. */
 export function median(values: ArrayLike<number>): number {

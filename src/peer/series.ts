@@ -153,13 +153,6 @@ export class DayBuilder {
   }
 }
 
-/** Aligns whole series at once (tests, callers with arrays in hand). */
-export function alignDay(day: string, series: DriveSeries[], bucketSeconds: number): AlignedDay {
-  const builder = new DayBuilder(day, bucketSeconds);
-  for (const one of series) builder.addSeries(one);
-  return builder.build();
-}
-
 /** The day cut into one day per device class, in order of the classes' first drive; the drives' arrays are shared, not copied. */
 export function splitByClass(day: AlignedDay): AlignedDay[] {
   const classes = [...new Set(day.classes)];

@@ -25,16 +25,6 @@ export async function readDay(host: HostDir, file: string, params: PeerParams, c
   return ok ? builder.build() : null;
 }
 
-/** Reads every day of a host (for callers that judge the same series several times, as the benchmark does). */
-export async function readHostDays(host: HostDir, params: PeerParams, counters: ReadCounters): Promise<AlignedDay[]> {
-  const days: AlignedDay[] = [];
-  for (const file of host.files) {
-    const day = await readDay(host, file, params, counters);
-    if (day) days.push(day);
-  }
-  return days;
-}
-
 /** Reads and judges one host. */
 export async function analyzeHost(host: HostDir, params: PeerParams, counters: ReadCounters): Promise<HostAnalysis> {
   const days: HostDay[] = [];
@@ -49,9 +39,4 @@ export async function analyzeHost(host: HostDir, params: PeerParams, counters: R
     days.push(...judgeDayByClass(day, params));
   }
   return { host: host.host, daysRead, days, verdict: judgeHost(days, params) };
-}
-
-/** Judges the hosts one after the other. */
-export async function* analyzeHosts(hosts: readonly HostDir[], params: PeerParams, counters: ReadCounters): AsyncGenerator<HostAnalysis> {
-  for (const host of hosts) yield await analyzeHost(host, params, counters);
 }

@@ -13,9 +13,8 @@
 // the sample also has the queue depth and the IOPS of the device nearest to the disk.
 // Durations and figures are taken as a trace records them (to the microsecond, the figures
 // rounded as on a device line), so that a replay is fed exactly what the live run was.
-import type { DeviceFigures } from '../kernel/device-counters.js';
-import { deviceFields, figuresOfLine } from '../trace/trace-format.js';
-import { microseconds } from '../trace/trace-writer.js';
+import { microseconds } from '../common/microseconds.js';
+import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import { type Prediction, Predictor } from './predictor.js';
 import type { PredictorParams } from './predictor-params.js';
 
@@ -95,7 +94,7 @@ export class PredictorFeed {
    * one; at the end of a sample period each disk's predictor is fed.
    */
   tick(tickId: number, devices: readonly DeviceFigures[] = []): void {
-    const recorded = devices.map((figures) => figuresOfLine(deviceFields(figures)));
+    const recorded = devices.map(recordedFigures);
     for (const disk of this.samples.keys()) {
       const figures = nearestDevice(disk, recorded);
       if (!figures) continue;

@@ -53,11 +53,6 @@ export function formatState(disk: DiskStatus): string {
   return disk.state;
 }
 
-export function formatMount(disk: DiskStatus): string {
-  if (!disk.mount) return disk.device ? `device ${disk.device}` : 'mount unknown';
-  return `${disk.mount.fsType} ${disk.mount.source} at ${disk.mount.mountPoint}`;
-}
-
 /**
  * The block devices behind a disk's filesystem, and the ones that stalled in the last round:
  * a stall shows here before the inspections that wait on it have moved the score.

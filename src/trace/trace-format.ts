@@ -1,6 +1,6 @@
 // The inspection trace (docs/record-and-replay.md, "The trace format"): what `watch --record` writes and
 // `replay` reads. A public contract, versioned by the header's "slowdisk_trace".
-import type { DeviceFigures } from '../kernel/device-counters.js';
+import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { DeviceRole } from '../kernel/block-devices.js';
 import { DEFAULT_INTERVAL_MS, type ScoreParams } from '../params.js';
 
@@ -97,26 +97,24 @@ export interface RecordedDevice {
   t?: number;
 }
 
-const rounded = (value: number, places: number) => Number(value.toFixed(places));
-const roundedOrNull = (value: number | null, places: number) => (value === null ? null : rounded(value, places));
-
-/** A device's figures under the names the trace and --json give them. */
+/** A device's figures under the names the trace and --json give them, to the places they keep. */
 export function deviceFields(figures: DeviceFigures): Omit<RecordedDevice, 'tick' | 't'> {
+  const kept = recordedFigures(figures);
   return {
-    device: figures.name,
-    major_minor: figures.device,
-    disks: figures.disks,
-    role: figures.role,
-    r_iops: rounded(figures.readIops, 3),
-    w_iops: rounded(figures.writeIops, 3),
-    f_iops: roundedOrNull(figures.flushIops, 3),
-    r_ms: roundedOrNull(figures.readLatencyMs, 3),
-    w_ms: roundedOrNull(figures.writeLatencyMs, 3),
-    f_ms: roundedOrNull(figures.flushLatencyMs, 3),
-    in_flight: figures.inFlight,
-    avg_in_flight: rounded(figures.averageQueueDepth, 3),
-    util: rounded(figures.utilisation, 4),
-    stalled: figures.stalled,
+    device: kept.name,
+    major_minor: kept.device,
+    disks: kept.disks,
+    role: kept.role,
+    r_iops: kept.readIops,
+    w_iops: kept.writeIops,
+    f_iops: kept.flushIops,
+    r_ms: kept.readLatencyMs,
+    w_ms: kept.writeLatencyMs,
+    f_ms: kept.flushLatencyMs,
+    in_flight: kept.inFlight,
+    avg_in_flight: kept.averageQueueDepth,
+    util: kept.utilisation,
+    stalled: kept.stalled,
   };
 }
 

@@ -3,6 +3,7 @@
 // trace file never stalls the ticks. What it writes is what replay needs to give the live
 // timeline back exactly.
 import os from 'node:os';
+import { microseconds } from '../common/microseconds.js';
 import { AppendedFile } from '../output/appended-file.js';
 import type { ScoreParams } from '../params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
@@ -113,11 +114,6 @@ export function traceHeaderLine(options: TraceWriterOptions): string {
     ...(options.hangAfterMs === undefined ? {} : { hang_after_ms: options.hangAfterMs }),
   };
   return `${JSON.stringify(header)}\n`;
-}
-
-/** The resolution of a trace's timings. */
-export function microseconds(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }
 
 /**

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('the predictor network', () => {
-  it('ships the weights that scripts/predict/train.mjs produces from the repository (needs dist/ built)', () => {
+  it('ships the weights that scripts/predict/train.mjs produces from the repository (needs dist-dev/ built)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'slowdisk-train-'));
     try {
       const out = path.join(dir, 'weights.json');

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { scenarioTrace, type ScenarioOptions } from '../../src/scenarios/index.js';
+import { scenarioTrace, type ScenarioOptions } from '../../dev/scenarios/index.js';
 
 /** A `traceOf(name, options)` writing into a temp directory that is removed after the file's tests. */
 export function scenarioTraceFiles(prefix: string): (name: string, options: ScenarioOptions) => string {

@@ -4,7 +4,7 @@
 // integral of those rates, so a watch sampling every 15 s and cron checks sampling every few
 // minutes read the very same counters.
 import type { DiskCounters } from '../../src/kernel/diskstats.js';
-import { mixSeed, Rng } from '../../src/scenarios/prng.js';
+import { mixSeed, Rng } from '../../dev/scenarios/prng.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MINUTES = 1440;

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DayBuilder } from '../../src/peer/series.js';
-import { cachedUnpack } from '../../src/perseus/archive.js';
+import { cachedUnpack } from '../../dev/perseus/archive.js';
 import { newCounters, parseNumber, readDayFile } from '../../src/perseus/csv.js';
 import { findHosts, LayoutError } from '../../src/perseus/layout.js';
-import { parseLabels } from '../../src/perseus/labels.js';
+import { parseLabels } from '../../dev/perseus/labels.js';
 import { expectUnknown, jsonLines, runCli } from '../helpers/run-cli.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

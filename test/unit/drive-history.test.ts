@@ -18,7 +18,11 @@ import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/params.js';
 import { decodeHistory, encodeHistory } from '../../src/drives/state-file.js';
 import type { DiskCounters } from '../../src/kernel/diskstats.js';
 import { DEFAULT_PEER_PARAMS } from '../../src/peer/params.js';
-import { analyzeHost, cachedUnpack, findHosts, newCounters, readHostDays } from '../../src/perseus/index.js';
+import { analyzeHost } from '../../src/perseus/analyze.js';
+import { newCounters } from '../../src/perseus/csv.js';
+import { findHosts } from '../../src/perseus/layout.js';
+import { cachedUnpack } from '../../dev/perseus/archive.js';
+import { readHostDays } from '../../dev/perseus/host-days.js';
 import { countersOf, SyntheticHost } from '../helpers/synthetic-diskstats.js';
 
 const PEER = DEFAULT_PEER_PARAMS;

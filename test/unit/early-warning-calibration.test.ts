@@ -8,7 +8,9 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { breachTargets, DEFAULT_PREDICTOR_PARAMS, horizonSamples, Predictor } from '../../src/predict/index.js';
+import { DEFAULT_PREDICTOR_PARAMS, horizonSamples } from '../../src/predict/predictor-params.js';
+import { Predictor } from '../../src/predict/predictor.js';
+import { breachTargets } from '../../dev/predict/labels.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TOLERANCE = 0.2;

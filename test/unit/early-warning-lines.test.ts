@@ -1,7 +1,7 @@
 // The early warning on the lines a person reads: watch's round lines and check's summary.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
-import type { Prediction } from '../../src/predict/index.js';
+import type { Prediction } from '../../src/predict/predictor.js';
 import { checkSummary } from '../../src/report/check-summary.js';
 import { JsonLines } from '../../src/report/json-lines.js';
 import { RoundLines } from '../../src/report/round-lines.js';

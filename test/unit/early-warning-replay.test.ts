@@ -3,7 +3,8 @@
 // WARNING for it; a healthy host is not warned of.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sampleFeatures, traceSamples, type TraceEntry } from '../../src/predict/index.js';
+import { sampleFeatures } from '../../src/predict/sample-features.js';
+import { traceSamples, type TraceEntry } from '../../dev/predict/trace-samples.js';
 import { runCli } from '../helpers/run-cli.js';
 import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MountTable, deviceOf, isMemoryBacked, parseMountInfo } from '../../src/mounts/mount-table.js';
+import { MountTable, deviceOf, parseMountInfo } from '../../src/mounts/mount-table.js';
 
 // Copied from /proc/self/mountinfo on a test machine after making these mounts
 // under /tmp/mi.R1sa: tmpfs on directories named with a space, a tab, a
@@ -142,15 +142,5 @@ describe('MountTable', () => {
 
   it("reads this machine's mount table and finds the root mount in it", () => {
     expect(MountTable.read().topmostAt('/')?.mountPoint).toBe('/');
-  });
-});
-
-describe('isMemoryBacked', () => {
-  it('counts tmpfs, ramfs and devtmpfs as no disk', () => {
-    expect(['tmpfs', 'ramfs', 'devtmpfs'].map(isMemoryBacked)).toEqual([true, true, true]);
-  });
-
-  it('counts disk filesystems as disks', () => {
-    expect(['ext4', 'xfs', 'btrfs', 'overlay'].map(isMemoryBacked)).toEqual([false, false, false, false]);
   });
 });

@@ -4,18 +4,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { judgeDay, type HostDay } from '../../src/peer/day.js';
-import { alignDay, DayBuilder, type AlignedDay, type DriveSeries } from '../../src/peer/series.js';
+import { DayBuilder, type AlignedDay, type DriveSeries } from '../../src/peer/series.js';
 import { DEFAULT_PEER_PARAMS, peerParams, type PeerParams } from '../../src/peer/params.js';
-import { medianInPlace } from '../../src/detect/robust-stats.js';
+import { medianInPlace } from '../../src/common/robust-stats.js';
 import { median } from '../../src/peer/robust.js';
-import { daysToDetection, judgeHost, type DriveVerdict } from '../../src/peer/verdict.js';
-import { detectHost } from '../../src/peer/index.js';
-import { cachedUnpack } from '../../src/perseus/archive.js';
+import { judgeHost, type DriveVerdict } from '../../src/peer/verdict.js';
 import { newCounters } from '../../src/perseus/csv.js';
 import { findHosts, type HostDir } from '../../src/perseus/layout.js';
-import { readHostDays } from '../../src/perseus/analyze.js';
-import { readLabels, type Labels } from '../../src/perseus/labels.js';
-import { Rng } from '../../src/scenarios/prng.js';
+import { daysToDetection } from '../../dev/peer/days-to-detection.js';
+import { cachedUnpack } from '../../dev/perseus/archive.js';
+import { readHostDays } from '../../dev/perseus/host-days.js';
+import { readLabels, type Labels } from '../../dev/perseus/labels.js';
+import { Rng } from '../../dev/scenarios/prng.js';
+import { alignDay, detectHost } from '../helpers/peer-days.js';
 
 const params = peerParams();
 

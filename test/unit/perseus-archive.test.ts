@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cachedUnpack } from '../../src/perseus/archive.js';
+import { cachedUnpack } from '../../dev/perseus/archive.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-archive-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

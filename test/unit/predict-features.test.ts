@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sampleFeatures, sortedQuantile, traceSamples, windowInputs, type TraceEntry } from '../../src/predict/index.js';
+import { windowInputs } from '../../src/predict/network.js';
+import { sampleFeatures, sortedQuantile } from '../../src/predict/sample-features.js';
+import { traceSamples, type TraceEntry } from '../../dev/predict/trace-samples.js';
 
 const range = (n: number, from = 1): number[] => Array.from({ length: n }, (_, i) => from + i);
 

@@ -4,11 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
-import { nearestDevice, type Prediction, PredictorFeed, predictorParams } from '../../src/predict/index.js';
+import type { Prediction } from '../../src/predict/predictor.js';
+import { nearestDevice, PredictorFeed } from '../../src/predict/predictor-feed.js';
+import { predictorParams } from '../../src/predict/predictor-params.js';
 import { ReplayEngine } from '../../src/replay/replay-engine.js';
 import { StoreTicks } from '../../src/ticks/store-ticks.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
-import { microseconds } from '../../src/trace/trace-writer.js';
+import { microseconds } from '../../src/common/microseconds.js';
 
 const params = DEFAULT_SCORE_PARAMS;
 const INTERVAL = params.intervalMs;

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  breachStarts,
-  breachTargets,
-  DEFAULT_PREDICTOR_PARAMS,
-  leastSquaresLine,
-  linearTrendScore,
-  networkProbability,
-  parseNetworkModel,
-  Predictor,
-  predictorParams,
-  sampleFeatures,
-  traceSamples,
-  type NetworkModel,
-  type PredictorSample,
-} from '../../src/predict/index.js';
-import { ScenarioGenerator, type ScenarioOptions } from '../../src/scenarios/index.js';
+import { leastSquaresLine, linearTrendScore } from '../../src/predict/linear-trend.js';
+import { networkProbability, parseNetworkModel, type NetworkModel } from '../../src/predict/network.js';
+import { Predictor } from '../../src/predict/predictor.js';
+import { DEFAULT_PREDICTOR_PARAMS, predictorParams } from '../../src/predict/predictor-params.js';
+import { sampleFeatures, type PredictorSample } from '../../src/predict/sample-features.js';
+import { breachStarts, breachTargets } from '../../dev/predict/labels.js';
+import { traceSamples } from '../../dev/predict/trace-samples.js';
+import { ScenarioGenerator, type ScenarioOptions } from '../../dev/scenarios/index.js';
 
 /** A period of 150 inspections whose P99 (nearest rank: the 149th) is `p99Ms`, the rest 1 ms. */
 const period = (p99Ms: number, extra: Partial<PredictorSample> = {}): PredictorSample => ({

@@ -9,7 +9,7 @@ import {
   scenarioTrace,
   type InspectionLine,
   type ScenarioOptions,
-} from '../../src/scenarios/index.js';
+} from '../../dev/scenarios/index.js';
 
 const SHORT = 600_000;
 

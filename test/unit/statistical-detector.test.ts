@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_FIXED_THRESHOLD_PARAMS,
-  DEFAULT_STATISTICAL_PARAMS,
-  FixedThresholdDetector,
-  StatisticalDetector,
-  detectorSeverity,
-  mediansOfOthers,
-  medianInPlace,
-  sortedMedian,
-  statisticalParams,
-  type DetectorState,
-  type StateChange,
-  type StatisticalParams,
-} from '../../src/detect/index.js';
-import { Rng, ScenarioGenerator } from '../../src/scenarios/index.js';
+import { medianInPlace, sortedMedian } from '../../src/common/robust-stats.js';
+import { detectorSeverity } from '../../src/detect/severity.js';
+import { mediansOfOthers, StatisticalDetector, type DetectorState, type StateChange } from '../../src/detect/statistical-detector.js';
+import { DEFAULT_STATISTICAL_PARAMS, statisticalParams, type StatisticalParams } from '../../src/detect/statistical-params.js';
+import { DEFAULT_FIXED_THRESHOLD_PARAMS, FixedThresholdDetector } from '../../dev/baselines/fixed-threshold.js';
+import { Rng, ScenarioGenerator } from '../../dev/scenarios/index.js';
 import { worseSeverity } from '../../src/score/store-score.js';
 
 const TICK = 100;

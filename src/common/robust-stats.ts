@@ -1,4 +1,4 @@
-// Small order statistics for the detectors: no allocation on the hot paths.
+// Small order statistics for the statistical and the peer detectors: no allocation on the hot paths.
 
 /** The median of an ascending array of `length` values (the mean of the two middle ones when even). */
 export function sortedMedian(sorted: ArrayLike<number>, length = sorted.length): number {
