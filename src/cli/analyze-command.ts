@@ -11,7 +11,7 @@ import { loadOra } from '../report/terminal.js';
 import { visible, writeStderrLine } from '../report/visible-text.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
 import { fail } from './fail.js';
-import { numberArg } from './options.js';
+import { numberArg } from './param-options.js';
 
 interface AnalyzeValues {
   json?: boolean;
