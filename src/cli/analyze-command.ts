@@ -2,7 +2,7 @@
 // over days, from recorded per-drive latency and throughput series (DIR/host_*/YYYY-MM-DD.csv).
 import { Command } from 'commander';
 import type { Ora } from 'ora';
-import { DEFAULT_PEER_PARAMS, peerParams, type PeerParams } from '../peer/params.js';
+import { PEER_SPECS, peerParams, type PeerParams } from '../peer/params.js';
 import { naturalCompare, tooFewToJudge, type DriveVerdict, type PeerGroup, type SlowEpisode } from '../peer/verdict.js';
 import { analyzeHost, type HostAnalysis } from '../perseus/analyze.js';
 import { newCounters, type ReadCounters } from '../perseus/csv.js';
@@ -11,7 +11,7 @@ import { loadOra } from '../report/terminal.js';
 import { visible, writeStderrLine } from '../report/visible-text.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
 import { fail } from './fail.js';
-import { numberArg } from './param-options.js';
+import { addParamOptions } from './param-options.js';
 
 interface AnalyzeValues {
   json?: boolean;
@@ -30,8 +30,7 @@ const ANALYZE_EXIT_HELP = `Exit codes:
 
 export function analyzeCommand(): Command {
   const summary = 'find the fail-slow drives of each host in recorded latency and throughput series, against their peers, over days';
-  const d = DEFAULT_PEER_PARAMS;
-  return new Command('analyze')
+  const command = new Command('analyze')
     .summary(summary)
     .description(
       `${summary}. DIR holds one directory per host (DIR/host_*/YYYY-MM-DD.csv, columns ts,disk_id,throughput,latency and an optional class: ` +
@@ -39,10 +38,8 @@ export function analyzeCommand(): Command {
     )
     .argument('<dir>', 'the directory of per-host series')
     .option('--json', 'print one JSON line per drive, then a {"type":"summary"} line')
-    .option('--all', 'list every host and drive, not only the slow ones')
-    .option('--slow-ratio <x>', "a window is slow when the drive's latency is at least this many times its peers'", numberArg(1.0001, 100, false), d.slowRatio)
-    .option('--window-days <n>', 'the verdict looks at windows of this many days', numberArg(1, 10_000, true), d.windowDays)
-    .option('--min-slow-days <n>', 'a drive is slow with at least this many slow days in a window of --window-days', numberArg(1, 10_000, true), d.minSlowDays)
+    .option('--all', 'list every host and drive, not only the slow ones');
+  return addParamOptions(command, PEER_SPECS)
     .addHelpText(
       'after',
       `

@@ -14,6 +14,7 @@ export const HELP_HEADINGS: Readonly<Record<HelpGroup | 'targets' | 'drives' | '
   drives: 'Drives:',
   outputs: 'Outputs:',
   hooks: 'Hooks:',
+  peer: 'Peer detector:',
   run: 'Run:',
 };
 
