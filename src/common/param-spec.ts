@@ -87,9 +87,9 @@ export function formatParamValue(spec: ParamValue, value: unknown): string {
   return spec.kind === 'duration' && typeof value === 'number' ? formatDuration(value) : String(value);
 }
 
-/** The default as help and the docs show it: 100ms, 30m, off; undefined when there is none to show. */
+/** The default as help and the docs show it: 100ms, 30m, off (a flag without a value is off until given); undefined when there is none to show. */
 export function defaultText(spec: ParamSpec): string | undefined {
-  if (spec.kind === 'boolean') return spec.default ? 'on' : 'off';
+  if (spec.kind === 'boolean') return 'off';
   if (spec.kind === 'duration' && spec.default === undefined) return spec.defaultText;
   return formatParamValue(spec, spec.default);
 }
