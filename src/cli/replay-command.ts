@@ -43,10 +43,10 @@ interface ReplayValues extends OptionValues {
 const REPLAYED_SPECS = [...SCORE_SPECS, ...STATISTICAL_FLAG_SPECS, ...PREDICTOR_SPECS, HANG_AFTER_SPEC];
 
 export function replayCommand(): Command {
-  const summary = 'score a recorded inspection trace offline, on a virtual clock, with any scoring flags';
+  const summary = 'score a recorded inspection trace offline, on a virtual clock, with the parameters it was recorded with or any others';
   const command = new Command('replay')
     .summary(summary)
-    .description(`${summary}; a flag given here overrides the value recorded in the trace's header`)
+    .description(`${summary}; a flag given here overrides the value recorded in the trace's header, and says so on stderr`)
     .argument('<trace>', 'a trace written by watch --record or check --record (JSON Lines), or - for stdin');
   addScoreOptions(command);
   addStatisticalOptions(command);

@@ -94,7 +94,7 @@ export const STATISTICAL_SPECS: readonly ParamSpec<keyof StatisticalParams>[] = 
   { key: 'confirmShare', flag: '--stat-confirm-share <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.confirmShare, min: 0.01, max: 1, meaning: 'confirmed when more than this share of the observation deviates', group: 'statistical', trace: 'stat_confirm_share' },
 ]);
 
-export const CRITICAL_ON = ['evict', 'any'] as const;
+const CRITICAL_ON = ['evict', 'any'] as const;
 export type CriticalOn = (typeof CRITICAL_ON)[number];
 
 /** --critical-on: how a confirmed slow disk weighs in the verdict. */

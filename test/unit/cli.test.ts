@@ -59,6 +59,35 @@ describe('help', () => {
   });
 });
 
+describe('help from the parameter specs', () => {
+  /** Each flag's entry in the help, by flag name, and the heading it is listed under. */
+  function entries(help: string): Map<string, { heading: string; text: string }> {
+    const found = new Map<string, { heading: string; text: string }>();
+    let heading = '';
+    for (const block of help.split(/\n(?=\S|  -)/)) {
+      if (/^\S.*:$/.test(block.split('\n')[0])) heading = block.split('\n')[0];
+      const flag = /^ {2}(--[a-z-]+)/.exec(block);
+      if (flag) found.set(flag[1], { heading, text: block.replace(/\s+/g, ' ') });
+    }
+    return found;
+  }
+
+  it("lists every stage's flag under its stage's heading, with its default in units", async () => {
+    const { ALL_PARAM_SPECS } = await import('../../src/cli/param-registry.js');
+    const { defaultText, flagName } = await import('../../src/common/param-spec.js');
+    const { HELP_HEADINGS } = await import('../../src/cli/param-options.js');
+    const [check, analyze] = await Promise.all([runCli(['check', '--help']), runCli(['analyze', '--help'])]);
+    const shown = new Map([...entries(check.stdout), ...entries(analyze.stdout)]);
+    for (const spec of ALL_PARAM_SPECS) {
+      const entry = shown.get(flagName(spec));
+      expect(entry?.heading, flagName(spec)).toBe(HELP_HEADINGS[spec.group]);
+      if (spec.kind !== 'boolean' && spec.default !== undefined) expect(entry?.text).toContain(`(default: ${defaultText(spec)})`);
+    }
+    expect(shown.get('--recover-after')?.text).toContain('(default: 30m)');
+    expect(shown.get('--stat-threshold')?.heading).toBe('Statistical detector:');
+  });
+});
+
 describe.concurrent('durations out of their range', () => {
   // Node fires a timer of more than 2^31-1 ms (597h) at once: each would have been a wrong verdict.
   it.each([
