@@ -28,7 +28,7 @@ export function addTargetOptions(command: Command): Command {
 }
 
 /** The verdict's parameters: the score's, the statistical detector's and --critical-on. */
-export const STATISTICAL_FLAG_SPECS = [...STATISTICAL_SPECS, CRITICAL_ON_SPEC];
+const STATISTICAL_FLAG_SPECS = [...STATISTICAL_SPECS, CRITICAL_ON_SPEC];
 
 export function addScoreOptions(command: Command): Command {
   return addParamOptions(command, SCORE_SPECS);

@@ -5,8 +5,7 @@ import { Command } from 'commander';
 import type { Ora } from 'ora';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { flagName, formatParamValue } from '../common/param-spec.js';
-import { HANG_AFTER_SPEC, SCORE_SPECS } from '../params.js';
-import { PREDICTOR_SPECS } from '../predict/predictor-params.js';
+import { HANG_AFTER_SPEC } from '../params.js';
 import { replaceFile } from '../common/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
@@ -15,7 +14,7 @@ import { JsonLines } from '../report/json-lines.js';
 import { stdoutFlushed } from '../report/stdout-flushed.js';
 import { canRedraw, loadOra, spinnerColor } from '../report/terminal.js';
 import { visible, writeStderrLine } from '../report/visible-text.js';
-import { headerValueOf, type TraceHeader } from '../trace/trace-format.js';
+import { HEADER_SPECS, headerValueOf, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP } from './exit-code-help.js';
 import { EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
@@ -28,7 +27,6 @@ import {
   addStatisticalOptions,
   criticalOnFrom,
   scoreParamsFrom,
-  STATISTICAL_FLAG_SPECS,
   statisticalParamsFrom,
 } from './options.js';
 
@@ -39,8 +37,6 @@ interface ReplayValues extends OptionValues {
   plot?: string;
 }
 
-/** Every parameter replay takes from a trace's header unless a flag overrides it. */
-const REPLAYED_SPECS = [...SCORE_SPECS, ...STATISTICAL_FLAG_SPECS, ...PREDICTOR_SPECS, HANG_AFTER_SPEC];
 
 export function replayCommand(): Command {
   const summary = 'score a recorded inspection trace offline, on a virtual clock, with the parameters it was recorded with or any others';
@@ -77,13 +73,14 @@ ${EXIT_CODE_HELP}
 
 
 /**
- * The option values with the header's parameters in place of the defaults. A flag given on
- * the command line wins, and a flag that changes a recorded value says so on stderr.
+ * The option values with the header's parameters in place of the defaults: replay has a flag
+ * for every parameter a header records. A flag given on the command line wins, and a flag
+ * that changes a recorded value says so on stderr.
  */
 function withHeader(values: ReplayValues, header: TraceHeader | null, command: Command): ReplayValues {
   if (header === null) return values;
   const merged: ReplayValues = { ...values };
-  for (const spec of REPLAYED_SPECS) {
+  for (const spec of HEADER_SPECS) {
     const recorded = headerValueOf(header, spec);
     if (recorded === undefined) continue;
     const attribute = attributeOf(spec);
