@@ -1,5 +1,8 @@
-// The one place that owns slowdisk's parameters and their defaults.
-// Score defaults are TiKV's (components/health_controller) and PD's evict-slow-store.
+// The parameters of the probe and of the score, and how long check runs: their defaults
+// (the score's are TiKV's, components/health_controller, and PD's evict-slow-store) and the
+// specs that flags, help, the trace header and the docs derive from.
+import { DAY_MS, HOUR_MS } from './common/durations.js';
+import type { DurationSpec, ParamSpec } from './common/param-spec.js';
 
 export interface ScoreParams {
   /** One inspection per disk per tick. */
@@ -20,27 +23,6 @@ export interface ScoreParams {
 
 export const DEFAULT_INTERVAL_MS = 100;
 
-/**
- * The values a duration parameter accepts, both ends included. Node's timers fire at once
- * for anything above 2^31-1 ms (24.8 days), so every range stays well under that.
- */
-export interface DurationRange {
-  readonly minMs: number;
-  readonly maxMs: number;
-}
-
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-
-/** The score's durations; 0.001 ms, the recorder's resolution, lets --timeout make every inspection one. */
-export const SCORE_DURATION_RANGES: Readonly<Record<'intervalMs' | 'minTtrMs' | 'timeoutMs', DurationRange>> = Object.freeze({
-  intervalMs: { minMs: 1, maxMs: HOUR_MS },
-  minTtrMs: { minMs: 1000, maxMs: 7 * DAY_MS },
-  timeoutMs: { minMs: 0.001, maxMs: HOUR_MS },
-});
-
 export const DEFAULT_SCORE_PARAMS: Readonly<ScoreParams> = Object.freeze({
   intervalMs: DEFAULT_INTERVAL_MS,
   roundTicks: 30,
@@ -50,6 +32,42 @@ export const DEFAULT_SCORE_PARAMS: Readonly<ScoreParams> = Object.freeze({
   evictThreshold: 100,
   slowThreshold: 80,
 });
+
+/** --interval; TiKV's inspect intervals, read from its configuration, take the same range. */
+export const INTERVAL_SPEC: DurationSpec<'intervalMs'> = Object.freeze({
+  key: 'intervalMs',
+  flag: '--interval <duration>',
+  kind: 'duration',
+  default: DEFAULT_SCORE_PARAMS.intervalMs,
+  range: { minMs: 1, maxMs: HOUR_MS },
+  meaning: 'one inspection per disk per tick',
+  group: 'scoring',
+  trace: 'interval_ms',
+});
+
+/** --timeout: the interval unless given, and then it follows the interval. */
+export const TIMEOUT_SPEC: DurationSpec<'timeoutMs'> = Object.freeze({
+  key: 'timeoutMs',
+  flag: '--timeout <duration>',
+  kind: 'duration',
+  default: undefined,
+  defaultText: 'the interval',
+  range: { minMs: 0.001, maxMs: HOUR_MS },
+  meaning: 'an inspection this long or longer is a timeout, by default the interval',
+  group: 'scoring',
+  trace: 'timeout_ms',
+});
+
+/** The score's flags, all recorded in a trace; 0.001 ms, the recorder's resolution, lets --timeout make every inspection one. */
+export const SCORE_SPECS: readonly ParamSpec<keyof ScoreParams>[] = Object.freeze([
+  INTERVAL_SPEC,
+  { key: 'roundTicks', flag: '--round-ticks <n>', kind: 'integer', default: DEFAULT_SCORE_PARAMS.roundTicks, min: 1, max: 1e6, meaning: 'ticks per round; the score is updated once a round', group: 'scoring', trace: 'round_ticks' },
+  { key: 'ratioThreshold', flag: '--ratio-threshold <x>', kind: 'number', default: DEFAULT_SCORE_PARAMS.ratioThreshold, min: 1e-6, max: 1, meaning: 'a round with this share of timeouts doubles the score', group: 'scoring', trace: 'ratio_threshold' },
+  { key: 'minTtrMs', flag: '--min-ttr <duration>', kind: 'duration', default: DEFAULT_SCORE_PARAMS.minTtrMs, range: { minMs: 1000, maxMs: 7 * DAY_MS }, meaning: 'the score falls by 100 points per this much healthy time', group: 'scoring', trace: 'min_ttr_ms' },
+  TIMEOUT_SPEC,
+  { key: 'evictThreshold', flag: '--evict-threshold <n>', kind: 'number', default: DEFAULT_SCORE_PARAMS.evictThreshold, min: 1, max: 100, meaning: 'CRITICAL at this reported store score', group: 'scoring', trace: 'evict_threshold' },
+  { key: 'slowThreshold', flag: '--slow-threshold <n>', kind: 'number', default: DEFAULT_SCORE_PARAMS.slowThreshold, min: 1, max: 100, meaning: 'WARNING at this reported store score', group: 'scoring', trace: 'slow_threshold' },
+]);
 
 export type SyncMode = 'fdatasync' | 'fsync';
 
@@ -74,63 +92,47 @@ export const DEFAULT_PROBE_PARAMS: Readonly<ProbeParams> = Object.freeze({
   hangAfterMs: 5000,
 });
 
-/** --hang-after: a timer waits for it (in the prober too). */
-export const HANG_AFTER_RANGE: DurationRange = Object.freeze({ minMs: 1, maxMs: DAY_MS });
+/** --hang-after: a timer waits for it (in the prober too); on replay too, which finds the same hung disks in a trace. */
+export const HANG_AFTER_SPEC: DurationSpec<'hangAfterMs'> = Object.freeze({
+  key: 'hangAfterMs',
+  flag: '--hang-after <duration>',
+  kind: 'duration',
+  default: DEFAULT_PROBE_PARAMS.hangAfterMs,
+  range: { minMs: 1, maxMs: DAY_MS },
+  meaning: 'a disk whose inspection has been in flight this long is hung (WARNING at least)',
+  group: 'probe',
+  trace: 'hang_after_ms',
+});
 
-export const DEFAULT_CHECK_DURATION_MS = 30_000;
-export const CHECK_DURATION_RANGE: DurationRange = Object.freeze({ minMs: 1, maxMs: 7 * DAY_MS });
+/** The probe's flags. How a disk is probed changes what a run measures, not how a trace replays: only --hang-after is recorded. */
+export const PROBE_SPECS: readonly ParamSpec<keyof ProbeParams>[] = Object.freeze([
+  { key: 'sync', flag: '--sync <call>', kind: 'choice', default: DEFAULT_PROBE_PARAMS.sync, choices: ['fdatasync', 'fsync'], meaning: 'the flush after each write: fdatasync or fsync', group: 'probe' },
+  { key: 'direct', flag: '--buffered', kind: 'boolean', default: DEFAULT_PROBE_PARAMS.direct, meaning: 'probe without O_DIRECT, for a filesystem that refuses it (marked in every output)', group: 'probe' },
+  {
+    key: 'ioSize',
+    flag: '--io-size <bytes>',
+    kind: 'bytes',
+    default: DEFAULT_PROBE_PARAMS.ioSize,
+    min: 512,
+    max: 1 << 20,
+    meaning: 'bytes written and read per inspection, rounded up to the O_DIRECT alignment; the probe file is 65 such blocks (a header and 64 data blocks: 260 KiB at 4096)',
+    group: 'probe',
+  },
+  HANG_AFTER_SPEC,
+]);
+
+/** check --duration. */
+export const CHECK_DURATION_SPEC: DurationSpec<'durationMs'> = Object.freeze({
+  key: 'durationMs',
+  flag: '--duration <duration>',
+  kind: 'duration',
+  default: 30_000,
+  range: { minMs: 1, maxMs: 7 * DAY_MS },
+  meaning: 'how long to probe; exits early at the eviction threshold',
+  group: 'run',
+});
 
 /** The score a disk starts at and falls back to; also the floor of the store score. */
 export const SCORE_FLOOR = 1;
 /** The score never exceeds this. */
 export const SCORE_CEILING = 100;
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS, d: DAY_MS };
-
-/** Parses "100ms", "3s", "5m", "1.5h", "7d" or a bare number of milliseconds. */
-export function parseDuration(text: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
-  if (!match) throw new RangeError(`not a duration: '${text}' (use e.g. 100ms, 3s, 5m)`);
-  const ms = Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'];
-  if (!Number.isFinite(ms)) throw new RangeError(`not a duration: '${text}'`);
-  return ms;
-}
-
-/** The range as help and errors show it: "1ms to 1h". */
-export function formatDurationRange(range: DurationRange): string {
-  return `${formatDuration(range.minMs)} to ${formatDuration(range.maxMs)}`;
-}
-
-export function inDurationRange(ms: number, range: DurationRange): boolean {
-  return ms >= range.minMs && ms <= range.maxMs;
-}
-
-/** Renders milliseconds back the way a person would type them. */
-export function formatDuration(ms: number): string {
-  if (ms % DAY_MS === 0 && ms > 0) return `${ms / DAY_MS}d`;
-  if (ms % HOUR_MS === 0 && ms > 0) return `${ms / HOUR_MS}h`;
-  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0 && ms > 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
-}
-
-export interface HookParams {
-  /** Shell command run once when the reported store score reaches the eviction threshold. */
-  onEvict?: string;
-  /** Shell command run once when, after an eviction, the store has stayed at reported score 1 for recoverAfterMs. */
-  onRecover?: string;
-  /** A hook still running after this long is killed with its process group. */
-  timeoutMs: number;
-  /** PD's recovery duration: how long a store must stay at 1 before its eviction is lifted. */
-  recoverAfterMs: number;
-}
-
-export const HOOK_DURATION_RANGES: Readonly<Record<'timeoutMs' | 'recoverAfterMs', DurationRange>> = Object.freeze({
-  timeoutMs: { minMs: 1, maxMs: DAY_MS },
-  recoverAfterMs: { minMs: 1, maxMs: 7 * DAY_MS },
-});
-
-export const DEFAULT_HOOK_PARAMS: Readonly<Omit<HookParams, 'onEvict' | 'onRecover'>> = Object.freeze({
-  timeoutMs: 30_000,
-  recoverAfterMs: 1_800_000,
-});

@@ -1,8 +1,8 @@
 // `slowdisk analyze DIR`'s flags, mapped onto the peer comparison's params (src/commands/analyze.ts runs it).
 import { Command, InvalidArgumentError } from 'commander';
 import { runAnalyze, type AnalyzeRequest } from '../commands/analyze.js';
-import { DEFAULT_PEER_PARAMS, peerParams } from '../peer/params.js';
-import { numberArg } from './options.js';
+import { PEER_SPECS, peerParams, type PeerParams } from '../peer/params.js';
+import { addParamOptions, paramsFrom } from './param-options.js';
 
 interface AnalyzeValues {
   json?: boolean;
@@ -21,8 +21,7 @@ const ANALYZE_EXIT_HELP = `Exit codes:
 
 export function analyzeCommand(): Command {
   const summary = 'find the fail-slow drives of each host in recorded latency and throughput series, against their peers, over days';
-  const d = DEFAULT_PEER_PARAMS;
-  return new Command('analyze')
+  const command = new Command('analyze')
     .summary(summary)
     .description(
       `${summary}. DIR holds one directory per host (DIR/host_*/YYYY-MM-DD.csv, columns ts,disk_id,throughput,latency and an optional class: ` +
@@ -30,10 +29,8 @@ export function analyzeCommand(): Command {
     )
     .argument('<dir>', 'the directory of per-host series')
     .option('--json', 'print one JSON line per drive, then a {"type":"summary"} line')
-    .option('--all', 'list every host and drive, not only the slow ones')
-    .option('--slow-ratio <x>', "a window is slow when the drive's latency is at least this many times its peers'", numberArg(1.0001, 100, false), d.slowRatio)
-    .option('--window-days <n>', 'the verdict looks at windows of this many days', numberArg(1, 10_000, true), d.windowDays)
-    .option('--min-slow-days <n>', 'a drive is slow with at least this many slow days in a window of --window-days', numberArg(1, 10_000, true), d.minSlowDays)
+    .option('--all', 'list every host and drive, not only the slow ones');
+  return addParamOptions(command, PEER_SPECS)
     .addHelpText(
       'after',
       `
@@ -53,7 +50,7 @@ function analyzeRequestFrom(values: AnalyzeValues): AnalyzeRequest {
     throw new InvalidArgumentError(`--min-slow-days (${values.minSlowDays}) cannot be more than --window-days (${values.windowDays})`);
   }
   try {
-    const params = peerParams({ slowRatio: values.slowRatio, windowDays: values.windowDays, minSlowDays: values.minSlowDays });
+    const params = peerParams(paramsFrom(PEER_SPECS, { ...values }) as Partial<PeerParams>);
     return { params, json: values.json === true, all: values.all === true };
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);

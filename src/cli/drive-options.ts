@@ -4,6 +4,7 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { kernelName } from '../drives/block-disks.js';
 import { DEFAULT_STATE_DIR, type DriveRequest } from '../drives/params.js';
+import { HELP_HEADINGS } from './param-options.js';
 
 export interface DriveOptionValues {
   allDevices?: boolean;
@@ -24,6 +25,7 @@ function deviceList(value: string): string[] {
 
 export function addDriveOptions(command: Command): Command {
   return command
+    .optionsGroup(HELP_HEADINGS.drives)
     .option(
       '--all-devices',
       "judge every whole disk of the host against the others of its class (NVMe, SATA, SAS...; SSD or HDD) from the kernel's counters, over days (not loop, ram, zram, dm, md, sr: name those with --devices)",

@@ -1,14 +1,7 @@
-// The action hooks' flags: what to run on eviction and on recovery, and for how long.
+// The action hooks' flags: what to run on eviction and on recovery (by hand), and for how long (from the specs).
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_HOOK_PARAMS, HOOK_DURATION_RANGES, type HookParams } from '../params.js';
-import { durationOption } from './options.js';
-
-export interface HookOptionValues {
-  onEvict?: string;
-  onRecover?: string;
-  hookTimeout: number;
-  recoverAfter: number;
-}
+import { HOOK_SPECS, type HookParams } from '../hooks/hook-params.js';
+import { addParamOptions, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';
 
 function commandArg(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('the command is empty');
@@ -16,15 +9,17 @@ function commandArg(value: string): string {
 }
 
 export function addHookOptions(command: Command): Command {
-  return command
+  command
+    .optionsGroup(HELP_HEADINGS.hooks)
     .option('--on-evict <cmd>', 'run this with /bin/sh once the eviction threshold is reached, with a JSON report of the store on stdin', commandArg)
-    .option('--on-recover <cmd>', 'run this with /bin/sh once the store has been back at score 1 for --recover-after after an eviction', commandArg)
-    .addOption(durationOption('--hook-timeout <duration>', 'kill a hook (its whole process group) still running after this long', HOOK_DURATION_RANGES.timeoutMs, DEFAULT_HOOK_PARAMS.timeoutMs))
-    .addOption(durationOption('--recover-after <duration>', "how long the store must stay at score 1 for --on-recover: PD's recovery duration", HOOK_DURATION_RANGES.recoverAfterMs, DEFAULT_HOOK_PARAMS.recoverAfterMs));
+    .option('--on-recover <cmd>', 'run this with /bin/sh once the store has been back at score 1 for --recover-after after an eviction', commandArg);
+  return addParamOptions(command, HOOK_SPECS);
 }
 
 /** undefined when no hook is given: nothing then needs to be kept for a report. */
-export function hookParamsFrom(values: HookOptionValues): HookParams | undefined {
-  if (values.onEvict === undefined && values.onRecover === undefined) return undefined;
-  return { onEvict: values.onEvict, onRecover: values.onRecover, timeoutMs: values.hookTimeout, recoverAfterMs: values.recoverAfter };
+export function hookParamsFrom(values: OptionValues): HookParams | undefined {
+  const onEvict = values.onEvict as string | undefined;
+  const onRecover = values.onRecover as string | undefined;
+  if (onEvict === undefined && onRecover === undefined) return undefined;
+  return { onEvict, onRecover, ...(paramsFrom(HOOK_SPECS, values) as Pick<HookParams, 'timeoutMs' | 'recoverAfterMs'>) };
 }

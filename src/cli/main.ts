@@ -1,37 +1,36 @@
 // slowdisk's command line: parses flags into params, then hands over to the run loop.
 import path from 'node:path';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS } from '../params.js';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CHECK_DURATION_SPEC } from '../params.js';
 import { VERSION } from '../version.js';
-import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
+import { EXIT_CODE_HELP } from './exit-code-help.js';
+import { EXIT_UNKNOWN } from './exit-codes.js';
 import { fail } from '../report/fail.js';
-import { addHookOptions, hookParamsFrom, type HookOptionValues } from './hook-options.js';
+import { addHookOptions, hookParamsFrom } from './hook-options.js';
 import {
   addProbeOptions,
   addRecordOption,
   addStatisticalOptions,
   addScoreOptions,
   addTargetOptions,
-  durationOption,
+  criticalOnFrom,
   probeParamsFrom,
   scoreParamsFrom,
   statisticalParamsFrom,
   targetsFrom,
-  type ProbeOptionValues,
-  type ScoreOptionValues,
-  type StatisticalOptionValues,
   type TargetOptionValues,
 } from './options.js';
+import { attributeOf, HELP_HEADINGS, paramOption, type OptionValues } from './param-options.js';
 import { addFormatOption, addOutputOptions, outputOptionsFrom, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
 import { runDrives } from '../commands/drives-only.js';
 import { replayCommand } from './replay-command.js';
-import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } from './predictor-options.js';
+import { addPredictorOptions, predictorParamsFrom } from './predictor-options.js';
 import { runProbe, type RunOptions } from './run-probe.js';
 import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
-type ProbeCommandValues = TargetOptionValues & ScoreOptionValues & ProbeOptionValues & StatisticalOptionValues & PredictorOptionValues & { record?: string } & TikvConfigOptionValues & HookOptionValues & OutputOptionValues & DriveOptionValues;
+type ProbeCommandValues = TargetOptionValues & { record?: string } & TikvConfigOptionValues & OutputOptionValues & DriveOptionValues & OptionValues;
 
 async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): Promise<RunOptions> {
   const values = await withTikvConfig(given, command);
@@ -47,7 +46,7 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
     hooks: hookParamsFrom(values),
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),
-    criticalOn: values.criticalOn,
+    criticalOn: criticalOnFrom(values),
     predictor: predictorParamsFrom(values, score),
     ...(drives === null ? {} : { drives }),
   };
@@ -76,15 +75,17 @@ function run(options: RunOptions): Promise<void> {
 function probeCommand(name: string, summary: string, examples: string): Command {
   const command = new Command(name).summary(summary).description(summary);
   addTargetOptions(command);
-  addScoreOptions(command);
+  addTikvConfigOptions(command);
   addProbeOptions(command);
-  addRecordOption(command);
+  addScoreOptions(command);
   addStatisticalOptions(command);
   addPredictorOptions(command);
-  addTikvConfigOptions(command);
   addHookOptions(command);
   addDriveOptions(command);
   addOutputOptions(command);
+  addRecordOption(command);
+  // The flags added after these, and --help, under commander's own heading.
+  command.optionsGroup('Options:');
   return command.addHelpText('after', `\n${examples}\n\n${EXIT_CODE_HELP}\n`);
 }
 
@@ -110,8 +111,8 @@ export function buildProgram(): Command {
   slowdisk watch --all-devices                     # every drive of the host against its peers, over days (no path probed)
   slowdisk watch --devices sdb,sdc,sdd,sde --state-dir /srv/slowdisk --json | jq -c 'select(.type == "drive")'`,
   )
-    .option('--keep-going', 'go on past the eviction threshold instead of exiting')
-    .option('--verbose', VERBOSE_HELP);
+    .addOption(new Option('--keep-going', 'go on past the eviction threshold instead of exiting').helpGroup(HELP_HEADINGS.run))
+    .addOption(new Option('--verbose', VERBOSE_HELP).helpGroup(HELP_HEADINGS.outputs));
   watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
     run({ ...(await runOptions('watch', values, command)), keepGoing: values.keepGoing === true }),
   );
@@ -129,10 +130,10 @@ export function buildProgram(): Command {
   */5 * * * * root slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
   */5 * * * * root out=$(slowdisk check --all-devices --duration 30s) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json`,
-  ).addOption(durationOption('--duration <duration>', 'how long to probe; exits early at the eviction threshold', CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS));
+  ).addOption(paramOption(CHECK_DURATION_SPEC));
   addFormatOption(check);
-  check.action(async (values: ProbeCommandValues & { duration: number }, command: Command) =>
-    run({ ...(await runOptions('check', values, command)), durationMs: values.duration }),
+  check.action(async (values: ProbeCommandValues, command: Command) =>
+    run({ ...(await runOptions('check', values, command)), durationMs: values[attributeOf(CHECK_DURATION_SPEC)] as number }),
   );
 
   program.addCommand(watch).addCommand(check);

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseListenAddress, type ListenAddress } from '../report/metrics-server.js';
+import { HELP_HEADINGS } from './param-options.js';
 
 export type CheckFormat = 'human' | 'nagios';
 
@@ -36,6 +37,7 @@ function listenArg(value: string): ListenAddress {
 
 export function addOutputOptions(command: Command): Command {
   return command
+    .optionsGroup(HELP_HEADINGS.outputs)
     .option('--json', 'print JSON Lines instead: a line per disk and one for the store every round, one per event')
     .option('--textfile <dir>', "write DIR/slowdisk.prom every round, for node_exporter's textfile collector (atomically); the drives' metrics go to DIR/slowdisk-drives.prom")
     .option('--listen <addr:port>', 'serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9258, or :9258 for every interface)', listenArg);
@@ -46,7 +48,7 @@ export const VERBOSE_HELP = "also show each block device behind the disks, every
 
 export function addFormatOption(command: Command): Command {
   return command.addOption(
-    new Option('--format <format>', "the last line: human, or nagios (a monitoring plugin's status line with perfdata)").choices(['human', 'nagios']).default('human'),
+    new Option('--format <format>', "the last line: human, or nagios (a monitoring plugin's status line with perfdata)").choices(['human', 'nagios']).default('human').helpGroup(HELP_HEADINGS.outputs),
   );
 }
 

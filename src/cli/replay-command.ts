@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import type { Ora } from 'ora';
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { ScoreParams } from '../params.js';
+import { flagName, formatParamValue } from '../common/param-spec.js';
+import { HANG_AFTER_SPEC } from '../params.js';
 import { replaceFile } from '../common/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
 import { PlotRecorder, renderPlot } from '../replay/svg-plot.js';
@@ -12,58 +13,49 @@ import { stalledBehind, Timeline } from '../replay/timeline.js';
 import { JsonLines } from '../report/json-lines.js';
 import { stdoutFlushed } from '../report/stdout-flushed.js';
 import { canRedraw, loadOra, spinnerColor } from '../report/terminal.js';
-import { visible } from '../report/visible-text.js';
-import { paramsOfHeader, type TraceHeader } from '../trace/trace-format.js';
+import { visible, writeStderrLine } from '../report/visible-text.js';
+import { HEADER_SPECS, headerValueOf, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
-import { EXIT_CODE_HELP, EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
+import { EXIT_CODE_HELP } from './exit-code-help.js';
+import { EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
 import { fail } from '../report/fail.js';
 import { VERBOSE_HELP } from './output-options.js';
-import { addPredictorOptions, predictorParamsFrom, type PredictorOptionValues } from './predictor-options.js';
+import { addParamOptions, attributeOf, HELP_HEADINGS, numberArg, type OptionValues } from './param-options.js';
+import { addPredictorOptions, predictorParamsFrom } from './predictor-options.js';
 import {
   addScoreOptions,
   addStatisticalOptions,
-  hangAfterOption,
-  numberArg,
+  criticalOnFrom,
   scoreParamsFrom,
   statisticalParamsFrom,
-  type ScoreOptionValues,
-  type StatisticalOptionValues,
 } from './options.js';
 
-interface ReplayValues extends ScoreOptionValues, StatisticalOptionValues, PredictorOptionValues {
+interface ReplayValues extends OptionValues {
   ticks?: number;
-  hangAfter: number;
   json?: boolean;
   verbose?: boolean;
   plot?: string;
 }
 
-/** The flag that sets each scoring parameter. */
-const OPTION_OF_PARAM: Record<keyof ScoreParams, keyof ScoreOptionValues> = {
-  intervalMs: 'interval',
-  roundTicks: 'roundTicks',
-  ratioThreshold: 'ratioThreshold',
-  minTtrMs: 'minTtr',
-  timeoutMs: 'timeout',
-  evictThreshold: 'evictThreshold',
-  slowThreshold: 'slowThreshold',
-};
 
 export function replayCommand(): Command {
-  const summary = 'score a recorded inspection trace offline, on a virtual clock, with any scoring flags';
+  const summary = 'score a recorded inspection trace offline, on a virtual clock, with the parameters it was recorded with or any others';
   const command = new Command('replay')
     .summary(summary)
-    .description(`${summary}; a flag given here overrides the value recorded in the trace's header`)
+    .description(`${summary}; a flag given here overrides the value recorded in the trace's header, and says so on stderr`)
     .argument('<trace>', 'a trace written by watch --record or check --record (JSON Lines), or - for stdin');
   addScoreOptions(command);
   addStatisticalOptions(command);
   addPredictorOptions(command);
-  command.addOption(hangAfterOption());
+  addParamOptions(command, [HANG_AFTER_SPEC]);
   return command
+    .optionsGroup(HELP_HEADINGS.run)
     .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
+    .optionsGroup(HELP_HEADINGS.outputs)
     .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
     .option('--verbose', VERBOSE_HELP.replace('every round', 'at every update, as recorded'))
     .option('--plot <file.svg>', 'also draw the scores and the inspection latencies into an SVG chart')
+    .optionsGroup('Options:')
     .addHelpText(
       'after',
       `
@@ -80,21 +72,24 @@ ${EXIT_CODE_HELP}
 }
 
 
-/** The header's parameters, under the flags given on the command line. */
-function withHeader(values: ReplayValues, header: TraceHeader | null, command: Command): ScoreOptionValues {
-  const merged: ScoreOptionValues = { ...values };
-  const recorded = header ? paramsOfHeader(header) : {};
-  for (const [param, option] of Object.entries(OPTION_OF_PARAM) as [keyof ScoreParams, keyof ScoreOptionValues][]) {
-    if (recorded[param] !== undefined && command.getOptionValueSource(option) !== 'cli') merged[option] = recorded[param];
+/**
+ * The option values with the header's parameters in place of the defaults: replay has a flag
+ * for every parameter a header records. A flag given on the command line wins, and a flag
+ * that changes a recorded value says so on stderr.
+ */
+function withHeader(values: ReplayValues, header: TraceHeader | null, command: Command): ReplayValues {
+  if (header === null) return values;
+  const merged: ReplayValues = { ...values };
+  for (const spec of HEADER_SPECS) {
+    const recorded = headerValueOf(header, spec);
+    if (recorded === undefined) continue;
+    const attribute = attributeOf(spec);
+    if (command.getOptionValueSource(attribute) !== 'cli') merged[attribute] = recorded;
+    else if (values[attribute] !== recorded) {
+      writeStderrLine(`replay: ${flagName(spec)} ${formatParamValue(spec, values[attribute])} overrides the trace's ${formatParamValue(spec, recorded)}`);
+    }
   }
   return merged;
-}
-
-/** --hang-after as given, else as recorded, else its default. */
-function recordedHangAfter(values: ReplayValues, header: TraceHeader | null, command: Command): number {
-  const recorded = header?.hang_after_ms;
-  if (command.getOptionValueSource('hangAfter') === 'cli' || typeof recorded !== 'number' || !(recorded > 0)) return values.hangAfter;
-  return recorded;
 }
 
 function failTrace(name: string, error: unknown): never {
@@ -104,7 +99,8 @@ function failTrace(name: string, error: unknown): never {
 
 async function runReplay(source: string, values: ReplayValues, command: Command): Promise<void> {
   const trace = await openTrace(source).catch((error: unknown) => failTrace(source === '-' ? 'stdin' : source, error));
-  const params = scoreParamsFrom(withHeader(values, trace.header, command));
+  const given = withHeader(values, trace.header, command);
+  const params = scoreParamsFrom(given);
   const write = (text: string) => process.stdout.write(text);
   // A reader that stops early (`| head`) ends the replay before its verdict: quietly, as UNKNOWN.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -149,10 +145,10 @@ async function runReplay(source: string, values: ReplayValues, command: Command)
     params,
     disks: trace.header?.disks,
     ticks: values.ticks,
-    statistical: statisticalParamsFrom(values, params),
-    criticalOn: values.criticalOn,
-    predictor: predictorParamsFrom(values, params),
-    hangAfterMs: recordedHangAfter(values, trace.header, command),
+    statistical: statisticalParamsFrom(given, params),
+    criticalOn: criticalOnFrom(given),
+    predictor: predictorParamsFrom(given, params),
+    hangAfterMs: given[attributeOf(HANG_AFTER_SPEC)] as number,
   }, observer).catch((error: unknown) => {
     progress?.stop();
     return failTrace(trace.name, error);

@@ -4,7 +4,8 @@ import type { StatisticalParams } from '../detect/statistical-params.js';
 import { predictionSeverity } from '../predict/prediction-severity.js';
 import type { PredictorParams } from '../predict/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
-import type { HookParams, ProbeParams, ScoreParams } from '../params.js';
+import type { ProbeParams, ScoreParams } from '../params.js';
+import type { HookParams } from '../hooks/hook-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { OutputWriter } from '../output/output-writer.js';
 import { MetricsExport } from '../report/metrics-export.js';
@@ -86,7 +87,13 @@ export async function runProbe(options: RunOptions): Promise<void> {
   let recorder: SessionRecorder | null = null;
   if (options.record !== undefined) {
     try {
-      recorder = await SessionRecorder.start(writer!, options.record, session, score, probe.hangAfterMs);
+      recorder = await SessionRecorder.start(writer!, options.record, session, {
+        score,
+        probe,
+        statistical: options.statistical,
+        verdict: { criticalOn: options.criticalOn },
+        predictor: options.predictor,
+      });
     } catch (error) {
       await session.stop();
       await metricsExport?.stop();

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { applyTikvConfig, readTikvSettings } from '../config/tikv-config.js';
 import { writeStderrLine } from '../report/visible-text.js';
-import type { ScoreOptionValues, TargetOptionValues } from './options.js';
+import { INTERVAL_SPEC } from '../params.js';
+import type { TargetOptionValues } from './options.js';
+import { attributeOf, HELP_HEADINGS } from './param-options.js';
 
 export interface TikvConfigOptionValues {
   tikvConfig?: string;
@@ -14,12 +16,13 @@ export interface TikvConfigOptionValues {
 
 export function addTikvConfigOptions(command: Command): Command {
   return command
+    .optionsGroup(HELP_HEADINGS.targets)
     .option('--tikv-config <file>', "take the Raft and KV directories and the inspect interval from TiKV's configuration file (flags win)")
     .option('--tikv-cwd <dir>', "tikv-server's working directory, against which TiKV resolves relative paths in --tikv-config");
 }
 
 /** The option values with what the file gives filled in; notes about the file go to stderr. */
-export async function withTikvConfig<Values extends TargetOptionValues & ScoreOptionValues & TikvConfigOptionValues>(
+export async function withTikvConfig<Values extends TargetOptionValues & TikvConfigOptionValues & Record<string, unknown>>(
   values: Values,
   command: Command,
 ): Promise<Values> {
@@ -27,12 +30,13 @@ export async function withTikvConfig<Values extends TargetOptionValues & ScoreOp
     if (values.tikvCwd !== undefined) throw new InvalidArgumentError('--tikv-cwd is only read with --tikv-config');
     return values;
   }
+  const interval = attributeOf(INTERVAL_SPEC);
   const fromConfig = applyTikvConfig(await readTikvSettings(values.tikvConfig), {
     raft: values.raft,
     kv: values.kv,
-    intervalMs: command.getOptionValueSource('interval') === 'cli' ? values.interval : undefined,
+    intervalMs: command.getOptionValueSource(interval) === 'cli' ? (values[interval] as number) : undefined,
     tikvCwd: values.tikvCwd === undefined ? undefined : path.resolve(values.tikvCwd),
   });
   for (const note of fromConfig.notes) writeStderrLine(note);
-  return { ...values, raft: fromConfig.raft, kv: fromConfig.kv, interval: fromConfig.intervalMs };
+  return { ...values, raft: fromConfig.raft, kv: fromConfig.kv, [interval]: fromConfig.intervalMs };
 }

@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { readFileElsewhere } from '../common/read-file-elsewhere.js';
-import { formatDuration, formatDurationRange, inDurationRange, SCORE_DURATION_RANGES, type DurationRange } from '../params.js';
+import { formatDuration, formatDurationRange, inDurationRange, type DurationRange } from '../common/durations.js';
+import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC } from '../params.js';
 import { parseTikvDuration } from './tikv-duration.js';
 
 /** A file slowdisk cannot use: the message names the file and the key or line. */
@@ -114,8 +115,8 @@ export function parseTikvSettings(file: string, text: string): TikvSettings {
     raftEngineEnabled: reader.boolean('raft-engine', 'enable') ?? true,
     raftEngineDir: reader.path('raft-engine', 'dir'),
     raftdbPath: reader.path('raftstore', 'raftdb-path'),
-    inspectIntervalMs: reader.durationMs('raftstore', 'inspect-interval', SCORE_DURATION_RANGES.intervalMs) ?? 100,
-    inspectKvdbIntervalMs: reader.durationMs('raftstore', 'inspect-kvdb-interval', SCORE_DURATION_RANGES.intervalMs),
+    inspectIntervalMs: reader.durationMs('raftstore', 'inspect-interval', INTERVAL_SPEC.range) ?? DEFAULT_INTERVAL_MS,
+    inspectKvdbIntervalMs: reader.durationMs('raftstore', 'inspect-kvdb-interval', INTERVAL_SPEC.range),
   };
 }
 

@@ -1,6 +1,9 @@
 // Every parameter of the statistical slow-disk detector (docs/statistical-detector.md), with the
-// values of CTyun's slow-disk detection article as defaults where it gives them. The one place the CLI reads them from.
-import type { DurationRange } from '../params.js';
+// values of CTyun's slow-disk detection article as defaults where it gives them, and the specs
+// of those a flag sets; with them, the rule that says whether a confirmed slow disk is CRITICAL.
+import { DAY_MS } from '../common/durations.js';
+import type { ChoiceSpec, ParamSpec } from '../common/param-spec.js';
+import { DEFAULT_SCORE_PARAMS } from '../params.js';
 
 export interface StatisticalParams {
   /** The baseline window: the most recent this-many inspections of a disk (article: 1000 IO completions). */
@@ -75,17 +78,35 @@ export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.fr
   fallbackMs: 10_000,
   madFloorMs: 0.01,
   madFloorRatio: 0.08,
-  failureLatencyMs: 100,
+  failureLatencyMs: DEFAULT_SCORE_PARAMS.timeoutMs,
   minBaselineWindows: 30,
   peerCondition: true,
   hostWideShare: 0.5,
 });
 
-/** The durations the CLI lets a user set: at least the short window (1 s), at most a day. */
-export const STATISTICAL_DURATION_RANGES: Readonly<Record<'refreshMs' | 'suspectAfterMs' | 'observeMs', DurationRange>> = Object.freeze({
-  refreshMs: { minMs: 1000, maxMs: 86_400_000 },
-  suspectAfterMs: { minMs: 1000, maxMs: 86_400_000 },
-  observeMs: { minMs: 1000, maxMs: 86_400_000 },
+/** The detector's flags, all recorded in a trace; its durations are at least the short window (1 s), at most a day. */
+export const STATISTICAL_SPECS: readonly ParamSpec<keyof StatisticalParams>[] = Object.freeze([
+  { key: 'windowSamples', flag: '--stat-window <n>', kind: 'integer', default: DEFAULT_STATISTICAL_PARAMS.windowSamples, min: 10, max: 1e6, meaning: "each disk's baseline is its last this-many inspections", group: 'statistical', trace: 'stat_window' },
+  { key: 'refreshMs', flag: '--stat-refresh <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.refreshMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'how often the baseline is recomputed', group: 'statistical', trace: 'stat_refresh_ms' },
+  { key: 'threshold', flag: '--stat-threshold <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.threshold, min: 0.1, max: 1000, meaning: 'a deviation above this many MADs counts', group: 'statistical', trace: 'stat_threshold' },
+  { key: 'suspectAfterMs', flag: '--stat-suspect-after <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.suspectAfterMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'deviating this long in a row makes a disk suspect', group: 'statistical', trace: 'stat_suspect_after_ms' },
+  { key: 'observeMs', flag: '--stat-observe <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.observeMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a suspect disk is observed this much longer', group: 'statistical', trace: 'stat_observe_ms' },
+  { key: 'confirmShare', flag: '--stat-confirm-share <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.confirmShare, min: 0.01, max: 1, meaning: 'confirmed when more than this share of the observation deviates', group: 'statistical', trace: 'stat_confirm_share' },
+]);
+
+const CRITICAL_ON = ['evict', 'any'] as const;
+export type CriticalOn = (typeof CRITICAL_ON)[number];
+
+/** --critical-on: how a confirmed slow disk weighs in the verdict. */
+export const CRITICAL_ON_SPEC: ChoiceSpec<'criticalOn'> = Object.freeze({
+  key: 'criticalOn',
+  flag: '--critical-on <what>',
+  kind: 'choice',
+  default: 'evict',
+  choices: CRITICAL_ON,
+  meaning: 'evict: CRITICAL at the eviction threshold only (a confirmed slow disk is WARNING); any: a confirmation is CRITICAL too',
+  group: 'statistical',
+  trace: 'critical_on',
 });
 
 /** Fills in the defaults and rejects values the rules cannot work with. */

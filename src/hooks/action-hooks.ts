@@ -1,7 +1,9 @@
 // The act half: on eviction and on recovery, runs the operator's command through /bin/sh with
 // a JSON report of the store on stdin. A hook runs beside the probing, never in its way: the
 // ticks go on while it runs, and one still running at --hook-timeout is killed.
-import { formatDuration, type HookParams, type ScoreParams } from '../params.js';
+import { formatDuration } from '../common/durations.js';
+import type { ScoreParams } from '../params.js';
+import type { HookParams } from './hook-params.js';
 import type { ProbeSession, RoundReport } from '../session/probe-session.js';
 import { runBounded, type ChildOutcome } from './bounded-child.js';
 import { EvictionTracker, type HookEvent } from './eviction-tracker.js';

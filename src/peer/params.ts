@@ -1,7 +1,8 @@
 // Every parameter of the peer (fail-slow) detector, with its default and the reason for it.
 // The defaults come from first principles and the Perseus paper (FAST '23), not from a fit to
 // one cluster: `npm run bench:perseus` prints how the result moves when each main one moves
-// by 25 %, and a hold-out check.
+// by 25 %, and a hold-out check. `analyze` sets the verdict's three with flags (PEER_SPECS).
+import type { ParamSpec } from '../common/param-spec.js';
 
 export interface PeerParams {
   /**
@@ -87,6 +88,13 @@ export const DEFAULT_PEER_PARAMS: Readonly<PeerParams> = Object.freeze({
   windowDays: 7,
   minSlowDays: 4,
 });
+
+/** The flags of `analyze`. */
+export const PEER_SPECS: readonly ParamSpec<keyof PeerParams>[] = Object.freeze([
+  { key: 'slowRatio', flag: '--slow-ratio <x>', kind: 'number', default: DEFAULT_PEER_PARAMS.slowRatio, min: 1.0001, max: 100, meaning: "a window is slow when the drive's latency is at least this many times its peers'", group: 'peer' },
+  { key: 'windowDays', flag: '--window-days <n>', kind: 'integer', default: DEFAULT_PEER_PARAMS.windowDays, min: 1, max: 10_000, meaning: 'the verdict looks at windows of this many days', group: 'peer' },
+  { key: 'minSlowDays', flag: '--min-slow-days <n>', kind: 'integer', default: DEFAULT_PEER_PARAMS.minSlowDays, min: 1, max: 10_000, meaning: 'a drive is slow with at least this many slow days in a window of --window-days', group: 'peer' },
+]);
 
 /** The defaults with some parameters replaced; throws a RangeError on a value out of range. */
 export function peerParams(overrides: Partial<PeerParams> = {}): PeerParams {

@@ -1,6 +1,9 @@
 // Every parameter of the early-warning predictor (docs/early-warning.md), with the values of
-// CTyun's slow-disk detection article (its section 3) as defaults where it gives them. The one place they are read from.
-import type { DurationRange } from '../params.js';
+// CTyun's slow-disk detection article (its section 3) as defaults where it gives them, and the
+// specs of those a flag sets.
+import { formatDuration, HOUR_MS } from '../common/durations.js';
+import type { ParamSpec } from '../common/param-spec.js';
+import { DEFAULT_SCORE_PARAMS } from '../params.js';
 
 /** Which model turns a window of samples into a probability. */
 export const PREDICTOR_MODELS = ['network', 'trend'] as const;
@@ -70,7 +73,7 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   sampleMs: 15_000,
   windowSamples: 20,
   horizonMs: 300_000,
-  timeoutMs: 100,
+  timeoutMs: DEFAULT_SCORE_PARAMS.timeoutMs,
   minSamples: 4,
   confirmSamples: 2,
   needRisingTrend: true,
@@ -79,8 +82,40 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   trendSoftness: 0.1,
 });
 
-/** --sla: from the recorder's resolution to an hour. */
-export const SLA_RANGE: DurationRange = Object.freeze({ minMs: 0.001, maxMs: 3_600_000 });
+const d = DEFAULT_PREDICTOR_PARAMS;
+
+/** The predictor's flags, all recorded in a trace; --sla from the recorder's resolution to an hour. */
+export const PREDICTOR_SPECS: readonly ParamSpec<keyof PredictorParams>[] = Object.freeze([
+  {
+    key: 'slaMs',
+    flag: '--sla <duration>',
+    kind: 'duration',
+    default: d.slaMs,
+    range: { minMs: 0.001, maxMs: HOUR_MS },
+    meaning: `the SLA on each disk's inspection P99 (${formatDuration(d.sampleMs)} samples); a disk is warned of before it exceeds it`,
+    group: 'early-warning',
+    trace: 'sla_ms',
+  },
+  {
+    key: 'warnProbability',
+    flag: '--warn-probability <p>',
+    kind: 'probability',
+    default: d.warnProbability,
+    meaning: `a disk whose predicted chance of exceeding the SLA within ${formatDuration(d.horizonMs)} is above this at ${d.confirmSamples} samples in a row, its P99 rising, is in state 'warning' (at least WARNING), until it has held under the SLA without a rising trend for ${formatDuration(d.clearAfterMs)}`,
+    group: 'early-warning',
+    trace: 'warn_probability',
+  },
+  {
+    key: 'model',
+    flag: '--predictor <model>',
+    kind: 'choice',
+    default: d.model,
+    choices: PREDICTOR_MODELS,
+    meaning: `the model, ${PREDICTOR_MODELS.join(' or ')} (a linear trend of the P99)`,
+    group: 'early-warning',
+    trace: 'predictor',
+  },
+]);
 
 /** Fills in the defaults and rejects values the predictor cannot work with. */
 export function predictorParams(overrides: Partial<PredictorParams> = {}): PredictorParams {

@@ -1,7 +1,8 @@
 // `replay --plot FILE.svg`: a chart for a post-mortem. On top, each disk's score per round
 // with the slow and eviction thresholds; under it, each disk's inspection latency per round
 // (median and max, log scale) with the timeout. Hand-written SVG: it opens in any browser.
-import { formatDuration, type ScoreParams } from '../params.js';
+import { formatDuration } from '../common/durations.js';
+import type { ScoreParams } from '../params.js';
 import type { ReplayObserver, ScoreUpdate } from './replay-engine.js';
 import { paramsSummary } from './timeline.js';
 

@@ -3,7 +3,8 @@
 // The block devices a trace recorded show as watch shows them: on the round's line, and with
 // --verbose a line each.
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import { formatDuration, type ScoreParams } from '../params.js';
+import { formatDuration } from '../common/durations.js';
+import type { ScoreParams } from '../params.js';
 import { formatBlockDevices, formatDeviceLine, formatElapsed, formatPrediction, formatScore } from '../report/format.js';
 import { visible } from '../report/visible-text.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';

@@ -3,9 +3,9 @@
 // stalls that process, never the run.
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
-import type { ScoreParams } from '../params.js';
 import type { InspectionRecord, ProbeSession } from '../session/probe-session.js';
 import { VERSION } from '../version.js';
+import type { RecordedParams } from './trace-format.js';
 import { TRACE_MODE, traceCreateError, traceHeaderLine, TraceWriter } from './trace-writer.js';
 import { writeStderrLine } from '../report/visible-text.js';
 
@@ -32,9 +32,11 @@ export class SessionRecorder {
   /**
    * Creates the trace file (never over an existing entry) with the layout at start: a file
    * that cannot be created fails the run; one not created within the deadline (a hung disk)
-   * is told, and the run goes on, its lines queued in the writer.
+   * is told, and the run goes on, its lines queued in the writer. The header records every
+   * parameter that can change a verdict.
    */
-  static async start(output: OutputWriter, file: string, session: ProbeSession, params: ScoreParams, hangAfterMs: number): Promise<SessionRecorder> {
+  static async start(output: OutputWriter, file: string, session: ProbeSession, recorded: RecordedParams): Promise<SessionRecorder> {
+    const { score: params, ...stages } = recorded;
     const inspected = session.statuses().filter((disk) => disk.inspected);
     const header = traceHeaderLine({
       params,
@@ -42,7 +44,7 @@ export class SessionRecorder {
       paths: Object.fromEntries(inspected.map((disk) => [disk.name, disk.dir])),
       tool: `slowdisk ${VERSION}`,
       blockDevices: Object.fromEntries(inspected.map((disk) => [disk.name, disk.blockDevices ?? []])),
-      hangAfterMs,
+      stages,
     });
     const creating = output.request({ type: 'create', file, text: header, mode: TRACE_MODE });
     const sink = { write: (text: string) => output.append(file, text), close: () => output.request({ type: 'close', file }) };

@@ -2,26 +2,43 @@
 // `replay` reads. A public contract, versioned by the header's "slowdisk_trace".
 import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { DeviceRole } from '../kernel/block-devices.js';
-import { DEFAULT_INTERVAL_MS, type ScoreParams } from '../params.js';
+import type { ParamSpec } from '../common/param-spec.js';
+import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type CriticalOn, type StatisticalParams } from '../detect/statistical-params.js';
+import { DEFAULT_INTERVAL_MS, HANG_AFTER_SPEC, INTERVAL_SPEC, SCORE_SPECS, TIMEOUT_SPEC, type ProbeParams, type ScoreParams } from '../params.js';
+import { PREDICTOR_SPECS, type PredictorParams } from '../predict/predictor-params.js';
 
 export const TRACE_VERSION = 1;
 
-/** The header's name for each scoring parameter: the writer records them all, replay reads them back. */
-export const HEADER_PARAM_KEYS = {
-  intervalMs: 'interval_ms',
-  roundTicks: 'round_ticks',
-  ratioThreshold: 'ratio_threshold',
-  minTtrMs: 'min_ttr_ms',
-  timeoutMs: 'timeout_ms',
-  evictThreshold: 'evict_threshold',
-  slowThreshold: 'slow_threshold',
-} as const satisfies Record<keyof ScoreParams, string>;
+/** The parameters a header records, by the stage whose params hold them: every one that can change a state or the exit code. */
+export interface RecordedParams {
+  score: ScoreParams;
+  probe: Pick<ProbeParams, 'hangAfterMs'>;
+  statistical: StatisticalParams;
+  verdict: { criticalOn: CriticalOn };
+  predictor: PredictorParams;
+}
 
-type HeaderParams = { [K in keyof ScoreParams as (typeof HEADER_PARAM_KEYS)[K]]?: number };
+type RecordedSpecs = { readonly [Stage in keyof RecordedParams]: readonly ParamSpec<keyof RecordedParams[Stage] & string>[] };
+
+/** The specs of each stage whose parameters a header records, under the specs' `trace` keys. */
+export const RECORDED_SPECS: RecordedSpecs = Object.freeze({
+  score: SCORE_SPECS,
+  probe: [HANG_AFTER_SPEC],
+  statistical: STATISTICAL_SPECS,
+  verdict: [CRITICAL_ON_SPEC],
+  predictor: PREDICTOR_SPECS,
+});
+
+/** Every parameter a header may hold. */
+export const HEADER_SPECS: readonly ParamSpec[] = Object.values(RECORDED_SPECS)
+  .flat()
+  .filter((spec) => spec.trace !== undefined);
 
 /** The first line of a trace, when it has one. Keys beyond these are kept for people, not read. */
-export interface TraceHeader extends HeaderParams {
+export interface TraceHeader {
   slowdisk_trace: number;
+  /** The recorded parameters, under their specs' `trace` keys (HEADER_SPECS): all optional. */
+  [traceKey: string]: unknown;
   /** The inspected disks, in order. Without them replay takes the disks named in the lines. */
   disks?: string[];
   /** Each disk's directory. */
@@ -33,8 +50,6 @@ export interface TraceHeader extends HeaderParams {
   tool?: string;
   /** The kernel's names of the block devices behind each disk's filesystem, at the start. */
   block_devices?: Record<string, string[]>;
-  /** --hang-after of the recorded run: replay finds the same hung disks with it. */
-  hang_after_ms?: number;
 }
 
 /** An inspection that finished, as the recorder writes it. */
@@ -152,23 +167,23 @@ export interface TraceLine {
   device?: DeviceFigures;
 }
 
-export function headerParamsOf(params: ScoreParams): HeaderParams {
-  const header: HeaderParams = {};
-  for (const [param, key] of Object.entries(HEADER_PARAM_KEYS) as [keyof ScoreParams, keyof HeaderParams][]) {
-    header[key] = params[param];
+/** The header's parameters: a run records the score's always, the other stages' when it has them. */
+export function headerParamsOf(params: Pick<RecordedParams, 'score'> & Partial<RecordedParams>): Record<string, number | string> {
+  const header: Record<string, number | string> = {};
+  for (const stage of Object.keys(RECORDED_SPECS) as (keyof RecordedParams)[]) {
+    const values = params[stage] as Record<string, number | string> | undefined;
+    if (values === undefined) continue;
+    for (const spec of RECORDED_SPECS[stage]) if (spec.trace !== undefined) header[spec.trace] = values[spec.key];
   }
   return header;
 }
 
 /**
- * The scoring parameters a header records. A timeout equal to the interval is left out: it is
- * the default, so it follows the interval when replay is given another one.
+ * The value a header records for a parameter, if any. A timeout equal to the interval is
+ * left out: it is the default, so it follows the interval when replay is given another one.
  */
-export function paramsOfHeader(header: TraceHeader): Partial<ScoreParams> {
-  const params: Partial<ScoreParams> = {};
-  for (const [param, key] of Object.entries(HEADER_PARAM_KEYS) as [keyof ScoreParams, keyof HeaderParams][]) {
-    if (header[key] !== undefined) params[param] = header[key];
-  }
-  if (params.timeoutMs === (params.intervalMs ?? DEFAULT_INTERVAL_MS)) delete params.timeoutMs;
-  return params;
+export function headerValueOf(header: TraceHeader, spec: ParamSpec): number | string | undefined {
+  const value = spec.trace === undefined ? undefined : (header[spec.trace] as number | string | undefined);
+  if (spec === (TIMEOUT_SPEC as ParamSpec) && value === (header[INTERVAL_SPEC.trace!] ?? DEFAULT_INTERVAL_MS)) return undefined;
+  return value;
 }

@@ -2,8 +2,8 @@
 // held in memory, and rejects a malformed one at the line that breaks the format.
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { formatDurationRange, inDurationRange, SCORE_DURATION_RANGES, type DurationRange, type ScoreParams } from '../params.js';
-import { figuresOfLine, HEADER_PARAM_KEYS, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
+import { expectedValue, validParamValue } from '../common/param-spec.js';
+import { figuresOfLine, HEADER_SPECS, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
 
 /** A line that breaks the trace format; a trace with no line to replay is one too, at no line. */
 export class TraceError extends Error {
@@ -143,10 +143,10 @@ class LineParser {
     if (json.slowdisk_trace !== TRACE_VERSION) {
       throw new TraceError(number, `unknown trace version ${JSON.stringify(json.slowdisk_trace)}: this slowdisk reads version ${TRACE_VERSION}`);
     }
-    for (const [param, key] of Object.entries(HEADER_PARAM_KEYS) as [keyof ScoreParams, string][]) {
-      const value = json[key];
-      if (value !== undefined && !(typeof value === 'number' && PARAM_CHECKS[param].valid(value))) {
-        throw new TraceError(number, `"${key}" must be ${PARAM_CHECKS[param].expected}, got ${JSON.stringify(value)}`);
+    for (const spec of HEADER_SPECS) {
+      const value = json[spec.trace!];
+      if (value !== undefined && !validParamValue(spec, value)) {
+        throw new TraceError(number, `"${spec.trace}" must be ${expectedValue(spec)}, got ${JSON.stringify(value)}`);
       }
     }
     if (json.disks !== undefined) {
@@ -221,19 +221,3 @@ function deviceLine(json: Json, number: number): TraceLine['device'] {
   for (const key of DEVICE_COUNTS_OR_NULL) expect(json[key] === null || count(json[key]), key, 'a number, 0 or more, or null');
   return figuresOfLine(json as unknown as RecordedDevice);
 }
-
-/** The command line's range for the same parameter. */
-const durationCheck = (range: DurationRange) => ({
-  valid: (value: number) => inDurationRange(value, range),
-  expected: `a number of milliseconds from ${formatDurationRange(range)}`,
-});
-
-const PARAM_CHECKS: Record<keyof ScoreParams, { valid: (value: number) => boolean; expected: string }> = {
-  intervalMs: durationCheck(SCORE_DURATION_RANGES.intervalMs),
-  roundTicks: { valid: (value) => Number.isInteger(value) && value >= 1, expected: 'an integer from 1' },
-  ratioThreshold: { valid: (value) => value > 0 && value <= 1, expected: 'a number above 0, at most 1' },
-  minTtrMs: durationCheck(SCORE_DURATION_RANGES.minTtrMs),
-  timeoutMs: durationCheck(SCORE_DURATION_RANGES.timeoutMs),
-  evictThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
-  slowThreshold: { valid: (value) => value >= 1 && value <= 100, expected: 'a score from 1 to 100' },
-};

@@ -7,7 +7,7 @@ import { microseconds } from '../common/microseconds.js';
 import { AppendedFile } from '../output/appended-file.js';
 import type { ScoreParams } from '../params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import { deviceFields, headerParamsOf, TRACE_VERSION, type RecordedDevice, type RecordedFailure, type RecordedInspection, type TraceHeader } from './trace-format.js';
+import { deviceFields, headerParamsOf, TRACE_VERSION, type RecordedDevice, type RecordedFailure, type RecordedInspection, type RecordedParams, type TraceHeader } from './trace-format.js';
 
 export interface TraceWriterOptions {
   params: ScoreParams;
@@ -19,8 +19,8 @@ export interface TraceWriterOptions {
   tool: string;
   /** The block devices behind each disk's filesystem. */
   blockDevices?: Record<string, string[]>;
-  /** --hang-after, for replay to find the same hangs. */
-  hangAfterMs?: number;
+  /** The other stages' verdict parameters, for replay to reach the same verdicts. */
+  stages?: Omit<Partial<RecordedParams>, 'score'>;
 }
 
 /** Where a trace's lines go: written in order; close flushes them. */
@@ -104,14 +104,13 @@ export class TraceWriter {
 export function traceHeaderLine(options: TraceWriterOptions): string {
   const header: TraceHeader = {
     slowdisk_trace: TRACE_VERSION,
-    ...headerParamsOf(options.params),
+    ...headerParamsOf({ ...options.stages, score: options.params }),
     disks: options.disks,
     ...(options.paths ? { paths: options.paths } : {}),
     host: os.hostname(),
     start: new Date().toISOString(),
     tool: options.tool,
     ...(options.blockDevices ? { block_devices: options.blockDevices } : {}),
-    ...(options.hangAfterMs === undefined ? {} : { hang_after_ms: options.hangAfterMs }),
   };
   return `${JSON.stringify(header)}\n`;
 }

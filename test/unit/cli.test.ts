@@ -59,6 +59,35 @@ describe('help', () => {
   });
 });
 
+describe('help from the parameter specs', () => {
+  /** Each flag's entry in the help, by flag name, and the heading it is listed under. */
+  function entries(help: string): Map<string, { heading: string; text: string }> {
+    const found = new Map<string, { heading: string; text: string }>();
+    let heading = '';
+    for (const block of help.split(/\n(?=\S|  -)/)) {
+      if (/^\S.*:$/.test(block.split('\n')[0])) heading = block.split('\n')[0];
+      const flag = /^ {2}(--[a-z-]+)/.exec(block);
+      if (flag) found.set(flag[1], { heading, text: block.replace(/\s+/g, ' ') });
+    }
+    return found;
+  }
+
+  it("lists every stage's flag under its stage's heading, with its default in units", async () => {
+    const { ALL_PARAM_SPECS } = await import('../../src/cli/param-registry.js');
+    const { defaultText, flagName } = await import('../../src/common/param-spec.js');
+    const { HELP_HEADINGS } = await import('../../src/cli/param-options.js');
+    const [check, analyze] = await Promise.all([runCli(['check', '--help']), runCli(['analyze', '--help'])]);
+    const shown = new Map([...entries(check.stdout), ...entries(analyze.stdout)]);
+    for (const spec of ALL_PARAM_SPECS) {
+      const entry = shown.get(flagName(spec));
+      expect(entry?.heading, flagName(spec)).toBe(HELP_HEADINGS[spec.group]);
+      if (spec.kind !== 'boolean' && spec.default !== undefined) expect(entry?.text).toContain(`(default: ${defaultText(spec)})`);
+    }
+    expect(shown.get('--recover-after')?.text).toContain('(default: 30m)');
+    expect(shown.get('--stat-threshold')?.heading).toBe('Statistical detector:');
+  });
+});
+
 describe.concurrent('durations out of their range', () => {
   // Node fires a timer of more than 2^31-1 ms (597h) at once: each would have been a wrong verdict.
   it.each([
@@ -82,10 +111,10 @@ describe.concurrent('durations out of their range', () => {
   });
 
   it('the largest duration of every range is one a timer can wait for', async () => {
-    const { CHECK_DURATION_RANGE, HANG_AFTER_RANGE, HOOK_DURATION_RANGES, MAX_TIMER_MS, SCORE_DURATION_RANGES } = await import('../../src/params.js');
-    const { STATISTICAL_DURATION_RANGES } = await import('../../src/detect/statistical-params.js');
-    const { SLA_RANGE } = await import('../../src/predict/predictor-params.js');
-    const ranges = [CHECK_DURATION_RANGE, HANG_AFTER_RANGE, SLA_RANGE, ...Object.values(HOOK_DURATION_RANGES), ...Object.values(SCORE_DURATION_RANGES), ...Object.values(STATISTICAL_DURATION_RANGES)];
+    const { MAX_TIMER_MS } = await import('../../src/common/durations.js');
+    const { ALL_PARAM_SPECS } = await import('../../src/cli/param-registry.js');
+    const ranges = ALL_PARAM_SPECS.flatMap((spec) => (spec.kind === 'duration' ? [spec.range] : []));
+    expect(ranges.length).toBeGreaterThan(10);
     for (const range of ranges) {
       expect(range.minMs).toBeGreaterThan(0);
       expect(range.maxMs).toBeGreaterThan(range.minMs);

@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/params.js';
+import { DEFAULT_SCORE_PARAMS, SCORE_SPECS, type ScoreParams } from '../../src/params.js';
 import { replayBatches, SETTLE_WINDOW_TICKS, type ReplayResult, type ScoreUpdate } from '../../src/replay/replay-engine.js';
 import { StoreTicks } from '../../src/ticks/store-ticks.js';
-import { paramsOfHeader } from '../../src/trace/trace-format.js';
+import { headerValueOf, type TraceHeader } from '../../src/trace/trace-format.js';
 import { openTrace, readTrace, TraceError, type Trace } from '../../src/trace/trace-reader.js';
 import { TraceWriter } from '../../src/trace/trace-writer.js';
 
@@ -16,6 +16,16 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-replay-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const params = (overrides: Partial<ScoreParams> = {}): ScoreParams => ({ ...DEFAULT_SCORE_PARAMS, ...overrides });
+
+/** The score's parameters a header records, as replay takes them. */
+function paramsOfHeader(header: TraceHeader): Partial<ScoreParams> {
+  const params: Partial<Record<keyof ScoreParams, unknown>> = {};
+  for (const spec of SCORE_SPECS) {
+    const value = headerValueOf(header, spec);
+    if (value !== undefined) params[spec.key] = value;
+  }
+  return params as Partial<ScoreParams>;
+}
 
 interface Replayed {
   updates: ScoreUpdate[];

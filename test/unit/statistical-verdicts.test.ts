@@ -1,5 +1,6 @@
 // The statistical detector beside the slow score, through the CLI: replay of generated traces
 // reaches the same states a live run would, shows them, and folds them into the exit code.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
@@ -34,6 +35,30 @@ describe('the statistical detector in replay', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/disk4 1\.00 stat ok/);
     expect(result.stdout).not.toMatch(/stat confirmed/);
+  });
+
+  it("replays with the header's detector parameters, unless a flag overrides them, which it says", async () => {
+    const file = traceOf('slow-recorded', slow);
+    const [first, ...rest] = readFileSync(file, 'utf8').split('\n');
+    const header = JSON.parse(first) as Record<string, unknown>;
+    // The generator's header, like a trace of an older slowdisk, has none: the tests above replayed it with the defaults.
+    expect(Object.keys(header).filter((key) => key.startsWith('stat_') || key === 'critical_on')).toEqual([]);
+    const recorded = (extra: object) => {
+      const copy = file.replace(/\.jsonl$/, `-${Object.entries(extra).flat().join('-')}.jsonl`);
+      writeFileSync(copy, [JSON.stringify({ ...header, ...extra }), ...rest].join('\n'));
+      return copy;
+    };
+    // Confirmed, and with --critical-on any as recorded, CRITICAL.
+    expect((await runCli(['replay', recorded({ critical_on: 'any' })])).code).toBe(2);
+    // A threshold of 1000 MADs confirms nothing: no longer CRITICAL.
+    const lenient = await runCli(['replay', recorded({ critical_on: 'any', stat_threshold: 1000 })]);
+    expect(lenient.stderr).toBe('');
+    expect(lenient.code).toBeLessThan(2);
+    expect(lenient.stdout).toMatch(/disk4 1\.00 stat ok/);
+    expect(lenient.stdout).not.toMatch(/stat confirmed/);
+    const overridden = await runCli(['replay', recorded({ critical_on: 'any', stat_threshold: 1000 }), '--stat-threshold', '3']);
+    expect(overridden.code).toBe(2);
+    expect(overridden.stderr).toBe("slowdisk: replay: --stat-threshold 3 overrides the trace's 1000\n");
   });
 
   it('a bad detector flag: one line, exit 3', async () => {

@@ -9,6 +9,8 @@ import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
 import { MAX_LINE_CHARS, MAX_TICK_GAP, openTrace, readTrace, TraceError } from '../../src/trace/trace-reader.js';
 import { TraceWriter } from '../../src/trace/trace-writer.js';
+import { statisticalParams } from '../../src/detect/statistical-params.js';
+import { predictorParams } from '../../src/predict/predictor-params.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-trace-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -128,6 +130,8 @@ describe('a bad trace stops at the line that breaks the format', () => {
     ['a header not on the first line', `${ok}{"slowdisk_trace":1}\n`, 2, /^a header \("slowdisk_trace"\) is allowed on the first line only$/],
     ['a header after a blank first line', `\n{"slowdisk_trace":1}\n`, 2, /first line only/],
     ['a bad interval in the header', `{"slowdisk_trace":1,"interval_ms":0}\n`, 1, /^"interval_ms" must be a number of milliseconds from 1ms to 1h, got 0$/],
+    ['an unknown model in the header', `{"slowdisk_trace":1,"predictor":"magic"}\n`, 1, /^"predictor" must be "network" or "trend", got "magic"$/],
+    ['a statistical threshold out of its range in the header', `{"slowdisk_trace":1,"stat_threshold":0}\n`, 1, /^"stat_threshold" must be a number from 0\.1 to 1000, got 0$/],
     ['fractional round ticks in the header', `{"slowdisk_trace":1,"round_ticks":2.5}\n`, 1, /^"round_ticks" must be an integer from 1/],
     ['a bad disk list in the header', `{"slowdisk_trace":1,"disks":["raft","raft"]}\n`, 1, /^"disks" must be a list of distinct disk names/],
     ['a disk the header does not list', `{"slowdisk_trace":1,"disks":["raft"]}\n${ok}{"tick":1,"disk":"kv","ms":1}\n`, 3, /^disk "kv" is not in the header's disks \(raft\)$/],
@@ -215,6 +219,31 @@ describe('the recorder', () => {
     );
     const { lines: read } = await linesOf(readFileSync(file, 'utf8'));
     expect(read[0].device).toMatchObject({ name: 'loop3', writeIops: 0.333, stalled: true, disks: ['raft'] });
+  });
+
+  it("records every stage's verdict parameters in the header, under their trace keys", async () => {
+    const file = path.join(work, 'verdict-params.jsonl');
+    const statistical = statisticalParams({ threshold: 1.5, suspectAfterMs: 2000 });
+    const predictor = predictorParams({ slaMs: 50, warnProbability: 0.6, model: 'trend' });
+    const stages = { probe: { hangAfterMs: 2000 }, statistical, verdict: { criticalOn: 'any' as const }, predictor };
+    const writer = await TraceWriter.open(file, { params, disks: ['raft'], tool: 'slowdisk test', stages });
+    writer.clock(1);
+    await writer.close();
+    const { header } = await linesOf(readFileSync(file, 'utf8'));
+    expect(header).toMatchObject({
+      interval_ms: 100,
+      hang_after_ms: 2000,
+      stat_window: 1000,
+      stat_refresh_ms: 10_000,
+      stat_threshold: 1.5,
+      stat_suspect_after_ms: 2000,
+      stat_observe_ms: 60_000,
+      stat_confirm_share: 0.7,
+      critical_on: 'any',
+      sla_ms: 50,
+      warn_probability: 0.6,
+      predictor: 'trend',
+    });
   });
 
   it('writes the header, then one line per result, and reads back as a trace', async () => {
