@@ -9,7 +9,7 @@ import { newCounters, type ReadCounters } from '../perseus/csv.js';
 import { findHosts, LayoutError } from '../perseus/layout.js';
 import { loadOra } from '../report/terminal.js';
 import { visible, writeStderrLine } from '../report/visible-text.js';
-import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from './exit-codes.js';
+import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 import { fail } from './fail.js';
 import { numberArg } from './options.js';
 

@@ -1,17 +1,4 @@
-// The monitoring-plugin convention (Nagios, Icinga, Sensu), plus 128 + signal number.
-import type { Severity } from '../score/store-score.js';
-
-export const EXIT_OK = 0;
-export const EXIT_WARNING = 1;
-export const EXIT_CRITICAL = 2;
-export const EXIT_UNKNOWN = 3;
-export const EXIT_SIGINT = 130;
-export const EXIT_SIGTERM = 143;
-
-export function exitCodeOf(severity: Severity): number {
-  return severity === 'evict' ? EXIT_CRITICAL : severity === 'slow' ? EXIT_WARNING : EXIT_OK;
-}
-
+// What each exit code means, for --help; the codes themselves are the verdict's (src/verdict/exit-codes.ts).
 export const EXIT_CODE_HELP = `Exit codes:
   0  OK        the store score stayed below the slow threshold
   1  WARNING   the reported store score reached the slow threshold (default 80), not the eviction threshold;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CHECK_DURATION_RANGE, DEFAULT_CHECK_DURATION_MS } from '../params.js';
 import { VERSION } from '../version.js';
-import { EXIT_CODE_HELP, EXIT_UNKNOWN } from './exit-codes.js';
+import { EXIT_CODE_HELP } from './exit-codes.js';
+import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from './fail.js';
 import { addHookOptions, hookParamsFrom, type HookOptionValues } from './hook-options.js';
 import {
