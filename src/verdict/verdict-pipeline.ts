@@ -4,8 +4,7 @@
 // came), each with the clock's reading, and owns what they make: the store's tick semantics
 // (StoreTicks), the statistical detector, the early-warning predictor, the hang rule
 // (in-flight.ts), and the verdict. Pure: no I/O, no timers, and the clock is the events'.
-import type { DetectorState } from '../detect/statistical-detector.js';
-import { StatisticalDetector } from '../detect/statistical-detector.js';
+import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
 import { detectorSeverity } from '../detect/severity.js';
 import { feedDetector } from '../detect/tick-feed.js';
