@@ -23,7 +23,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { MAX_TICK_GAP, TraceError } from '../trace/trace-reader.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
-import { countsForItsTick, VerdictPipeline, type RoundVerdict } from '../verdict/verdict-pipeline.js';
+import { countsForItsTick, VerdictPipeline, type InspectionEvent, type RoundVerdict } from '../verdict/verdict-pipeline.js';
 
 /** One hour of 100 ms ticks: longer than any wait for a result that counts. */
 export const SETTLE_WINDOW_TICKS = 36_000;
@@ -104,6 +104,8 @@ export class ReplayEngine {
   private readonly devices = new Map<number, DeviceFigures[]>();
   private replayed = 0;
   private latestTick = 0;
+  /** The one inspection event handed to the pipeline, filled afresh for each line: it keeps none, and a day has 1.7 million. */
+  private readonly inspection: InspectionEvent = { tick: 0, disk: '', ms: null, late: false, atMs: 0 };
 
   constructor(
     private readonly options: ReplayOptions,
@@ -212,11 +214,20 @@ export class ReplayEngine {
       this.observer.devices?.(k, devices);
     }
     const atMs = k * this.options.params.intervalMs;
-    const { round } = this.pipeline.tick({ tick: k, atMs, ...(devices ? { devices } : {}) });
+    this.pipeline.tick({ tick: k, atMs });
+    const round = this.pipeline.devices({ tick: k, devices });
     if (round) this.observer.update?.(round);
     for (const disk of this.disks.values()) {
       const line = disk.take(k);
-      if (line) this.pipeline.inspection({ tick: k, disk: disk.name, ms: line.ms, late: line.late, atMs: atMs + (line.ms ?? 0) });
+      if (line) {
+        const event = this.inspection;
+        event.tick = k;
+        event.disk = disk.name;
+        event.ms = line.ms;
+        event.late = line.late;
+        event.atMs = atMs + (line.ms ?? 0);
+        this.pipeline.inspection(event);
+      }
       this.observer.inspection?.(disk.name, k, line?.ms ?? null);
     }
     this.replayed = k;

@@ -277,9 +277,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.applyStaleLayout();
     this.releaseLeftStuck();
     const now = MONOTONIC_CLOCK.now();
-    // One read of the counters a round, at its close, whatever the inspections are waiting on.
-    const devices = tick % this.score.roundTicks === 0 ? this.counters.sample() : undefined;
-    const out = this.pipeline.tick({ tick, atMs: now, ...(devices ? { devices } : {}) });
+    const out = this.pipeline.tick({ tick, atMs: now });
     const hung = [...out.hung];
     const orders = out.start.flatMap((name): InspectOrder[] => {
       const disk = this.disks.get(name);
@@ -293,9 +291,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     });
     if (orders.length > 0) this.prober.send({ type: 'inspect', tick, disks: orders });
     for (const told of hung) this.announceHung(told);
-    if (!out.round) return;
+    // One read of the counters a round, at its close, whatever the inspections are waiting on.
+    const devices = out.closesRound ? this.counters.sample() : undefined;
+    const round = this.pipeline.devices({ tick, devices });
+    if (!round) return;
     this.resolveAll();
-    this.emitRound(out.round, sinceStartMs, devices ?? []);
+    this.emitRound(round, sinceStartMs, devices ?? []);
   }
 
   /**

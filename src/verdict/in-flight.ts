@@ -5,67 +5,64 @@
 // ticks not yet replayed. A disk is hung once its inspection in flight has been so for
 // --hang-after.
 
-interface InFlight {
-  /** The tick the inspection started at; null for one left to another run's prober. */
-  tick: number | null;
-  startedMs: number;
+/** One disk's inspection in flight, if any. */
+export class InFlight {
+  /** The tick the inspection started at; null for one left to another run's prober, or for none yet. */
+  private tickId: number | null = null;
+  private startedMs = 0;
   /** When its result came; null while none has. */
-  endedMs: number | null;
-}
+  private endedMs: number | null = null;
+  private any = false;
 
-export class InFlightInspections {
-  private readonly disks = new Map<string, InFlight>();
-
-  constructor(private readonly hangAfterMs: number) {}
-
-  /** Tick `tick` began at `atMs`: an inspection starts on the disk unless its previous one is still out. */
-  tick(disk: string, tick: number, atMs: number): void {
-    const inFlight = this.disks.get(disk);
-    if (inFlight === undefined) {
-      this.disks.set(disk, { tick, startedMs: atMs, endedMs: null });
-    } else if (inFlight.endedMs !== null && inFlight.endedMs <= atMs) {
-      // Reused rather than replaced: a replay starts one on every disk at almost every tick.
-      inFlight.tick = tick;
-      inFlight.startedMs = atMs;
-      inFlight.endedMs = null;
-    }
+  /** Tick `tick` began at `atMs`: an inspection starts unless the previous one is still out. */
+  tick(tick: number, atMs: number): void {
+    if (this.any && (this.endedMs === null || this.endedMs > atMs)) return;
+    this.start(tick, atMs);
   }
 
   /**
-   * The result of the disk's inspection of `tick` came at `atMs`; whether it was the one in
-   * flight. A result of a later tick than the one in flight (`startedMs`: that tick's clock)
-   * says that one had ended and this one started then.
+   * The result of the inspection of `tick` came at `atMs`; whether it was the one in flight.
+   * A result of a later tick than the one in flight (`startedMs`: that tick's clock) says
+   * that one had ended and this one started then.
    */
-  ended(disk: string, tick: number, startedMs: number, atMs: number): boolean {
-    const inFlight = this.disks.get(disk);
-    if (inFlight !== undefined && inFlight.tick !== null && tick > inFlight.tick) {
-      this.disks.set(disk, { tick, startedMs, endedMs: atMs });
+  ended(tick: number, startedMs: number, atMs: number): boolean {
+    if (this.tickId !== null && tick > this.tickId) {
+      this.start(tick, startedMs);
+      this.endedMs = atMs;
       return false;
     }
-    if (inFlight?.tick !== tick) return false;
-    inFlight.endedMs = atMs;
+    if (this.tickId !== tick) return false;
+    this.endedMs = atMs;
     return true;
   }
 
-  /** The disk's inspection is another run's, in flight since `sinceMs`: none starts here until it is forgotten. */
-  elsewhere(disk: string, sinceMs: number): void {
-    this.disks.set(disk, { tick: null, startedMs: sinceMs, endedMs: null });
+  /** The inspection is another run's, in flight since `sinceMs`: none starts here until this one is forgotten. */
+  elsewhere(sinceMs: number): void {
+    this.start(null, sinceMs);
   }
 
-  /** Its inspection in flight will never come back, or the disk is no longer inspected. */
-  forget(disk: string): void {
-    this.disks.delete(disk);
+  /** The inspection in flight will never come back: the next tick starts one. */
+  forget(): void {
+    this.any = false;
+    this.tickId = null;
+    this.endedMs = null;
   }
 
-  /** How long the disk's inspection has been in flight at `nowMs`, or null when none is. */
-  waitingMs(disk: string, nowMs: number): number | null {
-    const inFlight = this.disks.get(disk);
-    if (inFlight === undefined || (inFlight.endedMs !== null && inFlight.endedMs <= nowMs)) return null;
-    return nowMs - inFlight.startedMs;
+  /** How long the inspection has been in flight at `nowMs`, or null when none is. */
+  waitingMs(nowMs: number): number | null {
+    if (!this.any || (this.endedMs !== null && this.endedMs <= nowMs)) return null;
+    return nowMs - this.startedMs;
   }
 
-  hung(disk: string, nowMs: number): boolean {
-    const waiting = this.waitingMs(disk, nowMs);
-    return waiting !== null && waiting >= this.hangAfterMs;
+  hung(nowMs: number, hangAfterMs: number): boolean {
+    const waiting = this.waitingMs(nowMs);
+    return waiting !== null && waiting >= hangAfterMs;
+  }
+
+  private start(tick: number | null, atMs: number): void {
+    this.any = true;
+    this.tickId = tick;
+    this.startedMs = atMs;
+    this.endedMs = null;
   }
 }

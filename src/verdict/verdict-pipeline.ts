@@ -1,7 +1,8 @@
 // From inspection events to the run's verdict and exit code: the one path a live run and a
 // replay both take. It is fed what a trace records (the disks inspected, each tick as it
-// begins with the block devices' figures of a round it closes, each inspection as its result
-// came), each with the clock's reading, and owns what they make: the store's tick semantics
+// begins, then the block devices' figures read once its inspections are started, at the
+// close of a round, and each inspection as its result came), each with the clock's reading,
+// and owns what they make: the store's tick semantics
 // (StoreTicks), the statistical detector, the early-warning predictor, the hang rule
 // (in-flight.ts), and the verdict. Pure: no I/O, no timers, and the clock is the events'.
 import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
@@ -18,7 +19,7 @@ import { worseSeverity, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../ticks/store-ticks.js';
 import { exitCodeOf } from './exit-codes.js';
 import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
-import { InFlightInspections } from './in-flight.js';
+import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
 
 export interface PipelineParams {
@@ -31,10 +32,18 @@ export interface PipelineParams {
   hangAfterMs: number;
 }
 
-/** A tick as it begins. `atMs`: the clock then; `devices`: the figures read at the close of the round it closes. */
+/** A tick as it begins, `atMs` the clock then. */
 export interface TickEvent {
   tick: number;
   atMs: number;
+}
+
+/**
+ * What the block devices did over the round a tick closes, read once the tick's inspections
+ * are started (none on a tick that closes no round): every tick has one, after its start.
+ */
+export interface DevicesEvent {
+  tick: number;
   devices?: readonly DeviceFigures[];
 }
 
@@ -74,9 +83,9 @@ export interface TickOutput {
   tick: number;
   /** Disks whose inspection for this tick starts now. */
   start: string[];
-  hung: HungDisk[];
-  /** Set when the tick closed a round. */
-  round: RoundVerdict | null;
+  hung: readonly HungDisk[];
+  /** The tick closes a round: its devices event brings the round's verdict. */
+  closesRound: boolean;
 }
 
 export interface InspectionOutput {
@@ -109,20 +118,33 @@ export function countsForItsTick(ms: number | null, late: boolean, intervalMs: n
   return ms !== null && !late && ms < intervalMs;
 }
 
-type Answers = DiskAnswers & { state: 'hung' | 'answering' };
+/** Each outcome of an inspection, made once: a replay of a day has 1.7 million of them. */
+const OUTCOMES: readonly InspectionOutput[] = Array.from({ length: 8 }, (_, bits) =>
+  Object.freeze({ counted: (bits & 4) !== 0, late: (bits & 2) !== 0, hangEnded: (bits & 1) !== 0 }),
+);
+const outcome = (counted: boolean, late: boolean, hangEnded: boolean) => OUTCOMES[(counted ? 4 : 0) | (late ? 2 : 0) | (hangEnded ? 1 : 0)]!;
+
+/** No disk told hung at a tick: the usual answer, made once. */
+const NONE_HUNG: readonly HungDisk[] = Object.freeze([]);
+
+/** An inspected disk: its answers to the hang rule, kept from tick to tick. */
+interface InspectedDisk extends DiskAnswers {
+  state: 'hung' | 'answering';
+  inFlight: InFlight;
+  counts: InspectionCounts;
+  /** Told hung, and its inspection in flight has not come back since. */
+  hungTold: boolean;
+}
 
 export class VerdictPipeline {
   private readonly ticks: StoreTicks;
   private readonly detector: StatisticalDetector;
   private readonly predictions: PredictorFeed;
-  private readonly inFlight: InFlightInspections;
   readonly verdict: RunVerdict;
   private readonly counts = new Map<string, InspectionCounts>();
-  /** The inspected disks' answers to the hang rule, kept from tick to tick (and as a list, for the rules on them). */
-  private readonly answers = new Map<string, Answers>();
-  private answerList: Answers[] = [];
-  /** Disks told hung, until their inspection in flight comes back or they are another disk. */
-  private readonly hungTold = new Set<string>();
+  /** The inspected disks, also as a list for the rules on them. */
+  private readonly inspected = new Map<string, InspectedDisk>();
+  private inspectedList: InspectedDisk[] = [];
   /** The clock at the current tick's start. */
   private tickAtMs = 0;
 
@@ -135,7 +157,6 @@ export class VerdictPipeline {
       detectorFeed(disk, tickId, durationMs);
       this.predictions.outcome(disk, tickId, durationMs);
     });
-    this.inFlight = new InFlightInspections(params.hangAfterMs);
     this.verdict = new RunVerdict(params.score);
   }
 
@@ -145,15 +166,15 @@ export class VerdictPipeline {
 
   /** The inspected disks are these now: one that joins is scored from 1, one that leaves is forgotten. */
   disks(names: readonly string[]): void {
-    for (const name of [...this.answers.keys()]) if (!names.includes(name)) this.forget(name);
-    for (const name of names) if (!this.answers.has(name)) this.answer(name);
+    for (const name of [...this.inspected.keys()]) if (!names.includes(name)) this.forget(name);
+    for (const name of names) if (!this.inspected.has(name)) this.join(name);
     this.ticks.setInspected(names, this.scheduledMs());
   }
 
   /** Another filesystem took the disk's place: it is another disk, scored from 1. */
   restart(disk: string): void {
     this.forget(disk);
-    this.answer(disk);
+    this.join(disk);
     this.ticks.restart(disk, this.scheduledMs());
   }
 
@@ -161,39 +182,52 @@ export class VerdictPipeline {
     const { tick, atMs } = event;
     this.tickAtMs = atMs;
     const { start, updated } = this.ticks.tick(tick * this.params.score.intervalMs);
-    const hung: HungDisk[] = [];
-    for (const answers of this.answerList) {
-      this.inFlight.tick(answers.name, tick, atMs);
-      const told = this.judgeHang(answers, atMs);
-      if (told) hung.push(told);
+    let hung: HungDisk[] | null = null;
+    let anyHung = false;
+    for (const disk of this.inspectedList) {
+      disk.inFlight.tick(tick, atMs);
+      const told = this.judgeHang(disk, atMs);
+      if (told) (hung ??= []).push(told);
+      anyHung ||= disk.state === 'hung';
     }
-    this.verdict.note(hangSeverity(this.answerList));
+    if (anyHung) this.verdict.note(hangSeverity(this.inspectedList));
+    return { tick, start, hung: hung ?? NONE_HUNG, closesRound: updated };
+  }
+
+  /**
+   * The rest of the tick's start, once its inspections are on their way (live, the predictor
+   * and the round's verdict wait for them, not they for it): the round's verdict when the
+   * tick closes one.
+   */
+  devices(event: DevicesEvent): RoundVerdict | null {
+    const { tick } = event;
     this.predictions.tick(tick, event.devices);
-    return { tick, start, hung, round: updated ? this.closeRound(tick) : null };
+    return tick % this.params.score.roundTicks === 0 ? this.closeRound(tick) : null;
   }
 
   inspection(event: InspectionEvent): InspectionOutput | null {
     const { tick, disk, ms } = event;
-    const answers = this.answers.get(disk);
+    const inspected = this.inspected.get(disk);
     // A disk no longer inspected: its last inspection says nothing of it.
-    if (!answers) return null;
+    if (!inspected) return null;
     const startedMs = tick === this.ticks.currentTick ? this.tickAtMs : event.atMs;
-    const hangEnded = this.inFlight.ended(disk, tick, startedMs, event.atMs) && this.hungTold.delete(disk);
-    const counts = this.countsOf(disk);
+    const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs) && inspected.hungTold;
+    if (hangEnded) inspected.hungTold = false;
+    const { counts } = inspected;
     if (ms === null) {
       counts.errors += 1;
       this.predictions.failed(disk, tick);
       this.ticks.failed(disk, tick);
-      return { counted: false, late: false, hangEnded };
+      return outcome(false, false, hangEnded);
     }
     counts.inspections += 1;
-    answers.inspections = counts.inspections;
+    inspected.inspections = counts.inspections;
     const { intervalMs } = this.params.score;
     const late = event.late === true;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
     const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms);
     if (!counted) this.ticks.failed(disk, tick);
-    return { counted, late: late || (!counted && ms < intervalMs), hangEnded };
+    return outcome(counted, late || (!counted && ms < intervalMs), hangEnded);
   }
 
   /**
@@ -201,29 +235,29 @@ export class VerdictPipeline {
    * none of this run's starts there until it is abandoned. Told at once if it is hung already.
    */
   elsewhere(disk: string, sinceMs: number, atMs: number): HungDisk | null {
-    const answers = this.answers.get(disk);
-    if (!answers) return null;
-    this.inFlight.elsewhere(disk, sinceMs);
-    const told = this.judgeHang(answers, atMs);
-    this.verdict.note(hangSeverity([answers]));
+    const inspected = this.inspected.get(disk);
+    if (!inspected) return null;
+    inspected.inFlight.elsewhere(sinceMs);
+    const told = this.judgeHang(inspected, atMs);
+    this.verdict.note(hangSeverity([inspected]));
     return told;
   }
 
   /** The disk's inspection in flight will never come back: the next tick starts a new one. A hang told stays so until that one does. */
   abandoned(disk: string): void {
     this.ticks.abandon(disk);
-    this.inFlight.forget(disk);
+    this.inspected.get(disk)?.inFlight.forget();
   }
 
   /** A disk as it is at `nowMs`; undefined for one not inspected. */
   disk(name: string, nowMs: number): DiskVerdict | undefined {
-    const answers = this.answers.get(name);
-    if (!answers) return undefined;
-    const waiting = this.inFlight.waitingMs(name, nowMs);
+    const inspected = this.inspected.get(name);
+    if (!inspected) return undefined;
+    const waiting = inspected.inFlight.waitingMs(nowMs);
     const verdict: DiskVerdict = {
       score: this.ticks.scoreOf(name) ?? 1,
       statistical: this.detector.state(name),
-      hung: this.inFlight.hung(name, nowMs),
+      hung: inspected.inFlight.hung(nowMs, this.params.hangAfterMs),
     };
     const prediction = this.predictions.predictionOf(name);
     if (prediction) verdict.prediction = prediction;
@@ -248,8 +282,8 @@ export class VerdictPipeline {
 
   /** A check ends at `atMs`: a disk hung then, or with no inspection completed, leaves it nothing to call OK. */
   checkEnd(atMs: number): Severity {
-    for (const answers of this.answerList) answers.state = this.inFlight.hung(answers.name, atMs) ? 'hung' : 'answering';
-    const severity = checkEndSeverity(this.answerList);
+    for (const disk of this.inspectedList) disk.state = disk.inFlight.hung(atMs, this.params.hangAfterMs) ? 'hung' : 'answering';
+    const severity = checkEndSeverity(this.inspectedList);
     this.verdict.note(severity);
     return severity;
   }
@@ -275,24 +309,23 @@ export class VerdictPipeline {
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */
-  private judgeHang(answers: Answers, atMs: number): HungDisk | null {
-    const hung = this.inFlight.hung(answers.name, atMs);
-    answers.state = hung ? 'hung' : 'answering';
-    if (!hung || this.hungTold.has(answers.name)) return null;
-    this.hungTold.add(answers.name);
-    return { disk: answers.name, waitingMs: this.inFlight.waitingMs(answers.name, atMs)! };
+  private judgeHang(disk: InspectedDisk, atMs: number): HungDisk | null {
+    const hung = disk.inFlight.hung(atMs, this.params.hangAfterMs);
+    disk.state = hung ? 'hung' : 'answering';
+    if (!hung || disk.hungTold) return null;
+    disk.hungTold = true;
+    return { disk: disk.name, waitingMs: disk.inFlight.waitingMs(atMs)! };
   }
 
-  private answer(disk: string): void {
-    this.answers.set(disk, { name: disk, inspected: true, state: 'answering', inspections: this.countsOf(disk).inspections });
-    this.answerList = [...this.answers.values()];
+  private join(name: string): void {
+    const counts = this.countsOf(name);
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false });
+    this.inspectedList = [...this.inspected.values()];
   }
 
   private forget(disk: string): void {
-    this.answers.delete(disk);
-    this.answerList = [...this.answers.values()];
-    this.inFlight.forget(disk);
-    this.hungTold.delete(disk);
+    this.inspected.delete(disk);
+    this.inspectedList = [...this.inspected.values()];
     this.detector.forget(disk);
     this.predictions.forget(disk);
   }

@@ -6,7 +6,7 @@ import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
 import { predictorParams } from '../../src/predict/predictor-params.js';
 import { scenarioTrace } from '../../src/scenarios/index.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_WARNING, exitCodeOf } from '../../src/verdict/exit-codes.js';
-import { VerdictPipeline, type PipelineParams } from '../../src/verdict/verdict-pipeline.js';
+import { VerdictPipeline, type PipelineParams, type RoundVerdict, type TickOutput } from '../../src/verdict/verdict-pipeline.js';
 
 const score = DEFAULT_SCORE_PARAMS;
 const I = score.intervalMs;
@@ -56,7 +56,7 @@ function live(ticks: number, ms: Durations): Seen {
       const took = ms(disk, tick);
       arrivals.push({ atMs: clock(tick) + (took ?? 0.5) + 0.2, tick, disk, ms: took });
     }
-    observe(run, seen, out, clock(tick));
+    observe(run, seen, out, run.devices({ tick }), clock(tick));
   }
   return finish(run, seen, clock(ticks));
 }
@@ -68,6 +68,7 @@ function replayed(ticks: number, ms: Durations): Seen {
   const busyUntil = new Map<string, number>();
   for (let tick = 1; tick <= ticks; tick += 1) {
     const out = run.tick({ tick, atMs: tick * I });
+    const round = run.devices({ tick });
     for (const disk of ['raft', 'kv']) {
       // A trace has a line for each inspection that started and came back while recording.
       if ((busyUntil.get(disk) ?? 0) > tick * I) continue;
@@ -75,15 +76,15 @@ function replayed(ticks: number, ms: Durations): Seen {
       busyUntil.set(disk, tick * I + (took ?? 0));
       run.inspection({ tick, disk, ms: took, atMs: tick * I + (took ?? 0) });
     }
-    observe(run, seen, out, tick * I);
+    observe(run, seen, out, round, tick * I);
   }
   return finish(run, seen, ticks * I);
 }
 
-function observe(run: VerdictPipeline, seen: Seen, out: ReturnType<VerdictPipeline['tick']>, atMs: number): void {
+function observe(run: VerdictPipeline, seen: Seen, out: TickOutput, round: RoundVerdict | null, atMs: number): void {
   seen.hung.push(['raft', 'kv'].filter((disk) => run.disk(disk, atMs)?.hung));
   seen.told.push(out.hung.map((told) => told.disk));
-  if (out.round) seen.storeScores.push(out.round.storeScore);
+  if (round) seen.storeScores.push(round.storeScore);
 }
 
 function finish(run: VerdictPipeline, seen: Seen, atMs: number): Seen {
@@ -131,6 +132,7 @@ describe("check's end", () => {
     const run = pipeline();
     for (let tick = 1; tick <= 30; tick += 1) {
       run.tick({ tick, atMs: tick * I });
+      run.devices({ tick });
       run.inspection({ tick, disk: 'kv', ms: 2, atMs: tick * I + 2 });
       run.inspection({ tick, disk: 'raft', ms: null, atMs: tick * I + 1 });
     }
@@ -164,7 +166,8 @@ describe('criticalOn', () => {
     for (const line of lines.slice(1)) if (line.disk !== undefined) byTick.set(line.tick, [...(byTick.get(line.tick) ?? []), line]);
     const severities: string[] = [];
     for (let tick = 1; tick <= lastTick; tick += 1) {
-      const { round } = run.tick({ tick, atMs: tick * I });
+      run.tick({ tick, atMs: tick * I });
+      const round = run.devices({ tick });
       if (round) severities.push(round.severity);
       for (const line of byTick.get(tick) ?? []) {
         const ms = line.ms ?? null;
