@@ -2,9 +2,9 @@
 // replay both take. It is fed what a trace records (the disks inspected, each tick as it
 // begins, then the block devices' figures read once its inspections are started, at the
 // close of a round, and each inspection as its result came), each with the clock's reading,
-// and owns what they make: the store's tick semantics
-// (StoreTicks), the statistical detector, the early-warning predictor, the hang rule
-// (in-flight.ts), and the verdict. Pure: no I/O, no timers, and the clock is the events'.
+// and owns what they make: the store's tick semantics (StoreTicks), the statistical
+// detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
+// exit code. Pure: no I/O, no timers, and the clock is the events'.
 import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
 import { detectorSeverity } from '../detect/severity.js';
@@ -145,8 +145,9 @@ export class VerdictPipeline {
   /** The inspected disks, also as a list for the rules on them. */
   private readonly inspected = new Map<string, InspectedDisk>();
   private inspectedList: InspectedDisk[] = [];
-  /** The clock at the current tick's start. */
+  /** The clock at the current tick's start, and whether that tick closes a round. */
   private tickAtMs = 0;
+  private closesRound = false;
 
   constructor(private readonly params: PipelineParams) {
     const { intervalMs } = params.score;
@@ -178,10 +179,12 @@ export class VerdictPipeline {
     this.ticks.restart(disk, this.scheduledMs());
   }
 
+  /** A tick begins: the ticks charged, the inspections it starts, and the disks hung by then. */
   tick(event: TickEvent): TickOutput {
     const { tick, atMs } = event;
     this.tickAtMs = atMs;
     const { start, updated } = this.ticks.tick(tick * this.params.score.intervalMs);
+    this.closesRound = updated;
     let hung: HungDisk[] | null = null;
     let anyHung = false;
     for (const disk of this.inspectedList) {
@@ -202,9 +205,10 @@ export class VerdictPipeline {
   devices(event: DevicesEvent): RoundVerdict | null {
     const { tick } = event;
     this.predictions.tick(tick, event.devices);
-    return tick % this.params.score.roundTicks === 0 ? this.closeRound(tick) : null;
+    return this.closesRound ? this.closeRound(tick) : null;
   }
 
+  /** An inspection's result came: null for a disk not inspected (any more). */
   inspection(event: InspectionEvent): InspectionOutput | null {
     const { tick, disk, ms } = event;
     const inspected = this.inspected.get(disk);
