@@ -23,7 +23,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { MAX_TICK_GAP, TraceError } from '../trace/trace-reader.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
-import { countsForItsTick, VerdictPipeline, type InspectionEvent, type RoundVerdict } from '../verdict/verdict-pipeline.js';
+import { countsForItsTick, VerdictPipeline, type DevicesEvent, type InspectionEvent, type RoundVerdict, type TickEvent } from '../verdict/verdict-pipeline.js';
 
 /** One hour of 100 ms ticks: longer than any wait for a result that counts. */
 export const SETTLE_WINDOW_TICKS = 36_000;
@@ -104,7 +104,9 @@ export class ReplayEngine {
   private readonly devices = new Map<number, DeviceFigures[]>();
   private replayed = 0;
   private latestTick = 0;
-  /** The one inspection event handed to the pipeline, filled afresh for each line: it keeps none, and a day has 1.7 million. */
+  /** The events handed to the pipeline, filled afresh for each tick and line: it keeps none, and a day has 864,000 ticks. */
+  private readonly tickEvent: TickEvent = { tick: 0, atMs: 0 };
+  private readonly devicesEvent: DevicesEvent = { tick: 0 };
   private readonly inspection: InspectionEvent = { tick: 0, disk: '', ms: null, late: false, atMs: 0 };
 
   constructor(
@@ -162,7 +164,7 @@ export class ReplayEngine {
       }
       disk = new PendingLines(name);
       this.disks.set(name, disk);
-      this.pipeline.disks([...this.disks.keys()]);
+        this.pipeline.disks([...this.disks.keys()]);
     }
     disk.lastTick = line.tick;
     if (line.tick > this.replayed) {
@@ -214,8 +216,12 @@ export class ReplayEngine {
       this.observer.devices?.(k, devices);
     }
     const atMs = k * this.options.params.intervalMs;
-    this.pipeline.tick({ tick: k, atMs });
-    const round = this.pipeline.devices({ tick: k, devices });
+    this.tickEvent.tick = k;
+    this.tickEvent.atMs = atMs;
+    this.pipeline.tick(this.tickEvent);
+    this.devicesEvent.tick = k;
+    this.devicesEvent.devices = devices;
+    const round = this.pipeline.devices(this.devicesEvent);
     if (round) this.observer.update?.(round);
     for (const disk of this.disks.values()) {
       const line = disk.take(k);
