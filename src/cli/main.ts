@@ -4,7 +4,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CHECK_DURATION_SPEC } from '../params.js';
 import { VERSION } from '../version.js';
 import { EXIT_CODE_HELP } from './exit-code-help.js';
-import { EXIT_UNKNOWN } from './exit-codes.js';
+import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import { addHookOptions, hookParamsFrom } from './hook-options.js';
 import {

@@ -17,7 +17,7 @@ import { visible, writeStderrLine } from '../report/visible-text.js';
 import { HEADER_SPECS, headerValueOf, type TraceHeader } from '../trace/trace-format.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_CODE_HELP } from './exit-code-help.js';
-import { EXIT_UNKNOWN, exitCodeOf } from './exit-codes.js';
+import { EXIT_UNKNOWN, exitCodeOf } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import { VERBOSE_HELP } from './output-options.js';
 import { addParamOptions, attributeOf, HELP_HEADINGS, numberArg, type OptionValues } from './param-options.js';

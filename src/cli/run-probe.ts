@@ -1,7 +1,5 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
-import { detectorSeverity } from '../detect/severity.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
-import { predictionSeverity } from '../predict/prediction-severity.js';
 import type { PredictorParams } from '../predict/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
 import type { ProbeParams, ScoreParams } from '../params.js';
@@ -10,14 +8,12 @@ import type { ProbeTarget } from '../prober/protocol.js';
 import { OutputWriter } from '../output/output-writer.js';
 import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
-import { RunVerdict, worseSeverity } from '../score/store-score.js';
 import { SessionRecorder } from '../trace/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
-import { checkEndSeverity, hangSeverity } from '../session/hang-verdict.js';
 import { ProbeSession, StartupError } from '../session/probe-session.js';
 import type { DriveRequest } from '../drives/params.js';
 import { DriveRun, DriveStartError } from '../commands/drive-run.js';
-import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING, exitCodeOf } from './exit-codes.js';
+import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import type { OutputOptions } from './output-options.js';
 import { RunOutput } from './run-output.js';
@@ -57,7 +53,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const buffered = !probe.direct;
   let session: ProbeSession;
   try {
-    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.predictor);
+    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.predictor, options.criticalOn);
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
@@ -107,7 +103,6 @@ export async function runProbe(options: RunOptions): Promise<void> {
     live.every(() => (options.output?.json ? live.reportChanges() : undefined));
   }
   const hooks = options.hooks && ActionHooks.attach(session, options.hooks, score);
-  const verdict = new RunVerdict(score);
   const startMs = MONOTONIC_CLOCK.now();
   let storeScore = 1;
   const output = await RunOutput.open(mode, options.output, session, score, buffered, options.predictor.warnProbability);
@@ -125,7 +120,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
     const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
     if (mode === 'check') {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
-      output.writeCheckResult({ verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode });
+      output.writeCheckResult({ verdict: session.verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode });
     }
     // After check's line: a Nagios-style reader takes the first line as the status.
     if (judgement) drives?.report(judgement);
@@ -137,17 +132,10 @@ export async function runProbe(options: RunOptions): Promise<void> {
 
   session.on('round', (report) => {
     storeScore = report.storeScore;
-    const states = report.disks.flatMap((disk) => (disk.statistical ? [disk.statistical] : []));
-    const detected = detectorSeverity(states, { confirmedIsCritical: options.criticalOn === 'any' });
-    const predicted = predictionSeverity(report.disks.flatMap((disk) => (disk.prediction ? [disk.prediction] : [])));
-    const severity = verdict.observe(report.storeScore, worseSeverity(worseSeverity(detected, predicted), hangSeverity(report.disks)));
     reporter?.round(report);
-    if (severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
+    if (report.severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
   });
-  session.on('event', (event) => {
-    if (event.kind === 'hung') verdict.note('slow');
-    reporter?.event(event);
-  });
+  session.on('event', (event) => reporter?.event(event));
   session.on('fatal', (message) => {
     reporter?.stop();
     void session
@@ -161,10 +149,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   // The probe files are removed as on a signal.
   whenReaderGone(() => void finish(EXIT_UNKNOWN));
   if (mode === 'check') {
-    setTimeout(() => {
-      verdict.note(checkEndSeverity(session.statuses()));
-      void finish(exitCodeOf(verdict.severity));
-    }, options.durationMs);
+    setTimeout(() => void finish(session.checkEnd()), options.durationMs);
   }
   session.start();
 }

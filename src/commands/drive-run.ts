@@ -17,7 +17,7 @@ import { TextfileWriter } from '../report/textfile.js';
 import { visible, writeStderrLine } from '../report/visible-text.js';
 import type { Registry } from 'prom-client';
 import type { DriveRequest } from '../drives/params.js';
-import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../cli/exit-codes.js';
+import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 
 /** Thrown at start: one line for stderr, exit UNKNOWN. */
 export class DriveStartError extends Error {}

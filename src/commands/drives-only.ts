@@ -1,7 +1,7 @@
 // watch and check with --all-devices or --devices and no path to probe: the drives alone.
 import type { DriveRequest } from '../drives/params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
-import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../cli/exit-codes.js';
+import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import { OutputWriter } from '../output/output-writer.js';
 import type { ListenAddress } from '../report/metrics-server.js';

@@ -17,36 +17,19 @@
 // then be named before the window first runs out (within its first SETTLE_WINDOW_TICKS ticks),
 // because each disk is scored from tick 1.
 import { DEFAULT_PROBE_PARAMS, type ScoreParams } from '../params.js';
-import { RunVerdict, worseSeverity, type Severity } from '../score/store-score.js';
-import { StoreTicks } from '../ticks/store-ticks.js';
-import { detectorSeverity } from '../detect/severity.js';
-import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
 import { statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
-import { feedDetector } from '../detect/tick-feed.js';
-import { PredictorFeed } from '../predict/predictor-feed.js';
 import { predictorParams, type PredictorParams } from '../predict/predictor-params.js';
-import type { Prediction } from '../predict/predictor.js';
-import { predictionSeverity } from '../predict/prediction-severity.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { MAX_TICK_GAP, TraceError } from '../trace/trace-reader.js';
+import type { RunVerdict } from '../verdict/run-verdict.js';
+import { countsForItsTick, VerdictPipeline, type DevicesEvent, type InspectionEvent, type RoundVerdict, type TickEvent } from '../verdict/verdict-pipeline.js';
 
 /** One hour of 100 ms ticks: longer than any wait for a result that counts. */
 export const SETTLE_WINDOW_TICKS = 36_000;
 
-export interface ScoreUpdate {
-  tick: number;
-  /** On the virtual clock: tick x interval. */
-  timeMs: number;
-  /** Each disk's score, unrounded, in the order of the disks. */
-  scores: ReadonlyMap<string, number>;
-  storeScore: number;
-  /** Each disk's statistical detector state, in the order of the disks. */
-  statistical: ReadonlyMap<string, DetectorState>;
-  /** Each disk's early-warning prediction, once it has one. */
-  predictions: ReadonlyMap<string, Prediction>;
-  severity: Severity;
-}
+/** A score update: what the round that closed at `tick` made of the store. */
+export type ScoreUpdate = RoundVerdict;
 
 export interface ReplayObserver {
   /** A score update, at every tick that closes a round. */
@@ -92,9 +75,6 @@ class PendingLines {
   private head = 0;
   /** The tick of this disk's latest line. */
   lastTick = 0;
-  /** On the virtual clock: when the inspection in flight started, and when the latest one replayed ended. */
-  inFlightSinceMs = 0;
-  endedMs = 0;
 
   constructor(readonly name: string) {}
 
@@ -117,33 +97,33 @@ class PendingLines {
 }
 
 export class ReplayEngine {
-  private readonly ticks: StoreTicks;
-  private readonly verdict: RunVerdict;
-  private readonly detector: StatisticalDetector;
-  private readonly predictions: PredictorFeed;
+  private readonly pipeline: VerdictPipeline;
   private readonly disks = new Map<string, PendingLines>();
   private readonly disksKnown: boolean;
   /** Device lines by tick, until the tick is replayed. */
   private readonly devices = new Map<number, DeviceFigures[]>();
   private replayed = 0;
   private latestTick = 0;
+  /** The events handed to the pipeline, filled afresh for each tick and line: it keeps none, and a day has 864,000 ticks. */
+  private readonly tickEvent: TickEvent = { tick: 0, atMs: 0 };
+  private readonly devicesEvent: DevicesEvent = { tick: 0 };
+  private readonly inspection: InspectionEvent = { tick: 0, disk: '', ms: null, late: false, atMs: 0 };
 
   constructor(
     private readonly options: ReplayOptions,
     private readonly observer: ReplayObserver = {},
   ) {
-    this.detector = new StatisticalDetector(options.statistical ?? statisticalParams({ failureLatencyMs: options.params.timeoutMs }));
-    const { intervalMs, timeoutMs } = options.params;
-    this.predictions = new PredictorFeed(options.predictor ?? predictorParams({ timeoutMs }), intervalMs);
-    const detectorFeed = feedDetector(this.detector, intervalMs);
-    this.ticks = new StoreTicks(options.params, (disk, tickId, durationMs) => {
-      detectorFeed(disk, tickId, durationMs);
-      this.predictions.outcome(disk, tickId, durationMs);
+    const { timeoutMs } = options.params;
+    this.pipeline = new VerdictPipeline({
+      score: options.params,
+      statistical: options.statistical ?? statisticalParams({ failureLatencyMs: timeoutMs }),
+      predictor: options.predictor ?? predictorParams({ timeoutMs }),
+      criticalOn: options.criticalOn ?? 'evict',
+      hangAfterMs: options.hangAfterMs ?? DEFAULT_PROBE_PARAMS.hangAfterMs,
     });
-    this.verdict = new RunVerdict(options.params);
     this.disksKnown = options.disks !== undefined;
     for (const name of options.disks ?? []) this.disks.set(name, new PendingLines(name));
-    this.ticks.setInspected([...this.disks.keys()], 0);
+    this.pipeline.disks([...this.disks.keys()]);
   }
 
   /** With `ticks`, all of them have been replayed: the rest of the trace is not needed. */
@@ -168,8 +148,8 @@ export class ReplayEngine {
     return {
       ticks: this.replayed,
       disks: [...this.disks.keys()],
-      storeScore: this.ticks.storeScore(),
-      verdict: this.verdict,
+      storeScore: this.pipeline.storeScore(),
+      verdict: this.pipeline.verdict,
     };
   }
 
@@ -184,12 +164,12 @@ export class ReplayEngine {
       }
       disk = new PendingLines(name);
       this.disks.set(name, disk);
-      this.ticks.setInspected([...this.disks.keys()], 0);
+        this.pipeline.disks([...this.disks.keys()]);
     }
     disk.lastTick = line.tick;
     if (line.tick > this.replayed) {
       if (this.options.ticks === undefined || line.tick <= this.options.ticks) disk.push(line);
-    } else if (this.counts(line)) {
+    } else if (countsForItsTick(line.ms, line.late, this.options.params.intervalMs)) {
       throw new TraceError(
         line.line,
         `tick ${line.tick} of disk ${JSON.stringify(name)} comes after tick ${this.latestTick}, more than ${SETTLE_WINDOW_TICKS} ticks late, yet it would count: keep each disk's lines within ${SETTLE_WINDOW_TICKS} ticks of the others`,
@@ -220,73 +200,43 @@ export class ReplayEngine {
     return Math.min(settled, this.options.ticks ?? Infinity);
   }
 
-  /** A result counts at its tick when it came back within the interval, in time. */
-  private counts(line: TraceLine): line is TraceLine & { ms: number } {
-    return line.ms !== null && line.ms < this.options.params.intervalMs && !line.late;
-  }
-
   private replayUpTo(last: number): void {
     while (this.replayed < last) this.replay(this.replayed + 1);
   }
 
+  /**
+   * Tick k as the live run had it: it began at k x interval, with the figures recorded at
+   * its close of a round, and each disk's inspection of it came back after the duration its
+   * line has (one without a line never came back while recording).
+   */
   private replay(k: number): void {
     const devices = this.devices.get(k);
     if (devices) {
       this.devices.delete(k);
       this.observer.devices?.(k, devices);
     }
-    const tick = this.ticks.tick(k * this.options.params.intervalMs);
-    // As live: the round's device figures are read at its close, after the tick's charges.
-    this.predictions.tick(k, devices);
-    if (tick.updated) this.emitUpdate(k);
-    // Every disk's inspection is settled within its own tick, so none is left in flight to
-    // block the next tick's: one that did not count is charged as a timeout at k+1.
+    const atMs = k * this.options.params.intervalMs;
+    this.tickEvent.tick = k;
+    this.tickEvent.atMs = atMs;
+    this.pipeline.tick(this.tickEvent);
+    this.devicesEvent.tick = k;
+    this.devicesEvent.devices = devices;
+    const round = this.pipeline.devices(this.devicesEvent);
+    if (round) this.observer.update?.(round);
     for (const disk of this.disks.values()) {
       const line = disk.take(k);
-      if (line && this.counts(line)) {
-        this.ticks.finished(disk.name, k, line.ms);
-      } else {
-        if (line && line.ms === null) this.predictions.failed(disk.name, k);
-        this.ticks.failed(disk.name, k);
+      if (line) {
+        const event = this.inspection;
+        event.tick = k;
+        event.disk = disk.name;
+        event.ms = line.ms;
+        event.late = line.late;
+        event.atMs = atMs + (line.ms ?? 0);
+        this.pipeline.inspection(event);
       }
       this.observer.inspection?.(disk.name, k, line?.ms ?? null);
-      if (this.hungAt(disk, k, line)) this.verdict.note('slow');
     }
     this.replayed = k;
-  }
-
-  /**
-   * Whether the disk was hung at tick k, as the live run saw it: an inspection starts at a
-   * tick and its line is at that tick, with its duration, so one in flight at k is one whose
-   * line says it ends after k, or one that started at the first tick after the last one
-   * ended and never wrote a line (it never returned while recording).
-   */
-  private hungAt(disk: PendingLines, k: number, line: TraceLine | undefined): boolean {
-    const nowMs = k * this.options.params.intervalMs;
-    if (line) {
-      disk.inFlightSinceMs = nowMs;
-      disk.endedMs = nowMs + (line.ms ?? 0);
-    } else if (disk.endedMs !== -Infinity && disk.endedMs <= nowMs) {
-      // The last one ended: this tick's started, and never came back.
-      disk.inFlightSinceMs = nowMs;
-      disk.endedMs = -Infinity;
-    }
-    const inFlight = disk.endedMs === -Infinity || disk.endedMs > nowMs;
-    return inFlight && nowMs - disk.inFlightSinceMs >= (this.options.hangAfterMs ?? DEFAULT_PROBE_PARAMS.hangAfterMs);
-  }
-
-  private emitUpdate(k: number): void {
-    const storeScore = this.ticks.storeScore();
-    const scores = this.ticks.scores();
-    const statistical = new Map([...scores.keys()].map((disk) => [disk, this.detector.state(disk)]));
-    const predictions = new Map<string, Prediction>();
-    for (const disk of scores.keys()) {
-      const prediction = this.predictions.predictionOf(disk);
-      if (prediction) predictions.set(disk, prediction);
-    }
-    const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.options.criticalOn === 'any' });
-    const severity = this.verdict.observe(storeScore, worseSeverity(detected, predictionSeverity(predictions.values())));
-    this.observer.update?.({ tick: k, timeMs: k * this.options.params.intervalMs, scores, storeScore, statistical, predictions, severity });
   }
 }
 

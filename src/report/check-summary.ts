@@ -1,8 +1,9 @@
 // check's one line: what a cron mail or a monitoring system shows.
 import type { ScoreParams } from '../params.js';
 import type { DiskStatus } from '../session/probe-session.js';
-import { SEVERITY_LABELS, type RunVerdict } from '../score/store-score.js';
-import { hangNotes } from '../session/hang-verdict.js';
+import { SEVERITY_LABELS } from '../score/store-score.js';
+import type { RunVerdict } from '../verdict/run-verdict.js';
+import { hangNotes } from '../verdict/hang-verdict.js';
 import { formatDiskLine, formatElapsed, formatScore } from './format.js';
 
 /** How check ended: its last line's input, in every format. */

@@ -5,7 +5,7 @@
 import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
 import { DEFAULT_PREDICTOR_PARAMS } from '../predict/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
-import { hangNotes } from '../session/hang-verdict.js';
+import { hangNotes } from '../verdict/hang-verdict.js';
 import type { DiskStatus } from '../session/probe-session.js';
 import type { CheckOutcome } from './check-summary.js';
 import { diskFlags, formatBlockDevices, formatElapsed, formatPrediction, formatScore, formatState } from './format.js';

@@ -31,28 +31,3 @@ const SEVERITY_ORDER: readonly Severity[] = ['ok', 'slow', 'evict'];
 export function worseSeverity(a: Severity, b: Severity): Severity {
   return SEVERITY_ORDER.indexOf(a) >= SEVERITY_ORDER.indexOf(b) ? a : b;
 }
-
-/** The worst the reported store score got over a run. */
-export class RunVerdict {
-  private worst: Severity = 'ok';
-  maxReported = 1;
-
-  constructor(private readonly params: Pick<ScoreParams, 'evictThreshold' | 'slowThreshold'>) {}
-
-  /** A round's store score, and what else it makes the round (the detector's verdict). */
-  observe(score: number, also: Severity = 'ok'): Severity {
-    const severity = worseSeverity(severityOf(score, this.params), also);
-    this.maxReported = Math.max(this.maxReported, reportedScore(score));
-    this.worst = worseSeverity(this.worst, severity);
-    return severity;
-  }
-
-  /** Something other than a round made the run this bad (a disk hung between rounds, say). */
-  note(severity: Severity): void {
-    this.worst = worseSeverity(this.worst, severity);
-  }
-
-  get severity(): Severity {
-    return this.worst;
-  }
-}

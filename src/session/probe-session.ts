@@ -1,15 +1,13 @@
-// Probe orchestration in the CLI process: owns the clock and the scores, sends inspections
-// to the prober, and re-resolves the layout every round so that no view of a disk or of
-// the mount table goes stale. It never makes a syscall on a disk under test: the kernel's
+// Probe orchestration in the CLI process: owns the clock, sends inspections to the prober,
+// turns what comes back into the verdict pipeline's events (src/verdict/), and re-resolves
+// the layout every round so that no view of a disk or of the mount table goes stale. It never makes a syscall on a disk under test: the kernel's
 // counters come from procfs and sysfs, and the one stat the block-device walk makes (of a
 // loop device's backing file) is bounded in time (src/kernel/block-devices.ts).
 import { EventEmitter } from 'node:events';
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
-import { feedDetector } from '../detect/tick-feed.js';
 import { DeviceCounters, type DeviceFigures } from '../kernel/device-counters.js';
-import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
-import { PredictorFeed } from '../predict/predictor-feed.js';
+import type { DetectorState } from '../detect/statistical-detector.js';
 import { DEFAULT_PREDICTOR_PARAMS, type PredictorParams } from '../predict/predictor-params.js';
 import type { Prediction } from '../predict/predictor.js';
 import type { StatisticalParams } from '../detect/statistical-params.js';
@@ -17,9 +15,10 @@ import type { ProbeParams, ScoreParams } from '../params.js';
 import type { FromProber, InspectOrder, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
 import { stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
 import { RestartingProber } from '../prober/restarting-prober.js';
-import { reportedScore } from '../score/store-score.js';
+import { reportedScore, type Severity } from '../score/store-score.js';
 import { InspectionTicker, MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
-import { StoreTicks } from '../ticks/store-ticks.js';
+import type { RunVerdict } from '../verdict/run-verdict.js';
+import { VerdictPipeline, type HungDisk, type RoundVerdict } from '../verdict/verdict-pipeline.js';
 import { describeError, shownError } from './shown-error.js';
 
 /** `hung`: an inspection has been in flight for --hang-after, from the clock, whatever the score says yet. */
@@ -58,6 +57,8 @@ export interface RoundReport {
   disks: DiskStatus[];
   /** What each block device behind the inspected disks did over the round, from the kernel's counters. */
   devices: DeviceFigures[];
+  /** What the round made the run: the score's severity and the detectors' (a hang is the verdict's between rounds). */
+  severity: Severity;
 }
 
 export type SessionEvent =
@@ -94,13 +95,10 @@ export interface SessionEvents {
 
 interface DiskRecord {
   status: DiskStatus;
-  /** The inspection in flight: its start on the monotonic clock, and on the wall clock. */
-  inFlightSinceMs: number | null;
+  /** When the inspection in flight started, on the wall clock. */
   inFlightSinceWallMs: number;
   /** The prober of an earlier run stuck on this disk's filesystem: no inspection is started there while it is. */
   stuckProber: StuckProber | null;
-  /** A hung event went out and no inspection has come back since. */
-  hungAnnounced: boolean;
   /** Whether any inspection of this disk has completed or failed yet. */
   attempted: boolean;
 }
@@ -110,9 +108,7 @@ export class StartupError extends Error {}
 const RESOLVE_TIMEOUT_MS = 5000;
 
 export class ProbeSession extends EventEmitter<SessionEvents> {
-  private readonly ticks: StoreTicks;
-  private readonly detector: StatisticalDetector;
-  private readonly predictions: PredictorFeed;
+  private readonly pipeline: VerdictPipeline;
   private readonly ticker: InspectionTicker;
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
@@ -136,7 +132,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     statistical: StatisticalParams,
     private readonly prober: RestartingProber,
     predictor: PredictorParams,
-    private readonly hangAfterMs: number,
+    criticalOn: 'evict' | 'any',
+    hangAfterMs: number,
   ) {
     super();
     for (const target of targets) {
@@ -145,14 +142,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       if (names) names.push(target.name);
       else this.namesOfDir.set(target.dir, [target.name]);
     }
-    this.detector = new StatisticalDetector(statistical);
-    this.predictions = new PredictorFeed(predictor, score.intervalMs);
-    const detectorFeed = feedDetector(this.detector, score.intervalMs);
-    this.ticks = new StoreTicks(score, (disk, tickId, durationMs) => {
-      detectorFeed(disk, tickId, durationMs);
-      this.predictions.outcome(disk, tickId, durationMs);
-    });
-    this.ticker = new InspectionTicker(score.intervalMs, (_index, scheduled) => this.onTick(scheduled));
+    this.pipeline = new VerdictPipeline({ score, statistical, predictor, criticalOn, hangAfterMs });
+    this.ticker = new InspectionTicker(score.intervalMs, (index, scheduled) => this.onTick(index, scheduled));
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
     prober.on('restarted', ({ reason, pid }) => this.onProberRestarted(reason, pid));
@@ -165,8 +156,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     probe: ProbeParams,
     statistical: StatisticalParams,
     predictor: PredictorParams = DEFAULT_PREDICTOR_PARAMS,
+    criticalOn: 'evict' | 'any' = 'evict',
   ): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor, probe.hangAfterMs);
+    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor, criticalOn, probe.hangAfterMs);
     try {
       await session.resolveAtStart();
       // The first round's outputs name every disk's devices, and its figures have a start.
@@ -180,12 +172,23 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   get currentTick(): number {
-    return this.ticks.currentTick;
+    return this.pipeline.currentTick;
+  }
+
+  /** The worst any round, or a hang, made the run so far. */
+  get verdict(): RunVerdict {
+    return this.pipeline.verdict;
   }
 
   /** Ticks charged as timeouts per disk since the start: the metrics' counter. */
   chargedTimeouts(): ReadonlyMap<string, number> {
-    return this.ticks.chargedTimeouts();
+    return this.pipeline.chargedTimeouts();
+  }
+
+  /** A check ends now: its exit code, a disk hung or with no inspection completed counted in. */
+  checkEnd(): number {
+    this.pipeline.checkEnd(MONOTONIC_CLOCK.now());
+    return this.pipeline.exitCode();
   }
 
   start(): void {
@@ -202,7 +205,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const now = MONOTONIC_CLOCK.now();
     const hung = new Set(
       [...this.disks.values()]
-        .filter((disk) => disk.stuckProber === null && disk.inFlightSinceMs !== null && now - disk.inFlightSinceMs > this.score.intervalMs)
+        .filter((disk) => disk.stuckProber === null && this.pipeline.disk(disk.status.name, now)?.waitingMs !== undefined)
         .map((disk) => disk.status.name),
     );
     if (hung.size === 0) {
@@ -218,17 +221,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   statuses(): DiskStatus[] {
     const now = MONOTONIC_CLOCK.now();
     return [...this.disks.values()].map((disk) => {
-      const status: DiskStatus = { ...disk.status, score: this.ticks.scoreOf(disk.status.name) ?? 1 };
-      if (status.inspected) {
-        status.statistical = this.detector.state(status.name);
-        status.blockDevices = this.counters.devicesOf(status.name);
-        status.stalledDevices = this.counters.stalledOf(status.name);
-        const prediction = this.predictions.predictionOf(status.name);
-        if (prediction) status.prediction = prediction;
-      }
-      const running = disk.inFlightSinceMs === null ? 0 : now - disk.inFlightSinceMs;
-      if (running > this.score.intervalMs) status.waitingMs = running;
-      if (status.inspected && running >= this.hangAfterMs) {
+      const status: DiskStatus = { ...disk.status, ...this.pipeline.countsOf(disk.status.name), score: 1 };
+      const verdict = this.pipeline.disk(status.name, now);
+      if (!status.inspected || !verdict) return status;
+      status.score = verdict.score;
+      status.statistical = verdict.statistical;
+      status.blockDevices = this.counters.devicesOf(status.name);
+      status.stalledDevices = this.counters.stalledOf(status.name);
+      if (verdict.prediction) status.prediction = verdict.prediction;
+      if (verdict.waitingMs !== undefined) status.waitingMs = verdict.waitingMs;
+      if (verdict.hung) {
         status.state = 'hung';
         status.hungSinceMs = disk.inFlightSinceWallMs;
         if (disk.stuckProber) status.stuckProber = disk.stuckProber.pid;
@@ -270,41 +272,40 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.applyLayout(false);
   }
 
-  /** `sinceStartMs`: the tick's scheduled time, the clock the scores run on. */
-  private onTick(sinceStartMs: number): void {
+  /** `tick`: the ticker's count; `sinceStartMs`: the tick's scheduled time. */
+  private onTick(tick: number, sinceStartMs: number): void {
     this.applyStaleLayout();
     this.releaseLeftStuck();
-    const tick = this.ticks.tick(sinceStartMs);
     const now = MONOTONIC_CLOCK.now();
-    const orders = tick.start.flatMap((name): InspectOrder[] => {
+    const out = this.pipeline.tick({ tick, atMs: now });
+    const hung = [...out.hung];
+    const orders = out.start.flatMap((name): InspectOrder[] => {
       const disk = this.disks.get(name);
-      if (disk && this.leaveToStuckProber(disk, now)) return [];
-      if (disk) {
-        disk.inFlightSinceMs = now;
-        disk.inFlightSinceWallMs = Date.now();
-      }
+      if (disk && this.leaveToStuckProber(disk, now, hung)) return [];
+      if (disk) disk.inFlightSinceWallMs = Date.now();
       // Once a round, and on every tick while the disk is down so that a fault only a new
       // block meets (a full filesystem) is seen to lift at once.
-      const freshBlock = (tick.tickId - 1) % this.score.roundTicks === 0 || disk?.status.state === 'down';
+      const freshBlock = (tick - 1) % this.score.roundTicks === 0 || disk?.status.state === 'down';
       const device = disk?.status.device;
       return [{ name, freshBlock, ...(device === undefined ? {} : { device }) }];
     });
-    if (orders.length > 0) this.prober.send({ type: 'inspect', tick: tick.tickId, disks: orders });
-    this.announceHung(now);
-    if (!tick.updated) {
-      this.predictions.tick(tick.tickId);
-      return;
-    }
+    if (orders.length > 0) this.prober.send({ type: 'inspect', tick, disks: orders });
+    for (const told of hung) this.announceHung(told);
+    // One read of the counters a round, at its close, whatever the inspections are waiting on.
+    const devices = out.closesRound ? this.counters.sample() : undefined;
+    const round = this.pipeline.devices({ tick, devices });
+    if (!round) return;
     this.resolveAll();
-    this.emitRound(tick.tickId, sinceStartMs);
+    this.emitRound(round, sinceStartMs, devices ?? []);
   }
 
   /**
    * A disk about to be inspected for the first time on its filesystem, where the prober of
    * an earlier run is stuck, is left to it: its inspection is the one in flight, since that
-   * prober got stuck, and a second prober would only get stuck beside it.
+   * prober got stuck, and a second prober would only get stuck beside it. One hung already
+   * goes to `hung`.
    */
-  private leaveToStuckProber(disk: DiskRecord, now: number): boolean {
+  private leaveToStuckProber(disk: DiskRecord, now: number, hung: HungDisk[]): boolean {
     if (disk.stuckProber) return true;
     const device = disk.status.device;
     if (disk.status.state !== 'starting' || device === undefined) return false;
@@ -312,7 +313,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     if (!stuck) return false;
     disk.stuckProber = stuck;
     disk.inFlightSinceWallMs = stuck.stuckSinceMs;
-    disk.inFlightSinceMs = now - Math.max(0, Date.now() - stuck.stuckSinceMs);
+    const told = this.pipeline.elsewhere(disk.status.name, now - Math.max(0, Date.now() - stuck.stuckSinceMs), now);
+    if (told) hung.push(told);
     return true;
   }
 
@@ -324,44 +326,29 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     for (const disk of this.disks.values()) {
       if (!disk.stuckProber || stillStuck(disk.stuckProber)) continue;
       disk.stuckProber = null;
-      disk.inFlightSinceMs = null;
-      this.ticks.abandon(disk.status.name);
+      this.pipeline.abandoned(disk.status.name);
     }
   }
 
   /** One event per hang, on the first tick at which it reaches --hang-after. */
-  private announceHung(now: number): void {
-    for (const disk of this.disks.values()) {
-      if (disk.hungAnnounced || disk.inFlightSinceMs === null || !disk.status.inspected) continue;
-      const waitingMs = now - disk.inFlightSinceMs;
-      if (waitingMs < this.hangAfterMs) continue;
-      disk.hungAnnounced = true;
-      const stuckProber = disk.stuckProber?.pid;
-      this.emit('event', { kind: 'hung', disk: disk.status.name, sinceMs: disk.inFlightSinceWallMs, waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
-    }
+  private announceHung({ disk: name, waitingMs }: HungDisk): void {
+    const disk = this.disks.get(name);
+    if (!disk) return;
+    const stuckProber = disk.stuckProber?.pid;
+    this.emit('event', { kind: 'hung', disk: name, sinceMs: disk.inFlightSinceWallMs, waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
   }
 
-  /** The disk's hang is over; whether it had been announced. */
-  private unhang(disk: DiskRecord): boolean {
-    const was = disk.hungAnnounced;
-    disk.hungAnnounced = false;
-    return was;
-  }
-
-  private emitRound(tick: number, sinceStartMs: number): void {
-    const storeScore = this.ticks.storeScore();
-    // One read of the counters a round, at its close, whatever the inspections are waiting on.
-    const devices = this.counters.sample();
-    this.predictions.tick(tick, devices);
+  private emitRound(round: RoundVerdict, sinceStartMs: number, devices: DeviceFigures[]): void {
     // For the next round: a changed filesystem, or a device that went away, is resolved anew.
     void this.counters.follow(this.inspectedPlacements());
     this.emit('round', {
-      tick,
+      tick: round.tick,
       elapsedMs: sinceStartMs,
-      storeScore,
-      reportedScore: reportedScore(storeScore),
+      storeScore: round.storeScore,
+      reportedScore: reportedScore(round.storeScore),
       disks: this.statuses(),
       devices,
+      severity: round.severity,
     });
   }
 
@@ -397,8 +384,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     for (const disk of this.disks.values()) {
       // A disk left to an earlier run's prober stays so: this run's prober had nothing in flight there.
       if (disk.stuckProber) continue;
-      this.ticks.abandon(disk.status.name);
-      disk.inFlightSinceMs = null;
+      this.pipeline.abandoned(disk.status.name);
     }
     this.resolving.clear();
     this.emit('event', { kind: 'prober-restarted', reason, ...(pid === undefined ? {} : { pid }) });
@@ -438,30 +424,25 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const disk = this.disks.get(message.name);
     // A skipped path's last inspection, come back after its release, says nothing of it.
     if (!disk?.status.inspected) return;
-    const wasHung = this.ticks.inFlightTick(message.name) === message.tick && this.unhang(disk);
-    if (this.ticks.inFlightTick(message.name) === message.tick) disk.inFlightSinceMs = null;
     const firstAttempt = !disk.attempted;
     disk.attempted = true;
     const status = disk.status;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
     if (message.nameTaken) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.nameTaken });
+    const atMs = MONOTONIC_CLOCK.now();
     if (message.timings) {
-      const counted = this.ticks.finished(message.name, message.tick, message.timings.totalMs);
-      const late = !counted && message.timings.totalMs < this.score.intervalMs;
-      this.emit('inspection', { tick: message.tick, disk: message.name, timings: message.timings, late, wallMs: Date.now() });
+      const out = this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: message.timings.totalMs, atMs });
+      this.emit('inspection', { tick: message.tick, disk: message.name, timings: message.timings, late: out?.late ?? false, wallMs: Date.now() });
       status.last = message.timings;
-      status.inspections += 1;
       const wasDown = status.state === 'down';
       status.state = 'up';
       delete status.error;
-      if (wasDown || wasHung) this.emit('event', { kind: 'back', disk: message.name });
+      if (wasDown || out?.hangEnded) this.emit('event', { kind: 'back', disk: message.name });
       return;
     }
     const error = shownError(message.error!, status);
-    this.predictions.failed(message.name, message.tick);
-    this.ticks.failed(message.name, message.tick);
+    const wasHung = this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: null, atMs })?.hangEnded ?? false;
     this.emit('inspection', { tick: message.tick, disk: message.name, error, late: false, wallMs: Date.now() });
-    status.errors += 1;
     if (firstAttempt) {
       this.emit('fatal', `cannot probe ${message.name}=${status.dir}: ${error.message}`);
       return;
@@ -496,10 +477,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     if (!changed) return;
     // The block devices behind a disk on another filesystem are known by the round's close.
     void this.counters.follow(this.inspectedPlacements());
-    this.ticks.setInspected(
-      next.filter((placement) => placement.inspected).map((placement) => placement.name),
-      this.ticks.currentTick * this.score.intervalMs,
-    );
+    this.pipeline.disks(next.filter((placement) => placement.inspected).map((placement) => placement.name));
     if (announce) this.emit('event', { kind: 'layout', disks: next });
   }
 
@@ -509,10 +487,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       const state: DiskState = placement.inspected ? 'starting' : 'skipped';
       this.disks.set(placement.name, {
         status: { ...placement, state, score: 1, inspections: 0, errors: 0 },
-        inFlightSinceMs: null,
         inFlightSinceWallMs: 0,
         stuckProber: null,
-        hungAnnounced: false,
         attempted: !placement.inspected,
       });
       return;
@@ -525,13 +501,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     Object.assign(status, placement);
     if (!placement.inspected) {
       if (!wasInspected) return;
+      // The pipeline forgets it with the layout's inspected disks (applyLayout).
       status.state = 'skipped';
       delete status.error;
-      disk.inFlightSinceMs = null;
       disk.stuckProber = null;
-      this.unhang(disk);
-      this.detector.forget(placement.name);
-      this.predictions.forget(placement.name);
       this.prober.send({ type: 'release', name: placement.name });
     } else if (!wasInspected) {
       status.state = 'starting';
@@ -540,13 +513,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       // a probe file of its own. The old file stays where it is, out of reach under the mount.
       status.state = 'starting';
       delete status.error;
-      disk.inFlightSinceMs = null;
       disk.stuckProber = null;
-      this.unhang(disk);
       this.prober.send({ type: 'release', name: placement.name });
-      this.ticks.restart(placement.name, this.ticks.currentTick * this.score.intervalMs);
-      this.detector.forget(placement.name);
-      this.predictions.forget(placement.name);
+      this.pipeline.restart(placement.name);
     }
   }
 }

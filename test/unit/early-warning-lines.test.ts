@@ -5,7 +5,7 @@ import type { Prediction } from '../../src/predict/predictor.js';
 import { checkSummary } from '../../src/report/check-summary.js';
 import { JsonLines } from '../../src/report/json-lines.js';
 import { RoundLines } from '../../src/report/round-lines.js';
-import { RunVerdict } from '../../src/score/store-score.js';
+import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import type { DiskStatus } from '../../src/session/probe-session.js';
 
 const prediction = (probability: number | null, warning = false, cleared: Prediction['cleared'] = null): Prediction => ({

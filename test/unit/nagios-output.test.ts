@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
 import { nagiosLine } from '../../src/report/nagios.js';
 import { PhaseLatencies } from '../../src/report/phase-latencies.js';
-import { RunVerdict } from '../../src/score/store-score.js';
-import { checkEndSeverity, hangSeverity } from '../../src/session/hang-verdict.js';
+import { RunVerdict } from '../../src/verdict/run-verdict.js';
+import { checkEndSeverity, hangSeverity } from '../../src/verdict/hang-verdict.js';
 import type { DiskStatus } from '../../src/session/probe-session.js';
 import { runCli } from '../helpers/run-cli.js';
 

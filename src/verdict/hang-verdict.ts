@@ -3,29 +3,36 @@
 // a check in which a disk completed no inspection has nothing to call OK. Eviction, and so
 // CRITICAL, stays the score's alone.
 import type { Severity } from '../score/store-score.js';
-import type { DiskStatus } from './probe-session.js';
 
-export function hungDisks(disks: readonly DiskStatus[]): DiskStatus[] {
+/** What the rule reads of a disk: whether it is inspected, hung, and how many inspections of it completed. */
+export interface DiskAnswers {
+  name: string;
+  inspected: boolean;
+  state: string;
+  inspections: number;
+}
+
+export function hungDisks<Disk extends DiskAnswers>(disks: readonly Disk[]): Disk[] {
   return disks.filter((disk) => disk.state === 'hung');
 }
 
 /** Inspected disks none of whose inspections completed (a hung one counts under hungDisks). */
-export function unansweredDisks(disks: readonly DiskStatus[]): DiskStatus[] {
+export function unansweredDisks<Disk extends DiskAnswers>(disks: readonly Disk[]): Disk[] {
   return disks.filter((disk) => disk.inspected && disk.state !== 'hung' && disk.inspections === 0);
 }
 
 /** During a run: WARNING while a disk is hung. */
-export function hangSeverity(disks: readonly DiskStatus[]): Severity {
+export function hangSeverity(disks: readonly DiskAnswers[]): Severity {
   return hungDisks(disks).length > 0 ? 'slow' : 'ok';
 }
 
 /** At the end of a check: WARNING too for a disk that completed no inspection. */
-export function checkEndSeverity(disks: readonly DiskStatus[]): Severity {
+export function checkEndSeverity(disks: readonly DiskAnswers[]): Severity {
   return hungDisks(disks).length > 0 || unansweredDisks(disks).length > 0 ? 'slow' : 'ok';
 }
 
 /** The hang's part of check's first line: "hung: kv; no inspection completed: raft", or ''. */
-export function hangNotes(disks: readonly DiskStatus[]): string {
+export function hangNotes(disks: readonly DiskAnswers[]): string {
   const notes: string[] = [];
   const hung = hungDisks(disks);
   const unanswered = unansweredDisks(disks);

@@ -1,0 +1,68 @@
+// When a disk is hung, by one rule for live runs and replays: an inspection starts at a tick,
+// on a disk whose previous inspection has come back by the tick's clock, and it is in flight
+// from then until its result came. A live run knows when a result came as it arrives; a
+// replay knows it from the trace, as its tick's time plus its duration, which may lie past
+// ticks not yet replayed. A disk is hung once its inspection in flight has been so for
+// --hang-after.
+
+/** One disk's inspection in flight, if any. */
+export class InFlight {
+  /** The tick the inspection started at; null for one left to another run's prober, or for none yet. */
+  private tickId: number | null = null;
+  private startedMs = 0;
+  /** When its result came; null while none has. */
+  private endedMs: number | null = null;
+  private any = false;
+
+  /** Tick `tick` began at `atMs`: an inspection starts unless the previous one is still out. */
+  tick(tick: number, atMs: number): void {
+    if (this.any && (this.endedMs === null || this.endedMs > atMs)) return;
+    this.start(tick, atMs);
+  }
+
+  /**
+   * The result of the inspection of `tick` came at `atMs`; whether it was the one in flight.
+   * A result of a later tick than the one in flight (`startedMs`: that tick's clock) says
+   * that one had ended and this one started then.
+   */
+  ended(tick: number, startedMs: number, atMs: number): boolean {
+    if (this.tickId !== null && tick > this.tickId) {
+      this.start(tick, startedMs);
+      this.endedMs = atMs;
+      return false;
+    }
+    if (this.tickId !== tick) return false;
+    this.endedMs = atMs;
+    return true;
+  }
+
+  /** The inspection is another run's, in flight since `sinceMs`: none starts here until this one is forgotten. */
+  elsewhere(sinceMs: number): void {
+    this.start(null, sinceMs);
+  }
+
+  /** The inspection in flight will never come back: the next tick starts one. */
+  forget(): void {
+    this.any = false;
+    this.tickId = null;
+    this.endedMs = null;
+  }
+
+  /** How long the inspection has been in flight at `nowMs`, or null when none is. */
+  waitingMs(nowMs: number): number | null {
+    if (!this.any || (this.endedMs !== null && this.endedMs <= nowMs)) return null;
+    return nowMs - this.startedMs;
+  }
+
+  hung(nowMs: number, hangAfterMs: number): boolean {
+    const waiting = this.waitingMs(nowMs);
+    return waiting !== null && waiting >= hangAfterMs;
+  }
+
+  private start(tick: number | null, atMs: number): void {
+    this.any = true;
+    this.tickId = tick;
+    this.startedMs = atMs;
+    this.endedMs = null;
+  }
+}

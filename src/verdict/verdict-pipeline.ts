@@ -1,0 +1,340 @@
+// From inspection events to the run's verdict and exit code: the one path a live run and a
+// replay both take. It is fed what a trace records (the disks inspected, each tick as it
+// begins, then the block devices' figures read once its inspections are started, at the
+// close of a round, and each inspection as its result came), each with the clock's reading,
+// and owns what they make: the store's tick semantics (StoreTicks), the statistical
+// detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
+// exit code. Pure: no I/O, no timers, and the clock is the events'.
+import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
+import type { StatisticalParams } from '../detect/statistical-params.js';
+import { detectorSeverity } from '../detect/severity.js';
+import { feedDetector } from '../detect/tick-feed.js';
+import type { DeviceFigures } from '../kernel/device-counters.js';
+import type { ScoreParams } from '../params.js';
+import { predictionSeverity } from '../predict/prediction-severity.js';
+import { PredictorFeed } from '../predict/predictor-feed.js';
+import type { PredictorParams } from '../predict/predictor-params.js';
+import type { Prediction } from '../predict/predictor.js';
+import { worseSeverity, type Severity } from '../score/store-score.js';
+import { StoreTicks } from '../ticks/store-ticks.js';
+import { exitCodeOf } from './exit-codes.js';
+import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
+import { InFlight } from './in-flight.js';
+import { RunVerdict } from './run-verdict.js';
+
+export interface PipelineParams {
+  score: ScoreParams;
+  statistical: StatisticalParams;
+  predictor: PredictorParams;
+  /** 'any': a disk the statistical detector confirms makes the verdict CRITICAL, not WARNING. */
+  criticalOn: 'evict' | 'any';
+  /** --hang-after: an inspection in flight this long makes the disk hung, and the run WARNING. */
+  hangAfterMs: number;
+}
+
+/** A tick as it begins, `atMs` the clock then. */
+export interface TickEvent {
+  tick: number;
+  atMs: number;
+}
+
+/**
+ * What the block devices did over the round a tick closes, read once the tick's inspections
+ * are started (none on a tick that closes no round): every tick has one, after its start.
+ */
+export interface DevicesEvent {
+  tick: number;
+  devices?: readonly DeviceFigures[];
+}
+
+/** An inspection's result, as it came at `atMs`: its duration, or null when it failed. */
+export interface InspectionEvent {
+  tick: number;
+  disk: string;
+  ms: number | null;
+  /** It came back under the interval, but after its tick had ended (a trace says so; live, the pipeline finds it). */
+  late?: boolean;
+  atMs: number;
+}
+
+/** What a round's close made of the store. */
+export interface RoundVerdict {
+  tick: number;
+  /** On the ticks' scheduled clock: tick x interval. */
+  timeMs: number;
+  /** Each disk's score, unrounded, in the order of the disks. */
+  scores: ReadonlyMap<string, number>;
+  storeScore: number;
+  /** Each disk's statistical detector state, in the order of the disks. */
+  statistical: ReadonlyMap<string, DetectorState>;
+  /** Each disk's early-warning prediction, once it has one. */
+  predictions: ReadonlyMap<string, Prediction>;
+  /** What the round made the run: the score's severity and the detectors'. */
+  severity: Severity;
+}
+
+/** A disk whose inspection has just been in flight for --hang-after: told once per hang. */
+export interface HungDisk {
+  disk: string;
+  waitingMs: number;
+}
+
+export interface TickOutput {
+  tick: number;
+  /** Disks whose inspection for this tick starts now. */
+  start: string[];
+  hung: readonly HungDisk[];
+  /** The tick closes a round: its devices event brings the round's verdict. */
+  closesRound: boolean;
+}
+
+export interface InspectionOutput {
+  /** It came back within its own tick, and so counted for it. */
+  counted: boolean;
+  /** It came back under the interval but after its tick ended: charged as a timeout. */
+  late: boolean;
+  /** It was the inspection in flight on a disk told hung: the hang is over. */
+  hangEnded: boolean;
+}
+
+/** One inspected disk, as the pipeline has it at a clock reading. */
+export interface DiskVerdict {
+  score: number;
+  statistical: DetectorState;
+  prediction?: Prediction;
+  /** How long its inspection in flight has been running, once it has missed its tick. */
+  waitingMs?: number;
+  hung: boolean;
+}
+
+/** The counts of a disk's inspections since the start: one that leaves or restarts keeps them. */
+export interface InspectionCounts {
+  inspections: number;
+  errors: number;
+}
+
+/** Whether a result counts for its tick, once its tick is current: it came back within the interval, and in time. */
+export function countsForItsTick(ms: number | null, late: boolean, intervalMs: number): ms is number {
+  return ms !== null && !late && ms < intervalMs;
+}
+
+/** Each outcome of an inspection, made once: a replay of a day has 1.7 million of them. */
+const OUTCOMES: readonly InspectionOutput[] = Array.from({ length: 8 }, (_, bits) =>
+  Object.freeze({ counted: (bits & 4) !== 0, late: (bits & 2) !== 0, hangEnded: (bits & 1) !== 0 }),
+);
+const outcome = (counted: boolean, late: boolean, hangEnded: boolean) => OUTCOMES[(counted ? 4 : 0) | (late ? 2 : 0) | (hangEnded ? 1 : 0)]!;
+
+/** No disk told hung at a tick: the usual answer, made once. */
+const NONE_HUNG: readonly HungDisk[] = Object.freeze([]);
+
+/** An inspected disk: its answers to the hang rule, kept from tick to tick. */
+interface InspectedDisk extends DiskAnswers {
+  state: 'hung' | 'answering';
+  inFlight: InFlight;
+  counts: InspectionCounts;
+  /** Told hung, and its inspection in flight has not come back since. */
+  hungTold: boolean;
+}
+
+export class VerdictPipeline {
+  private readonly ticks: StoreTicks;
+  private readonly detector: StatisticalDetector;
+  private readonly predictions: PredictorFeed;
+  readonly verdict: RunVerdict;
+  private readonly counts = new Map<string, InspectionCounts>();
+  /** The inspected disks, also as a list for the rules on them. */
+  private readonly inspected = new Map<string, InspectedDisk>();
+  private inspectedList: InspectedDisk[] = [];
+  /** The clock at the current tick's start, and whether that tick closes a round. */
+  private tickAtMs = 0;
+  private closesRound = false;
+
+  constructor(private readonly params: PipelineParams) {
+    const { intervalMs } = params.score;
+    this.detector = new StatisticalDetector(params.statistical);
+    this.predictions = new PredictorFeed(params.predictor, intervalMs);
+    const detectorFeed = feedDetector(this.detector, intervalMs);
+    this.ticks = new StoreTicks(params.score, (disk, tickId, durationMs) => {
+      detectorFeed(disk, tickId, durationMs);
+      this.predictions.outcome(disk, tickId, durationMs);
+    });
+    this.verdict = new RunVerdict(params.score);
+  }
+
+  get currentTick(): number {
+    return this.ticks.currentTick;
+  }
+
+  /** The inspected disks are these now: one that joins is scored from 1, one that leaves is forgotten. */
+  disks(names: readonly string[]): void {
+    for (const name of [...this.inspected.keys()]) if (!names.includes(name)) this.forget(name);
+    for (const name of names) if (!this.inspected.has(name)) this.join(name);
+    this.ticks.setInspected(names, this.scheduledMs());
+  }
+
+  /** Another filesystem took the disk's place: it is another disk, scored from 1. */
+  restart(disk: string): void {
+    this.forget(disk);
+    this.join(disk);
+    this.ticks.restart(disk, this.scheduledMs());
+  }
+
+  /** A tick begins: the ticks charged, the inspections it starts, and the disks hung by then. */
+  tick(event: TickEvent): TickOutput {
+    const { tick, atMs } = event;
+    this.tickAtMs = atMs;
+    const { start, updated } = this.ticks.tick(tick * this.params.score.intervalMs);
+    this.closesRound = updated;
+    let hung: HungDisk[] | null = null;
+    let anyHung = false;
+    for (const disk of this.inspectedList) {
+      disk.inFlight.tick(tick, atMs);
+      const told = this.judgeHang(disk, atMs);
+      if (told) (hung ??= []).push(told);
+      anyHung ||= disk.state === 'hung';
+    }
+    if (anyHung) this.verdict.note(hangSeverity(this.inspectedList));
+    return { tick, start, hung: hung ?? NONE_HUNG, closesRound: updated };
+  }
+
+  /**
+   * The rest of the tick's start, once its inspections are on their way (live, the predictor
+   * and the round's verdict wait for them, not they for it): the round's verdict when the
+   * tick closes one.
+   */
+  devices(event: DevicesEvent): RoundVerdict | null {
+    const { tick } = event;
+    this.predictions.tick(tick, event.devices);
+    return this.closesRound ? this.closeRound(tick) : null;
+  }
+
+  /** An inspection's result came: null for a disk not inspected (any more). */
+  inspection(event: InspectionEvent): InspectionOutput | null {
+    const { tick, disk, ms } = event;
+    const inspected = this.inspected.get(disk);
+    // A disk no longer inspected: its last inspection says nothing of it.
+    if (!inspected) return null;
+    const startedMs = tick === this.ticks.currentTick ? this.tickAtMs : event.atMs;
+    const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs) && inspected.hungTold;
+    if (hangEnded) inspected.hungTold = false;
+    const { counts } = inspected;
+    if (ms === null) {
+      counts.errors += 1;
+      this.predictions.failed(disk, tick);
+      this.ticks.failed(disk, tick);
+      return outcome(false, false, hangEnded);
+    }
+    counts.inspections += 1;
+    inspected.inspections = counts.inspections;
+    const { intervalMs } = this.params.score;
+    const late = event.late === true;
+    // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
+    const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms);
+    if (!counted) this.ticks.failed(disk, tick);
+    return outcome(counted, late || (!counted && ms < intervalMs), hangEnded);
+  }
+
+  /**
+   * The disk's inspection is left to the prober of another run, stuck there since `sinceMs`;
+   * none of this run's starts there until it is abandoned. Told at once if it is hung already.
+   */
+  elsewhere(disk: string, sinceMs: number, atMs: number): HungDisk | null {
+    const inspected = this.inspected.get(disk);
+    if (!inspected) return null;
+    inspected.inFlight.elsewhere(sinceMs);
+    const told = this.judgeHang(inspected, atMs);
+    this.verdict.note(hangSeverity([inspected]));
+    return told;
+  }
+
+  /** The disk's inspection in flight will never come back: the next tick starts a new one. A hang told stays so until that one does. */
+  abandoned(disk: string): void {
+    this.ticks.abandon(disk);
+    this.inspected.get(disk)?.inFlight.forget();
+  }
+
+  /** A disk as it is at `nowMs`; undefined for one not inspected. */
+  disk(name: string, nowMs: number): DiskVerdict | undefined {
+    const inspected = this.inspected.get(name);
+    if (!inspected) return undefined;
+    const waiting = inspected.inFlight.waitingMs(nowMs);
+    const verdict: DiskVerdict = {
+      score: this.ticks.scoreOf(name) ?? 1,
+      statistical: this.detector.state(name),
+      hung: inspected.inFlight.hung(nowMs, this.params.hangAfterMs),
+    };
+    const prediction = this.predictions.predictionOf(name);
+    if (prediction) verdict.prediction = prediction;
+    if (waiting !== null && waiting > this.params.score.intervalMs) verdict.waitingMs = waiting;
+    return verdict;
+  }
+
+  countsOf(name: string): InspectionCounts {
+    let counts = this.counts.get(name);
+    if (!counts) this.counts.set(name, (counts = { inspections: 0, errors: 0 }));
+    return counts;
+  }
+
+  storeScore(): number {
+    return this.ticks.storeScore();
+  }
+
+  /** Ticks charged as timeouts per disk since the start: the metrics' counter. */
+  chargedTimeouts(): ReadonlyMap<string, number> {
+    return this.ticks.chargedTimeouts();
+  }
+
+  /** A check ends at `atMs`: a disk hung then, or with no inspection completed, leaves it nothing to call OK. */
+  checkEnd(atMs: number): Severity {
+    for (const disk of this.inspectedList) disk.state = disk.inFlight.hung(atMs, this.params.hangAfterMs) ? 'hung' : 'answering';
+    const severity = checkEndSeverity(this.inspectedList);
+    this.verdict.note(severity);
+    return severity;
+  }
+
+  /** The run's exit code from its verdict so far. */
+  exitCode(): number {
+    return exitCodeOf(this.verdict.severity);
+  }
+
+  private closeRound(tick: number): RoundVerdict {
+    const storeScore = this.ticks.storeScore();
+    const scores = this.ticks.scores();
+    const statistical = new Map<string, DetectorState>();
+    const predictions = new Map<string, Prediction>();
+    for (const disk of scores.keys()) {
+      statistical.set(disk, this.detector.state(disk));
+      const prediction = this.predictions.predictionOf(disk);
+      if (prediction) predictions.set(disk, prediction);
+    }
+    const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.params.criticalOn === 'any' });
+    const severity = this.verdict.observe(storeScore, worseSeverity(detected, predictionSeverity(predictions.values())));
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity };
+  }
+
+  /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */
+  private judgeHang(disk: InspectedDisk, atMs: number): HungDisk | null {
+    const hung = disk.inFlight.hung(atMs, this.params.hangAfterMs);
+    disk.state = hung ? 'hung' : 'answering';
+    if (!hung || disk.hungTold) return null;
+    disk.hungTold = true;
+    return { disk: disk.name, waitingMs: disk.inFlight.waitingMs(atMs)! };
+  }
+
+  private join(name: string): void {
+    const counts = this.countsOf(name);
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false });
+    this.inspectedList = [...this.inspected.values()];
+  }
+
+  private forget(disk: string): void {
+    this.inspected.delete(disk);
+    this.inspectedList = [...this.inspected.values()];
+    this.detector.forget(disk);
+    this.predictions.forget(disk);
+  }
+
+  private scheduledMs(): number {
+    return this.ticks.currentTick * this.params.score.intervalMs;
+  }
+}

@@ -1,0 +1,194 @@
+// The rules the verdict pipeline holds in one place for live runs and replays: when a disk is
+// hung, what the detectors make a round, and the exit code a run ends with.
+import { describe, expect, it } from 'vitest';
+import { statisticalParams } from '../../src/detect/statistical-params.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
+import { predictorParams } from '../../src/predict/predictor-params.js';
+import { scenarioTrace } from '../../src/scenarios/index.js';
+import { EXIT_CRITICAL, EXIT_OK, EXIT_WARNING, exitCodeOf } from '../../src/verdict/exit-codes.js';
+import { VerdictPipeline, type PipelineParams, type RoundVerdict, type TickOutput } from '../../src/verdict/verdict-pipeline.js';
+
+const score = DEFAULT_SCORE_PARAMS;
+const I = score.intervalMs;
+
+function pipeline(overrides: Partial<PipelineParams> = {}): VerdictPipeline {
+  const made = new VerdictPipeline({
+    score,
+    statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
+    predictor: predictorParams({ timeoutMs: score.timeoutMs }),
+    criticalOn: 'evict',
+    hangAfterMs: 5000,
+    ...overrides,
+  });
+  made.disks(['raft', 'kv']);
+  return made;
+}
+
+/** Each disk's inspection of each tick takes `ms(disk, tick)` (null: it fails). */
+type Durations = (disk: string, tick: number) => number | null;
+
+interface Seen {
+  /** Per tick, the disks hung then, and those told hung at it. */
+  hung: string[][];
+  told: string[][];
+  storeScores: number[];
+  severity: string;
+  exitCode: number;
+}
+
+/**
+ * A live run's stream: the ticks fire a little late on a clock of its own (the monotonic
+ * clock does not start at 0), and each result comes when it arrives, after the ticks it
+ * outlasted; the next inspection of a disk starts at the first tick after its result.
+ */
+function live(ticks: number, ms: Durations): Seen {
+  const run = pipeline();
+  const seen: Seen = { hung: [], told: [], storeScores: [], severity: 'ok', exitCode: 0 };
+  const clock = (tick: number) => 123_456.7 + tick * I + 3;
+  const arrivals: { atMs: number; tick: number; disk: string; ms: number | null }[] = [];
+  for (let tick = 1; tick <= ticks; tick += 1) {
+    for (const arrival of arrivals.filter((each) => each.atMs < clock(tick)).sort((a, b) => a.atMs - b.atMs)) {
+      run.inspection(arrival);
+      arrivals.splice(arrivals.indexOf(arrival), 1);
+    }
+    const out = run.tick({ tick, atMs: clock(tick) });
+    for (const disk of out.start) {
+      const took = ms(disk, tick);
+      arrivals.push({ atMs: clock(tick) + (took ?? 0.5) + 0.2, tick, disk, ms: took });
+    }
+    observe(run, seen, out, run.devices({ tick }), clock(tick));
+  }
+  return finish(run, seen, clock(ticks));
+}
+
+/** A replay's stream: tick k at k x interval, each line right after its tick, its result at k x interval + its duration. */
+function replayed(ticks: number, ms: Durations): Seen {
+  const run = pipeline();
+  const seen: Seen = { hung: [], told: [], storeScores: [], severity: 'ok', exitCode: 0 };
+  const busyUntil = new Map<string, number>();
+  for (let tick = 1; tick <= ticks; tick += 1) {
+    const out = run.tick({ tick, atMs: tick * I });
+    const round = run.devices({ tick });
+    for (const disk of ['raft', 'kv']) {
+      // A trace has a line for each inspection that started and came back while recording.
+      if ((busyUntil.get(disk) ?? 0) > tick * I) continue;
+      const took = ms(disk, tick);
+      busyUntil.set(disk, tick * I + (took ?? 0));
+      run.inspection({ tick, disk, ms: took, atMs: tick * I + (took ?? 0) });
+    }
+    observe(run, seen, out, round, tick * I);
+  }
+  return finish(run, seen, ticks * I);
+}
+
+function observe(run: VerdictPipeline, seen: Seen, out: TickOutput, round: RoundVerdict | null, atMs: number): void {
+  seen.hung.push(['raft', 'kv'].filter((disk) => run.disk(disk, atMs)?.hung));
+  seen.told.push(out.hung.map((told) => told.disk));
+  if (round) seen.storeScores.push(round.storeScore);
+}
+
+function finish(run: VerdictPipeline, seen: Seen, atMs: number): Seen {
+  run.checkEnd(atMs);
+  return { ...seen, severity: run.verdict.severity, exitCode: run.exitCode() };
+}
+
+describe('the hang rule', () => {
+  // raft's inspection of tick 5 takes 6.05 s; kv answers in 2 ms throughout.
+  const hangAt5: Durations = (disk, tick) => (disk === 'raft' && tick === 5 ? 6050 : 2);
+
+  it('finds the same hang in a live-timed stream and in a replay-timed one: from the tick its inspection has been out for --hang-after, until it came back', () => {
+    const [fromLive, fromReplay] = [live(120, hangAt5), replayed(120, hangAt5)];
+    expect(fromLive).toEqual(fromReplay);
+    // Out from tick 5 (0.5 s): hung at tick 55 (5.5 s), back during tick 65 (6.55 s).
+    const hungTicks = fromLive.hung.flatMap((disks, index) => (disks.includes('raft') ? [index + 1] : []));
+    expect(hungTicks).toEqual(Array.from({ length: 11 }, (_, i) => 55 + i));
+    expect(fromLive.told.flatMap((disks, index) => (disks.length > 0 ? [[index + 1, disks]] : []))).toEqual([[55, ['raft']]]);
+    // WARNING, not CRITICAL: a hang is not an eviction, and the score stays under the slow threshold.
+    expect(fromLive.severity).toBe('slow');
+    expect(fromLive.exitCode).toBe(EXIT_WARNING);
+    expect(Math.max(...fromLive.storeScores)).toBeLessThan(score.slowThreshold);
+  });
+
+  it('a disk out for less than --hang-after is never hung, live or replayed', () => {
+    const short: Durations = (disk, tick) => (disk === 'raft' && tick === 5 ? 4000 : 2);
+    const [fromLive, fromReplay] = [live(120, short), replayed(120, short)];
+    expect(fromLive).toEqual(fromReplay);
+    expect(fromLive.hung.flat()).toEqual([]);
+    expect(fromLive.exitCode).toBe(EXIT_OK);
+  });
+
+  it('a disk that never answers is hung from --hang-after on and never told twice; its score evicts at 21 s', () => {
+    const never: Durations = (disk, tick) => (disk === 'raft' && tick >= 5 ? 1e9 : 2);
+    const [fromLive, fromReplay] = [live(240, never), replayed(240, never)];
+    expect(fromLive).toEqual(fromReplay);
+    expect(fromLive.told.flat()).toEqual(['raft']);
+    expect(fromLive.severity).toBe('evict');
+    expect(fromLive.exitCode).toBe(EXIT_CRITICAL);
+  });
+});
+
+describe("check's end", () => {
+  it('a disk that completed no inspection leaves nothing to call OK; one that did, and none hung, is OK', () => {
+    const run = pipeline();
+    for (let tick = 1; tick <= 30; tick += 1) {
+      run.tick({ tick, atMs: tick * I });
+      run.devices({ tick });
+      run.inspection({ tick, disk: 'kv', ms: 2, atMs: tick * I + 2 });
+      run.inspection({ tick, disk: 'raft', ms: null, atMs: tick * I + 1 });
+    }
+    expect(run.verdict.severity).toBe('ok');
+    expect(run.checkEnd(30 * I)).toBe('slow');
+    expect(run.exitCode()).toBe(EXIT_WARNING);
+  });
+});
+
+describe('severity to exit code', () => {
+  it('OK 0, WARNING 1, CRITICAL 2', () => {
+    expect(exitCodeOf('ok')).toBe(EXIT_OK);
+    expect(exitCodeOf('slow')).toBe(EXIT_WARNING);
+    expect(exitCodeOf('evict')).toBe(EXIT_CRITICAL);
+    expect([EXIT_OK, EXIT_WARNING, EXIT_CRITICAL]).toEqual([0, 1, 2]);
+  });
+});
+
+describe('criticalOn', () => {
+  // 12 HDD-like disks, disk4 x2 slower from minute 5: the detector confirms it, the score never notices.
+  const lines = [...scenarioTrace({ kind: 'slow', seed: 7, disks: 12, media: 'hdd', factor: 2, onsetMs: 300_000, slowDisk: 3, durationMs: 600_000 })].map(
+    (line) => JSON.parse(line) as { tick: number; disk?: string; ms?: number; error?: string; disks?: string[] },
+  );
+  const disks = lines[0]!.disks!;
+  const lastTick = lines.at(-1)!.tick;
+
+  function judge(criticalOn: 'evict' | 'any') {
+    const run = pipeline({ criticalOn });
+    run.disks(disks);
+    const byTick = new Map<number, typeof lines>();
+    for (const line of lines.slice(1)) if (line.disk !== undefined) byTick.set(line.tick, [...(byTick.get(line.tick) ?? []), line]);
+    const severities: string[] = [];
+    for (let tick = 1; tick <= lastTick; tick += 1) {
+      run.tick({ tick, atMs: tick * I });
+      const round = run.devices({ tick });
+      if (round) severities.push(round.severity);
+      for (const line of byTick.get(tick) ?? []) {
+        const ms = line.ms ?? null;
+        run.inspection({ tick, disk: line.disk!, ms, atMs: tick * I + (ms ?? 0) });
+      }
+    }
+    return { severities, exitCode: run.exitCode(), confirmed: run.disk('disk4', lastTick * I)?.statistical, storeScore: run.storeScore() };
+  }
+
+  it('a confirmed disk makes a round WARNING by default, CRITICAL with criticalOn any; the score alone says OK', () => {
+    const warned = judge('evict');
+    const critical = judge('any');
+    expect(warned.confirmed).toBe('confirmed');
+    expect(warned.storeScore).toBeLessThan(score.slowThreshold);
+    expect(warned.severities.at(-1)).toBe('slow');
+    expect(warned.exitCode).toBe(EXIT_WARNING);
+    expect(critical.severities.at(-1)).toBe('evict');
+    expect(critical.exitCode).toBe(EXIT_CRITICAL);
+    // Before the slowdown both are OK, round for round.
+    const beforeOnset = 300_000 / (score.roundTicks * I);
+    expect(warned.severities.slice(0, beforeOnset).every((severity) => severity === 'ok')).toBe(true);
+    expect(critical.severities.slice(0, beforeOnset)).toEqual(warned.severities.slice(0, beforeOnset));
+  });
+});
