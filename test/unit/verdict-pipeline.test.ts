@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { statisticalParams } from '../../src/detect/statistical-params.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
 import { predictorParams } from '../../src/predict/predictor-params.js';
-import { scenarioTrace } from '../../src/scenarios/index.js';
+import { scenarioTrace } from '../../dev/scenarios/index.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_WARNING, exitCodeOf } from '../../src/verdict/exit-codes.js';
 import { VerdictPipeline, type PipelineParams, type RoundVerdict, type TickOutput } from '../../src/verdict/verdict-pipeline.js';
 
