@@ -1,6 +1,6 @@
-// The fitting of the shipped calibration (src/predict/calibration.ts), run by training on
+// The fitting of the shipped calibration (src/early-warning/calibration.ts), run by training on
 // the validation selection's outputs.
-import { logit, type PlattScaling } from '../../src/predict/calibration.js';
+import { logit, type PlattScaling } from '../../src/early-warning/calibration.js';
 
 /**
  * The slope and intercept of least log-loss for these outputs and what followed them

@@ -1,7 +1,7 @@
 // A trace's inspections (docs/record-and-replay.md) cut into each disk's sample periods,
 // as a live session would have fed the predictor: every tick of a period is either a result
 // or an unanswered tick, with how long the disk's inspection had been running by then.
-import type { PredictorSample } from '../../src/predict/sample-features.js';
+import type { PredictorSample } from '../../src/early-warning/sample-features.js';
 
 /** The trace lines this reads: an inspection (ms), a failure (error) or a clock line. */
 export interface TraceEntry {

@@ -2,9 +2,9 @@
 // future P99s, and plain minibatch Adam on a weighted cross-entropy. Deterministic: the same
 // examples and settings give the same weights, bit for bit (one seeded PRNG, a fixed order
 // of operations).
-import { type FeatureName, NETWORK_FORMAT, type NetworkModel, windowInputs } from '../../src/predict/network.js';
-import { horizonSamples, type PredictorParams } from '../../src/predict/predictor-params.js';
-import type { SampleFeatures } from '../../src/predict/sample-features.js';
+import { type FeatureName, NETWORK_FORMAT, type NetworkModel, windowInputs } from '../../src/early-warning/network.js';
+import { horizonSamples, type PredictorParams } from '../../src/early-warning/predictor-params.js';
+import type { SampleFeatures } from '../../src/early-warning/sample-features.js';
 import { Rng } from '../scenarios/prng.js';
 import { breachTargets } from './labels.js';
 

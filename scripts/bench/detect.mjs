@@ -27,11 +27,11 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dev = (file) => new URL(`file://${path.join(root, 'dist-dev', file)}`).href;
 
-const { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } = await import(dev('src/params.js'));
-const { StoreTicks } = await import(dev('src/ticks/store-ticks.js'));
+const { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } = await import(dev('src/score/score-params.js'));
+const { StoreTicks } = await import(dev('src/score/store-ticks.js'));
 const { reportedScore } = await import(dev('src/score/store-score.js'));
-const { StatisticalDetector } = await import(dev('src/detect/statistical-detector.js'));
-const { DEFAULT_STATISTICAL_PARAMS } = await import(dev('src/detect/statistical-params.js'));
+const { StatisticalDetector } = await import(dev('src/statistical/statistical-detector.js'));
+const { DEFAULT_STATISTICAL_PARAMS } = await import(dev('src/statistical/statistical-params.js'));
 const { FixedThresholdDetector, DEFAULT_FIXED_THRESHOLD_PARAMS } = await import(dev('dev/baselines/fixed-threshold.js'));
 const { ScenarioGenerator, NOT_MODELLED } = await import(dev('dev/scenarios/index.js'));
 

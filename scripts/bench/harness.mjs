@@ -94,7 +94,7 @@ if (mode === 'worker') {
   process.stdout.write(`${JSON.stringify({ mode, columns: ['open', 'write', 'sync', 'read', 'close', 'total', 'roundTrip'], rows, cpuNs })}\n`);
 } else {
   const { ProberClient } = await import(dist('prober/prober-client.js'));
-  const { DEFAULT_PROBE_PARAMS } = await import(dist('params.js'));
+  const { DEFAULT_PROBE_PARAMS } = await import(dist('prober/probe-params.js'));
   const client = new ProberClient([{ name: 'bench', dir }], { ...DEFAULT_PROBE_PARAMS });
   const waiting = new Map();
   client.on('message', (message) => {

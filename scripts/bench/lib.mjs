@@ -204,7 +204,7 @@ export function onPath(command) {
 /** The compiled project and the addon must exist; the bench never builds the addon itself. */
 export function requireBuilt() {
   const missing = [];
-  if (!existsSync(join(ROOT, 'dist/session/probe-session.js'))) missing.push('dist/ (run `npx tsc -p tsconfig.json`)');
+  if (!existsSync(join(ROOT, 'dist/live/probe-session.js'))) missing.push('dist/ (run `npx tsc -p tsconfig.json`)');
   if (!existsSync(ADDON)) missing.push('the native addon (run `npm run build`)');
   if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')}`);
   const addonTime = statSync(ADDON).mtimeMs;

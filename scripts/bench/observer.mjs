@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 const out = process.env.SLOWDISK_BENCH_OBSERVE;
 const keepSamples = process.env.SLOWDISK_BENCH_SAMPLES === '1';
 const { InspectionTicker } = await import(new URL('../../dist/ticks/inspection-ticker.js', import.meta.url).href);
-const { ProbeSession } = await import(new URL('../../dist/session/probe-session.js', import.meta.url).href);
+const { ProbeSession } = await import(new URL('../../dist/live/probe-session.js', import.meta.url).href);
 
 const fire = InspectionTicker.prototype.fire;
 if (typeof fire !== 'function' || typeof ProbeSession.open !== 'function') {

@@ -8,7 +8,7 @@
 //
 // --validation  run the validation selection instead (seeds kept apart from both training and
 //               the held-out figures, for choosing training settings without looking at those)
-// --set         a predictor parameter other than its default (src/predict/predictor-params.ts),
+// --set         a predictor parameter other than its default (src/early-warning/predictor-params.ts),
 //               for both models: --set warnFromShare=0 --set confirmSamples=1
 // --json        where the figures are written (bench-results/predict.json, or predict-validation.json)
 //
@@ -27,8 +27,8 @@ import path from 'node:path';
 import { HELD_OUT, ROOT, runJobs, SPECS, VALIDATION } from '../predict/corpus.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
-const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/predict/predictor-params.js'));
-const { Predictor } = await import(dev('src/predict/predictor.js'));
+const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/early-warning/predictor-params.js'));
+const { Predictor } = await import(dev('src/early-warning/predictor.js'));
 const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'));
 
 const MODELS = ['network', 'trend'];

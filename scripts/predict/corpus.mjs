@@ -13,8 +13,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 
 const { ScenarioGenerator, Rng, mixSeed } = await import(dev('dev/scenarios/index.js'));
-const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/predict/predictor-params.js'));
-const { sampleFeatures } = await import(dev('src/predict/sample-features.js'));
+const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/early-warning/predictor-params.js'));
+const { sampleFeatures } = await import(dev('src/early-warning/sample-features.js'));
 const { traceSamples } = await import(dev('dev/predict/trace-samples.js'));
 
 export const RECORDED_DIR = path.join(ROOT, 'data/predict/traces');

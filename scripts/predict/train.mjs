@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates the predictor's network weights (src/predict/network-weights.json) from the
+// Regenerates the predictor's network weights (src/early-warning/network-weights.json) from the
 // training selection of scripts/predict/corpus.mjs: generated scenarios and the traces
 // recorded on loop disks; then fits the calibration of its output (Platt scaling) on the
 // validation selection, which training never saw. Deterministic: the same repository gives
@@ -8,15 +8,15 @@
 //   npm run train:predict                 # tsc, then this script
 //   node scripts/predict/train.mjs [--out FILE]
 //
-// --out   where the weights are written (src/predict/network-weights.json; run tsc afterwards
+// --out   where the weights are written (src/early-warning/network-weights.json; run tsc afterwards
 //         so that dist/ ships them)
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runJobs, TRAINING, VALIDATION } from './corpus.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
-const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/predict/predictor-params.js'));
-const { rawNetworkProbability } = await import(dev('src/predict/network.js'));
+const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/early-warning/predictor-params.js'));
+const { rawNetworkProbability } = await import(dev('src/early-warning/network.js'));
 const { fitPlattScaling } = await import(dev('dev/predict/calibration-fit.js'));
 const { seriesExamples, trainNetwork } = await import(dev('dev/predict/training.js'));
 
@@ -36,7 +36,7 @@ const LATENCY_FEATURES = ['p50', 'p90', 'p99'];
 const COUNTERS = ['queueDepth', 'iops', 'errors'];
 
 function parseArgs(argv) {
-  const options = { out: path.join(ROOT, 'src/predict/network-weights.json') };
+  const options = { out: path.join(ROOT, 'src/early-warning/network-weights.json') };
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--out' && argv[i + 1] !== undefined) options.out = path.resolve(argv[++i]);
     else {

@@ -2,8 +2,9 @@
 // come from the parameters' specs.
 import { defaultText, flagName } from '../common/param-spec.js';
 import { formatDuration } from '../common/durations.js';
-import { HANG_AFTER_SPEC, SCORE_SPECS } from '../params.js';
-import { DEFAULT_PREDICTOR_PARAMS, PREDICTOR_SPECS } from '../predict/predictor-params.js';
+import { SCORE_SPECS } from '../score/score-params.js';
+import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
+import { DEFAULT_PREDICTOR_PARAMS, PREDICTOR_SPECS } from '../early-warning/predictor-params.js';
 
 const scoreDefault = (key: (typeof SCORE_SPECS)[number]['key']) => defaultText(SCORE_SPECS.find((spec) => spec.key === key)!);
 const predictorFlag = (key: (typeof PREDICTOR_SPECS)[number]['key']) => flagName(PREDICTOR_SPECS.find((spec) => spec.key === key)!);

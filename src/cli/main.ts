@@ -1,8 +1,8 @@
 // slowdisk's command line: parses flags into params, then hands over to the run loop.
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CHECK_DURATION_SPEC } from '../params.js';
-import { VERSION } from '../version.js';
+import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
+import { VERSION } from '../common/version.js';
 import { EXIT_CODE_HELP } from './exit-code-help.js';
 import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
@@ -27,7 +27,7 @@ import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './dri
 import { runDrives } from '../commands/drives-only.js';
 import { replayCommand } from './replay-command.js';
 import { addPredictorOptions, predictorParamsFrom } from './predictor-options.js';
-import { runProbe, type RunOptions } from './run-probe.js';
+import { runProbe, type RunOptions } from '../commands/probe-run.js';
 import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
 type ProbeCommandValues = TargetOptionValues & { record?: string } & TikvConfigOptionValues & OutputOptionValues & DriveOptionValues & OptionValues;

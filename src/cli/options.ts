@@ -2,8 +2,9 @@
 // targets by hand, the parameters from their stages' specs.
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { PROBE_SPECS, SCORE_SPECS, type ProbeParams, type ScoreParams } from '../params.js';
-import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../detect/statistical-params.js';
+import { SCORE_SPECS, type ScoreParams } from '../score/score-params.js';
+import { PROBE_SPECS, type ProbeParams } from '../prober/probe-params.js';
+import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { addParamOptions, attributeOf, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';
 

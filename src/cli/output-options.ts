@@ -3,21 +3,8 @@
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseListenAddress, type ListenAddress } from '../report/metrics-server.js';
+import type { CheckFormat, OutputOptions } from '../report/report-options.js';
 import { HELP_HEADINGS } from './param-options.js';
-
-export type CheckFormat = 'human' | 'nagios';
-
-export interface OutputOptions {
-  /** JSON Lines on stdout, and nothing else there. */
-  json: boolean;
-  /** check's last line. */
-  format: CheckFormat;
-  /** watch: a line for each block device behind the disks, every round. */
-  verbose?: boolean;
-  /** The directory of node_exporter's textfile collector. */
-  textfile?: string;
-  listen?: ListenAddress;
-}
 
 export interface OutputOptionValues {
   json?: boolean;

@@ -1,11 +1,13 @@
 // Every stage's parameter specs, in the order help lists their groups: what the docs tables
 // are generated from, and what a test checks every flag against.
 import type { ParamSpec } from '../common/param-spec.js';
-import { CRITICAL_ON_SPEC, STATISTICAL_SPECS } from '../detect/statistical-params.js';
+import { CRITICAL_ON_SPEC, STATISTICAL_SPECS } from '../statistical/statistical-params.js';
 import { HOOK_SPECS } from '../hooks/hook-params.js';
-import { CHECK_DURATION_SPEC, PROBE_SPECS, SCORE_SPECS } from '../params.js';
+import { SCORE_SPECS } from '../score/score-params.js';
+import { PROBE_SPECS } from '../prober/probe-params.js';
+import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
 import { PEER_SPECS } from '../peer/params.js';
-import { PREDICTOR_SPECS } from '../predict/predictor-params.js';
+import { PREDICTOR_SPECS } from '../early-warning/predictor-params.js';
 
 export const ALL_PARAM_SPECS: readonly ParamSpec[] = Object.freeze([
   ...PROBE_SPECS,

@@ -1,7 +1,7 @@
 // The early-warning predictor's flags on watch, check and replay, from its specs.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ScoreParams } from '../params.js';
-import { PREDICTOR_SPECS, predictorParams, type PredictorParams } from '../predict/predictor-params.js';
+import type { ScoreParams } from '../score/score-params.js';
+import { PREDICTOR_SPECS, predictorParams, type PredictorParams } from '../early-warning/predictor-params.js';
 import { addParamOptions, paramsFrom, type OptionValues } from './param-options.js';
 
 export function addPredictorOptions(command: Command): Command {

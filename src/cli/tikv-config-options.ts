@@ -4,8 +4,8 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { applyTikvConfig, readTikvSettings } from '../config/tikv-config.js';
-import { writeStderrLine } from '../report/visible-text.js';
-import { INTERVAL_SPEC } from '../params.js';
+import { writeStderrLine } from '../common/visible-text.js';
+import { INTERVAL_SPEC } from '../score/score-params.js';
 import type { TargetOptionValues } from './options.js';
 import { attributeOf, HELP_HEADINGS } from './param-options.js';
 

@@ -9,7 +9,7 @@ import { analyzedDriveJson, badInputLine, hostText, plural, summaryJson, summary
 import { fail } from '../report/fail.js';
 import { whenReaderGone } from '../report/stdout-flushed.js';
 import { loadOra } from '../report/terminal.js';
-import { visible, writeStderrLine } from '../report/visible-text.js';
+import { visible, writeStderrLine } from '../common/visible-text.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 
 export interface AnalyzeRequest {

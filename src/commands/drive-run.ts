@@ -14,7 +14,7 @@ import { groupMinimum } from '../peer/verdict.js';
 import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../report/drive-verdicts.js';
 import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
-import { visible, writeStderrLine } from '../report/visible-text.js';
+import { visible, writeStderrLine } from '../common/visible-text.js';
 import type { Registry } from 'prom-client';
 import type { DriveRequest } from '../drives/params.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { readFileElsewhere } from '../common/read-file-elsewhere.js';
 import { formatDuration, formatDurationRange, inDurationRange, type DurationRange } from '../common/durations.js';
-import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC } from '../params.js';
+import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC } from '../score/score-params.js';
 import { parseTikvDuration } from './tikv-duration.js';
 
 /** A file slowdisk cannot use: the message names the file and the key or line. */

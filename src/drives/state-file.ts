@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isTemporaryOf, NotRegularFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
-import { LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../output/run-lock.js';
+import { LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../common/run-lock.js';
 import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
 
 export const STATE_FILE = 'drives.state';

@@ -2,15 +2,15 @@
 // a JSON report of the store on stdin. A hook runs beside the probing, never in its way: the
 // ticks go on while it runs, and one still running at --hook-timeout is killed.
 import { formatDuration } from '../common/durations.js';
-import type { ScoreParams } from '../params.js';
+import type { ScoreParams } from '../score/score-params.js';
 import type { HookParams } from './hook-params.js';
-import type { ProbeSession, RoundReport } from '../session/probe-session.js';
+import type { ProbeSession, RoundReport } from '../live/probe-session.js';
 import { runBounded, type ChildOutcome } from './bounded-child.js';
 import { EvictionTracker, type HookEvent } from './eviction-tracker.js';
 import { hookReport } from './hook-report.js';
 import { SessionHistory } from './session-history.js';
 import { findSmartctl } from './smart-health.js';
-import { writeStderrLine } from '../report/visible-text.js';
+import { writeStderrLine } from '../common/visible-text.js';
 
 /** What went wrong, for the one line on stderr; null for a hook that exited 0. */
 function problemWith(outcome: ChildOutcome, timeoutMs: number): string | null {

@@ -1,7 +1,7 @@
 // When the hooks fire, as PD acts: an eviction once the reported store score reaches the
 // eviction threshold, and its end once the score has stayed at 1, without a break, for the
 // recovery duration. Pure: fed one round at a time, on the score clock.
-import { SCORE_FLOOR } from '../params.js';
+import { SCORE_FLOOR } from '../score/score-params.js';
 
 export type HookEvent = 'evict' | 'recover';
 

@@ -2,8 +2,8 @@
 // store's leaders, without asking anything else. Field names are snake_case, as in the trace.
 import os from 'node:os';
 import { driveOf, resolveBlockDevices, type DriveOfFilesystem } from '../kernel/block-devices.js';
-import type { ScoreParams } from '../params.js';
-import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
+import type { ScoreParams } from '../score/score-params.js';
+import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
 import type { HookEvent } from './eviction-tracker.js';
 import type { SessionHistory } from './session-history.js';
 import { smartHealth, type SmartHealth } from './smart-health.js';

@@ -5,7 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
-import { writeStderrLine } from '../report/visible-text.js';
+import { writeStderrLine } from '../common/visible-text.js';
 
 // Both src/output and dist/output sit two levels below the package root.
 const CHILD_PATH = fileURLToPath(new URL('../../dist/output/writer-child.js', import.meta.url));

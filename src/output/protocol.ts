@@ -2,7 +2,7 @@
 // a drive history holds NaN). Each request names its output; the writer answers each with
 // `done`, in its own time: the CLI never waits past OUTPUT_DEADLINE_MS for one.
 import type { DriveHistory } from '../drives/history.js';
-import type { LockOwner } from './run-lock.js';
+import type { LockOwner } from '../common/run-lock.js';
 
 export type ToWriter =
   /** Replace dir/name atomically (the textfiles). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DriveHistory } from '../drives/history.js';
 import { STATE_FILE, StateStoreError, type OpenedState, type StateStore } from '../drives/state-file.js';
 import { OutputError, type OutputWriter } from './output-writer.js';
-import { lockOwnerOf } from './run-lock.js';
+import { lockOwnerOf } from '../common/run-lock.js';
 
 function stateError(error: unknown): StateStoreError {
   if (error instanceof OutputError) return new StateStoreError(error.message, error.code);

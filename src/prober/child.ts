@@ -2,7 +2,7 @@
 // path's I/O on that path's own native thread, so one hung disk never holds up another,
 // and it outlives a stuck syscall only as long as the kernel makes it.
 import { ProbeError, ProbeWorker, type ProbeFile } from '../native/addon.js';
-import type { ProbeParams } from '../params.js';
+import type { ProbeParams } from './probe-params.js';
 import { ProberRegistration } from './prober-registry.js';
 import type { FromProber, InspectOrder, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
 

@@ -2,7 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import type { ProbeParams } from '../params.js';
+import type { ProbeParams } from './probe-params.js';
 import type { FromProber, ProbeTarget, ToProber } from './protocol.js';
 
 // Both src/prober and dist/prober sit two levels below the package root.

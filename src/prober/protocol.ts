@@ -1,7 +1,7 @@
 // Messages between the CLI process and the prober child (Node IPC, JSON). The CLI asks once
 // per tick for all disks, as every message costs both processes a wakeup, a JSON round and a
 // syscall; the prober answers path by path, so that one hung disk never holds up another.
-import type { ProbeParams } from '../params.js';
+import type { ProbeParams } from './probe-params.js';
 
 export interface ProbeTarget {
   name: string;

@@ -3,7 +3,7 @@
 // kill -9, and the new prober removes the dead one's probe files as stale. One that dies
 // before it ever answered would only die again, so that is reported as lost.
 import { EventEmitter } from 'node:events';
-import type { ProbeParams } from '../params.js';
+import type { ProbeParams } from './probe-params.js';
 import { ProberClient } from './prober-client.js';
 import type { FromProber, ProbeTarget, ToProber } from './protocol.js';
 

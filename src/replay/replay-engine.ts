@@ -16,9 +16,10 @@
 // Without a "disks" list in the header the disks are those named in the lines; a disk must
 // then be named before the window first runs out (within its first SETTLE_WINDOW_TICKS ticks),
 // because each disk is scored from tick 1.
-import { DEFAULT_PROBE_PARAMS, type ScoreParams } from '../params.js';
-import { statisticalParams, type StatisticalParams } from '../detect/statistical-params.js';
-import { predictorParams, type PredictorParams } from '../predict/predictor-params.js';
+import { type ScoreParams } from '../score/score-params.js';
+import { DEFAULT_PROBE_PARAMS } from '../prober/probe-params.js';
+import { statisticalParams, type StatisticalParams } from '../statistical/statistical-params.js';
+import { predictorParams, type PredictorParams } from '../early-warning/predictor-params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { MAX_TICK_GAP, TraceError } from '../trace/trace-reader.js';

@@ -5,7 +5,7 @@ import { naturalCompare, tooFewToJudge, type DriveVerdict, type PeerGroup, type 
 import type { HostAnalysis } from '../perseus/analyze.js';
 import type { ReadCounters } from '../perseus/csv.js';
 import { driveVerdictFields } from './drive-verdicts.js';
-import { visible } from './visible-text.js';
+import { visible } from '../common/visible-text.js';
 
 const x = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : 'n/a');
 const percent = (value: number) => (Number.isFinite(value) ? `${Math.round(value * 100)}%` : 'n/a');

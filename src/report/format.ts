@@ -1,8 +1,8 @@
 // How numbers and disks read at a glance, in every human-facing output.
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { Prediction } from '../predict/predictor.js';
-import type { SessionEvent, DiskStatus } from '../session/probe-session.js';
-import { describeError } from '../session/shown-error.js';
+import type { Prediction } from '../early-warning/predictor.js';
+import type { SessionEvent, DiskStatus } from '../live/probe-session.js';
+import { describeError } from '../live/shown-error.js';
 
 export function formatScore(score: number): string {
   return score >= 100 ? '100' : score.toFixed(2);

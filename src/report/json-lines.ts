@@ -7,10 +7,10 @@
 // Scores are written as JavaScript prints a double: the shortest text that reads back exactly.
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { DiskPlacement } from '../layout/disk-layout.js';
-import type { ScoreParams } from '../params.js';
+import type { ScoreParams } from '../score/score-params.js';
 import type { SerializedProbeError } from '../prober/protocol.js';
 import { SEVERITY_LABELS, reportedScore, severityOf } from '../score/store-score.js';
-import type { DiskStatus, SessionEvent } from '../session/probe-session.js';
+import type { DiskStatus, SessionEvent } from '../live/probe-session.js';
 import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
 import type { Reporter } from './round-lines.js';

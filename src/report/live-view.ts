@@ -2,13 +2,13 @@
 // waiting time and the other disks' latencies keep moving between rounds. With --verbose,
 // each disk's block devices over the last round, on lines under it.
 import type { Ora } from 'ora';
-import type { ScoreParams } from '../params.js';
-import type { DiskStatus, RoundReport, SessionEvent } from '../session/probe-session.js';
+import type { ScoreParams } from '../score/score-params.js';
+import type { DiskStatus, RoundReport, SessionEvent } from '../live/probe-session.js';
 import { severityOf } from '../score/store-score.js';
 import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 import type { Reporter } from './round-lines.js';
 import { loadOra, spinnerColor } from './terminal.js';
-import { visible } from './visible-text.js';
+import { visible } from '../common/visible-text.js';
 
 const REDRAW_MS = 250;
 

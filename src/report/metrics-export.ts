@@ -1,8 +1,8 @@
 // --textfile and --listen: the run's metrics, kept up to date from the session's rounds and
 // inspections, written to node_exporter's textfile directory and/or served for scraping.
 import type { Registry } from 'prom-client';
-import type { ScoreParams } from '../params.js';
-import type { ProbeSession } from '../session/probe-session.js';
+import type { ScoreParams } from '../score/score-params.js';
+import type { ProbeSession } from '../live/probe-session.js';
 import type { ListenAddress, MetricsServer } from './metrics-server.js';
 import type { OutputWriter } from '../output/output-writer.js';
 import type { TextfileWriter } from './textfile.js';

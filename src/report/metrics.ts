@@ -3,11 +3,11 @@
 // metric, which would clash with node_exporter's own) reaches the textfile or /metrics.
 // Base units: seconds; the score is unitless, 1..100.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
-import { DETECTOR_STATES } from '../detect/statistical-detector.js';
+import { DETECTOR_STATES } from '../statistical/statistical-detector.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { ScoreParams } from '../params.js';
+import type { ScoreParams } from '../score/score-params.js';
 import type { PhaseTimings } from '../prober/protocol.js';
-import type { DiskStatus, InspectionRecord, RoundReport } from '../session/probe-session.js';
+import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
 
 const PHASES: readonly (readonly [phase: string, timing: keyof PhaseTimings])[] = [
   ['open', 'openMs'],

@@ -2,11 +2,11 @@
 // Naemon and Sensu read: "SLOWDISK <STATE> - <text> | <perfdata>", the state also being the
 // exit code (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 // Perfdata per https://nagios-plugins.org/doc/guidelines.html: 'label'=value[UOM];warn;crit;min;max.
-import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
-import { DEFAULT_PREDICTOR_PARAMS } from '../predict/predictor-params.js';
+import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../score/score-params.js';
+import { DEFAULT_PREDICTOR_PARAMS } from '../early-warning/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import { hangNotes } from '../verdict/hang-verdict.js';
-import type { DiskStatus } from '../session/probe-session.js';
+import type { DiskStatus } from '../live/probe-session.js';
 import type { CheckOutcome } from './check-summary.js';
 import { diskFlags, formatBlockDevices, formatElapsed, formatPrediction, formatScore, formatState } from './format.js';
 import { LATENCY_PHASES, type PhaseLatencies } from './phase-latencies.js';

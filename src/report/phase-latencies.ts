@@ -1,6 +1,6 @@
 // check's typical latency per disk and phase: the median of the inspections that completed
 // during the check, for the Nagios perfdata. The score already judges the outliers.
-import type { InspectionRecord } from '../session/probe-session.js';
+import type { InspectionRecord } from '../live/probe-session.js';
 
 export type LatencyPhase = 'write' | 'sync' | 'read';
 

@@ -1,7 +1,7 @@
 // watch off a TTY: one plain line per round and one per event; with --verbose, a line per
 // block device after each round's.
-import type { RoundReport, SessionEvent } from '../session/probe-session.js';
-import { visible } from './visible-text.js';
+import type { RoundReport, SessionEvent } from '../live/probe-session.js';
+import { visible } from '../common/visible-text.js';
 import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 
 export interface Reporter {

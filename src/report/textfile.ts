@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
-import { writeStderrLine } from './visible-text.js';
+import { writeStderrLine } from '../common/visible-text.js';
 
 export const TEXTFILE_NAME = 'slowdisk.prom';
 

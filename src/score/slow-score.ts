@@ -1,7 +1,7 @@
 // TiKV's per-disk slow score, after TiKV's slow-score design and its health_controller code
 // (docs/slow-score.md states the rules).
 // Pure: no timers, no I/O; the caller passes the clock's reading in.
-import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../params.js';
+import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from './score-params.js';
 
 export type RoundParams = Pick<ScoreParams, 'ratioThreshold' | 'minTtrMs'>;
 

@@ -1,5 +1,5 @@
 // From disk scores to the store's score and PD's view of it.
-import { SCORE_FLOOR, type ScoreParams } from '../params.js';
+import { SCORE_FLOOR, type ScoreParams } from './score-params.js';
 
 /** The store's score: the maximum over its disks, and at least 1. */
 export function storeScore(diskScores: Iterable<number>): number {

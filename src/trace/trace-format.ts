@@ -3,9 +3,10 @@
 import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { DeviceRole } from '../kernel/block-devices.js';
 import type { ParamSpec } from '../common/param-spec.js';
-import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type CriticalOn, type StatisticalParams } from '../detect/statistical-params.js';
-import { DEFAULT_INTERVAL_MS, HANG_AFTER_SPEC, INTERVAL_SPEC, SCORE_SPECS, TIMEOUT_SPEC, type ProbeParams, type ScoreParams } from '../params.js';
-import { PREDICTOR_SPECS, type PredictorParams } from '../predict/predictor-params.js';
+import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
+import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC, SCORE_SPECS, TIMEOUT_SPEC, type ScoreParams } from '../score/score-params.js';
+import { HANG_AFTER_SPEC, type ProbeParams } from '../prober/probe-params.js';
+import { PREDICTOR_SPECS, type PredictorParams } from '../early-warning/predictor-params.js';
 
 export const TRACE_VERSION = 1;
 

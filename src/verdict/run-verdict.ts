@@ -1,5 +1,5 @@
 // The run's verdict: the worst severity any round (or a hang between rounds) made it.
-import type { ScoreParams } from '../params.js';
+import type { ScoreParams } from '../score/score-params.js';
 import { reportedScore, severityOf, worseSeverity, type Severity } from '../score/store-score.js';
 
 /** The worst the reported store score got over a run. */

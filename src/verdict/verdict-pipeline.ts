@@ -5,18 +5,18 @@
 // and owns what they make: the store's tick semantics (StoreTicks), the statistical
 // detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
 // exit code. Pure: no I/O, no timers, and the clock is the events'.
-import { StatisticalDetector, type DetectorState } from '../detect/statistical-detector.js';
-import type { StatisticalParams } from '../detect/statistical-params.js';
-import { detectorSeverity } from '../detect/severity.js';
-import { feedDetector } from '../detect/tick-feed.js';
+import { StatisticalDetector, type DetectorState } from '../statistical/statistical-detector.js';
+import type { StatisticalParams } from '../statistical/statistical-params.js';
+import { detectorSeverity } from '../statistical/severity.js';
+import { feedDetector } from '../statistical/tick-feed.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { ScoreParams } from '../params.js';
-import { predictionSeverity } from '../predict/prediction-severity.js';
-import { PredictorFeed } from '../predict/predictor-feed.js';
-import type { PredictorParams } from '../predict/predictor-params.js';
-import type { Prediction } from '../predict/predictor.js';
+import type { ScoreParams } from '../score/score-params.js';
+import { predictionSeverity } from '../early-warning/prediction-severity.js';
+import { PredictorFeed } from '../early-warning/predictor-feed.js';
+import type { PredictorParams } from '../early-warning/predictor-params.js';
+import type { Prediction } from '../early-warning/predictor.js';
 import { worseSeverity, type Severity } from '../score/store-score.js';
-import { StoreTicks } from '../ticks/store-ticks.js';
+import { StoreTicks } from '../score/store-ticks.js';
 import { exitCodeOf } from './exit-codes.js';
 import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
 import { InFlight } from './in-flight.js';

@@ -18,7 +18,7 @@ describe('the predictor network', () => {
       const run = spawnSync(process.execPath, [path.join(ROOT, 'scripts/predict/train.mjs'), '--out', out], { encoding: 'utf8' });
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
-      expect(readFileSync(out, 'utf8')).toBe(readFileSync(path.join(ROOT, 'src/predict/network-weights.json'), 'utf8'));
+      expect(readFileSync(out, 'utf8')).toBe(readFileSync(path.join(ROOT, 'src/early-warning/network-weights.json'), 'utf8'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { JsonLines } from '../../src/report/json-lines.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';

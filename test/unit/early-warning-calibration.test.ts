@@ -8,8 +8,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PREDICTOR_PARAMS, horizonSamples } from '../../src/predict/predictor-params.js';
-import { Predictor } from '../../src/predict/predictor.js';
+import { DEFAULT_PREDICTOR_PARAMS, horizonSamples } from '../../src/early-warning/predictor-params.js';
+import { Predictor } from '../../src/early-warning/predictor.js';
 import { breachTargets } from '../../dev/predict/labels.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

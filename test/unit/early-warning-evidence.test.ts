@@ -3,9 +3,9 @@
 // wherever its window starts; a disk that climbs and levels off under the SLA is warned of
 // during the climb and let go within 5 minutes of levelling off, with the reason.
 import { describe, expect, it } from 'vitest';
-import { type Prediction, Predictor } from '../../src/predict/predictor.js';
-import { DEFAULT_PREDICTOR_PARAMS, type PredictorModel } from '../../src/predict/predictor-params.js';
-import type { PredictorSample } from '../../src/predict/sample-features.js';
+import { type Prediction, Predictor } from '../../src/early-warning/predictor.js';
+import { DEFAULT_PREDICTOR_PARAMS, type PredictorModel } from '../../src/early-warning/predictor-params.js';
+import type { PredictorSample } from '../../src/early-warning/sample-features.js';
 import { Rng } from '../../dev/scenarios/index.js';
 
 const TICK_MS = 100;

@@ -1,12 +1,12 @@
 // The early warning on the lines a person reads: watch's round lines and check's summary.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
-import type { Prediction } from '../../src/predict/predictor.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
+import type { Prediction } from '../../src/early-warning/predictor.js';
 import { checkSummary } from '../../src/report/check-summary.js';
 import { JsonLines } from '../../src/report/json-lines.js';
 import { RoundLines } from '../../src/report/round-lines.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
-import type { DiskStatus } from '../../src/session/probe-session.js';
+import type { DiskStatus } from '../../src/live/probe-session.js';
 
 const prediction = (probability: number | null, warning = false, cleared: Prediction['cleared'] = null): Prediction => ({
   atMs: 60_000,

@@ -3,7 +3,7 @@
 // WARNING for it; a healthy host is not warned of.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sampleFeatures } from '../../src/predict/sample-features.js';
+import { sampleFeatures } from '../../src/early-warning/sample-features.js';
 import { traceSamples, type TraceEntry } from '../../dev/predict/trace-samples.js';
 import { runCli } from '../helpers/run-cli.js';
 import { scenarioTraceFiles } from '../helpers/scenario-traces.js';

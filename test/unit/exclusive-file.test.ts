@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExclusive, isTemporaryOf, NotRegularFileError, readRegular, readRegularSync, replaceFile, replaceFileSync, temporaryName } from '../../src/common/exclusive-file.js';
 import { processStartTime } from '../../src/common/process-start-time.js';
-import { holds, LockHeldError, lockOwnerOf, releaseLock, takeLock } from '../../src/output/run-lock.js';
+import { holds, LockHeldError, lockOwnerOf, releaseLock, takeLock } from '../../src/common/run-lock.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-exclusive-file-'));
 let dirs = 0;

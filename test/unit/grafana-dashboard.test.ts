@@ -1,7 +1,7 @@
 // The shipped Grafana dashboard asks only for metrics slowdisk exports and rules it ships.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { SlowdiskMetrics } from '../../src/report/metrics.js';
 import { dashboardQueries, readDashboard } from '../helpers/dashboard-queries.js';
 

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { nagiosLine } from '../../src/report/nagios.js';
 import { PhaseLatencies } from '../../src/report/phase-latencies.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import { checkEndSeverity, hangSeverity } from '../../src/verdict/hang-verdict.js';
-import type { DiskStatus } from '../../src/session/probe-session.js';
+import type { DiskStatus } from '../../src/live/probe-session.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-nagios-'));

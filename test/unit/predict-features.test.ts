@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { windowInputs } from '../../src/predict/network.js';
-import { sampleFeatures, sortedQuantile } from '../../src/predict/sample-features.js';
+import { windowInputs } from '../../src/early-warning/network.js';
+import { sampleFeatures, sortedQuantile } from '../../src/early-warning/sample-features.js';
 import { traceSamples, type TraceEntry } from '../../dev/predict/trace-samples.js';
 
 const range = (n: number, from = 1): number[] => Array.from({ length: n }, (_, i) => from + i);

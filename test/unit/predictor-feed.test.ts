@@ -3,12 +3,12 @@
 // live run's trace reaching exactly the predictions the live run had.
 import { describe, expect, it } from 'vitest';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
-import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
-import type { Prediction } from '../../src/predict/predictor.js';
-import { nearestDevice, PredictorFeed } from '../../src/predict/predictor-feed.js';
-import { predictorParams } from '../../src/predict/predictor-params.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
+import type { Prediction } from '../../src/early-warning/predictor.js';
+import { nearestDevice, PredictorFeed } from '../../src/early-warning/predictor-feed.js';
+import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import { ReplayEngine } from '../../src/replay/replay-engine.js';
-import { StoreTicks } from '../../src/ticks/store-ticks.js';
+import { StoreTicks } from '../../src/score/store-ticks.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
 import { microseconds } from '../../src/common/microseconds.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { leastSquaresLine, linearTrendScore } from '../../src/predict/linear-trend.js';
-import { networkProbability, parseNetworkModel, type NetworkModel } from '../../src/predict/network.js';
-import { Predictor } from '../../src/predict/predictor.js';
-import { DEFAULT_PREDICTOR_PARAMS, predictorParams } from '../../src/predict/predictor-params.js';
-import { sampleFeatures, type PredictorSample } from '../../src/predict/sample-features.js';
+import { leastSquaresLine, linearTrendScore } from '../../src/early-warning/linear-trend.js';
+import { networkProbability, parseNetworkModel, type NetworkModel } from '../../src/early-warning/network.js';
+import { Predictor } from '../../src/early-warning/predictor.js';
+import { DEFAULT_PREDICTOR_PARAMS, predictorParams } from '../../src/early-warning/predictor-params.js';
+import { sampleFeatures, type PredictorSample } from '../../src/early-warning/sample-features.js';
 import { breachStarts, breachTargets } from '../../dev/predict/labels.js';
 import { traceSamples } from '../../dev/predict/trace-samples.js';
 import { ScenarioGenerator, type ScenarioOptions } from '../../dev/scenarios/index.js';

@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS, SCORE_SPECS, type ScoreParams } from '../../src/params.js';
+import { DEFAULT_SCORE_PARAMS, SCORE_SPECS, type ScoreParams } from '../../src/score/score-params.js';
 import { replayBatches, SETTLE_WINDOW_TICKS, type ReplayResult, type ScoreUpdate } from '../../src/replay/replay-engine.js';
-import { StoreTicks } from '../../src/ticks/store-ticks.js';
+import { StoreTicks } from '../../src/score/store-ticks.js';
 import { headerValueOf, type TraceHeader } from '../../src/trace/trace-format.js';
 import { openTrace, readTrace, TraceError, type Trace } from '../../src/trace/trace-reader.js';
-import { TraceWriter } from '../../src/trace/trace-writer.js';
+import { TraceWriter } from '../../src/record/trace-writer.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-replay-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DiskPlacement } from '../../src/layout/disk-layout.js';
 import type { SerializedProbeError } from '../../src/prober/protocol.js';
-import { shownError } from '../../src/session/shown-error.js';
+import { shownError } from '../../src/live/shown-error.js';
 
 const file = '/data/kv/db/.slowdisk-probe-4242-1a2b3c4d';
 const placement: DiskPlacement = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/params.js';
+import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/score/score-params.js';
 import { SlowScore, updatedScore } from '../../src/score/slow-score.js';
 import { reportedScore, severityOf, storeScore } from '../../src/score/store-score.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
-import { StoreTicks } from '../../src/ticks/store-ticks.js';
+import { StoreTicks } from '../../src/score/store-ticks.js';
 
 const params = (overrides: Partial<ScoreParams> = {}): ScoreParams => ({ ...DEFAULT_SCORE_PARAMS, ...overrides });
 

@@ -1,7 +1,7 @@
 // The per-disk count of ticks charged as timeouts: what slowdisk_inspection_timeouts_total exports.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/params.js';
-import { StoreTicks } from '../../src/ticks/store-ticks.js';
+import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/score/score-params.js';
+import { StoreTicks } from '../../src/score/store-ticks.js';
 
 const params = (overrides: Partial<ScoreParams> = {}): ScoreParams => ({ ...DEFAULT_SCORE_PARAMS, ...overrides });
 

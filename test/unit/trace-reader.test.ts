@@ -4,13 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCORE_PARAMS } from '../../src/params.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
 import { MAX_LINE_CHARS, MAX_TICK_GAP, openTrace, readTrace, TraceError } from '../../src/trace/trace-reader.js';
-import { TraceWriter } from '../../src/trace/trace-writer.js';
-import { statisticalParams } from '../../src/detect/statistical-params.js';
-import { predictorParams } from '../../src/predict/predictor-params.js';
+import { TraceWriter } from '../../src/record/trace-writer.js';
+import { statisticalParams } from '../../src/statistical/statistical-params.js';
+import { predictorParams } from '../../src/early-warning/predictor-params.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-trace-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

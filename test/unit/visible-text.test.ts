@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { visible } from '../../src/report/visible-text.js';
+import { visible } from '../../src/common/visible-text.js';
 import { runCli, startCli, waitFor } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-visible-'));

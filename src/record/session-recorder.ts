@@ -3,11 +3,11 @@
 // stalls that process, never the run.
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
-import type { InspectionRecord, ProbeSession } from '../session/probe-session.js';
-import { VERSION } from '../version.js';
-import type { RecordedParams } from './trace-format.js';
+import type { InspectionRecord, ProbeSession } from '../live/probe-session.js';
+import { VERSION } from '../common/version.js';
+import type { RecordedParams } from '../trace/trace-format.js';
 import { TRACE_MODE, traceCreateError, traceHeaderLine, TraceWriter } from './trace-writer.js';
-import { writeStderrLine } from '../report/visible-text.js';
+import { writeStderrLine } from '../common/visible-text.js';
 
 export class SessionRecorder {
   private created = false;

@@ -3,7 +3,7 @@
 // specs of those a flag sets.
 import { formatDuration, HOUR_MS } from '../common/durations.js';
 import type { ParamSpec } from '../common/param-spec.js';
-import { DEFAULT_SCORE_PARAMS } from '../params.js';
+import { DEFAULT_SCORE_PARAMS } from '../score/score-params.js';
 
 /** Which model turns a window of samples into a probability. */
 export const PREDICTOR_MODELS = ['network', 'trend'] as const;

@@ -1,7 +1,7 @@
 // Feeds the statistical detector from the store's tick outcomes, on the ticks' own clock:
 // an inspection that counted for its tick is a latency, a tick charged as a timeout is a
 // failure. Live runs and replays hand it the same outcomes, so they reach the same states.
-import type { TickOutcomeListener } from '../ticks/store-ticks.js';
+import type { TickOutcomeListener } from '../score/store-ticks.js';
 import type { StatisticalDetector } from './statistical-detector.js';
 
 export function feedDetector(detector: StatisticalDetector, intervalMs: number): TickOutcomeListener {

@@ -3,7 +3,7 @@
 // of those a flag sets; with them, the rule that says whether a confirmed slow disk is CRITICAL.
 import { DAY_MS } from '../common/durations.js';
 import type { ChoiceSpec, ParamSpec } from '../common/param-spec.js';
-import { DEFAULT_SCORE_PARAMS } from '../params.js';
+import { DEFAULT_SCORE_PARAMS } from '../score/score-params.js';
 
 export interface StatisticalParams {
   /** The baseline window: the most recent this-many inspections of a disk (article: 1000 IO completions). */

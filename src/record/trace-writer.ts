@@ -5,9 +5,9 @@
 import os from 'node:os';
 import { microseconds } from '../common/microseconds.js';
 import { AppendedFile } from '../output/appended-file.js';
-import type { ScoreParams } from '../params.js';
+import type { ScoreParams } from '../score/score-params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import { deviceFields, headerParamsOf, TRACE_VERSION, type RecordedDevice, type RecordedFailure, type RecordedInspection, type RecordedParams, type TraceHeader } from './trace-format.js';
+import { deviceFields, headerParamsOf, TRACE_VERSION, type RecordedDevice, type RecordedFailure, type RecordedInspection, type RecordedParams, type TraceHeader } from '../trace/trace-format.js';
 
 export interface TraceWriterOptions {
   params: ScoreParams;

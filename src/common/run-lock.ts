@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { link, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createExclusive, readRegular, temporaryName } from '../common/exclusive-file.js';
-import { processStartTime } from '../common/process-start-time.js';
+import { createExclusive, readRegular, temporaryName } from './exclusive-file.js';
+import { processStartTime } from './process-start-time.js';
 
 const MAGIC = 'slowdisk-lock';
 

@@ -4,11 +4,11 @@
 // --verbose a line each.
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { formatDuration } from '../common/durations.js';
-import type { ScoreParams } from '../params.js';
-import { formatBlockDevices, formatDeviceLine, formatElapsed, formatPrediction, formatScore } from '../report/format.js';
-import { visible } from '../report/visible-text.js';
+import type { ScoreParams } from '../score/score-params.js';
+import { formatBlockDevices, formatDeviceLine, formatElapsed, formatPrediction, formatScore } from './format.js';
+import { visible } from '../common/visible-text.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
-import type { ReplayResult, ScoreUpdate } from './replay-engine.js';
+import type { ReplayResult, ScoreUpdate } from '../replay/replay-engine.js';
 
 
 export class Timeline {

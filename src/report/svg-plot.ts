@@ -2,9 +2,9 @@
 // with the slow and eviction thresholds; under it, each disk's inspection latency per round
 // (median and max, log scale) with the timeout. Hand-written SVG: it opens in any browser.
 import { formatDuration } from '../common/durations.js';
-import type { ScoreParams } from '../params.js';
-import type { ReplayObserver, ScoreUpdate } from './replay-engine.js';
-import { paramsSummary } from './timeline.js';
+import type { ScoreParams } from '../score/score-params.js';
+import type { ReplayObserver, ScoreUpdate } from '../replay/replay-engine.js';
+import { paramsSummary } from './replay-timeline.js';
 
 /** Past this many rounds, rounds are merged into buckets: more points than pixels show nothing more. */
 export const MAX_PLOT_POINTS = 1200;

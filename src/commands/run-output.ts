@@ -1,6 +1,6 @@
 // What watch and check print on stdout while they run, and check's last line, in the form
 // the flags ask for: the live view or round lines, JSON Lines, the human or Nagios summary.
-import type { ScoreParams } from '../params.js';
+import type { ScoreParams } from '../score/score-params.js';
 import { checkSummary, type CheckOutcome } from '../report/check-summary.js';
 import { JsonLines } from '../report/json-lines.js';
 import { LiveView } from '../report/live-view.js';
@@ -8,9 +8,9 @@ import { nagiosLine } from '../report/nagios.js';
 import { PhaseLatencies } from '../report/phase-latencies.js';
 import { RoundLines, type Reporter } from '../report/round-lines.js';
 import { canRedraw } from '../report/terminal.js';
-import { visible } from '../report/visible-text.js';
-import type { ProbeSession } from '../session/probe-session.js';
-import type { OutputOptions } from './output-options.js';
+import { visible } from '../common/visible-text.js';
+import type { ProbeSession } from '../live/probe-session.js';
+import type { OutputOptions } from '../report/report-options.js';
 
 const DEFAULT_OUTPUT: OutputOptions = { json: false, format: 'human' };
 

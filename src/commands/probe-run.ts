@@ -1,21 +1,22 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
-import type { StatisticalParams } from '../detect/statistical-params.js';
-import type { PredictorParams } from '../predict/predictor-params.js';
+import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
-import type { ProbeParams, ScoreParams } from '../params.js';
+import type { ScoreParams } from '../score/score-params.js';
+import type { ProbeParams } from '../prober/probe-params.js';
 import type { HookParams } from '../hooks/hook-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { OutputWriter } from '../output/output-writer.js';
 import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
-import { SessionRecorder } from '../trace/session-recorder.js';
+import { SessionRecorder } from '../record/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
-import { ProbeSession, StartupError } from '../session/probe-session.js';
+import { ProbeSession, StartupError } from '../live/probe-session.js';
 import type { DriveRequest } from '../drives/params.js';
-import { DriveRun, DriveStartError } from '../commands/drive-run.js';
+import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
-import type { OutputOptions } from './output-options.js';
+import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
 
 export interface RunOptions {

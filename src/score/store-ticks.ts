@@ -1,9 +1,9 @@
 // The tick semantics of one store: every inspected disk ticks together, one inspection in
 // flight per disk, and each disk's SlowScore charges what did not come back in time.
 // Pure: the live ticker and replay drive it with their own clocks.
-import type { ScoreParams } from '../params.js';
-import { SlowScore } from '../score/slow-score.js';
-import { storeScore } from '../score/store-score.js';
+import type { ScoreParams } from './score-params.js';
+import { SlowScore } from './slow-score.js';
+import { storeScore } from './store-score.js';
 
 interface DiskTicks {
   score: SlowScore;
