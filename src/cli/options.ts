@@ -10,7 +10,7 @@ import { addParamOptions, attributeOf, HELP_HEADINGS, paramsFrom, type OptionVal
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-function namedPath(value: string, previous: ProbeTarget[]): ProbeTarget[] {
+function namedPath(value: string, previous: ProbeTarget[] = []): ProbeTarget[] {
   const at = value.indexOf('=');
   const name = value.slice(0, at);
   const dir = value.slice(at + 1);
@@ -25,7 +25,7 @@ export function addTargetOptions(command: Command): Command {
     .optionsGroup(HELP_HEADINGS.targets)
     .option('--raft <dir>', "the Raft data directory (TiKV's raft-engine.dir or raftdb-path)")
     .option('--kv <dir>', "the KV data directory (TiKV's storage.data-dir)")
-    .option('--path <name=dir>', 'another directory to probe, under a name of your choosing (repeatable)', namedPath, []);
+    .option('--path <name=dir>', 'another directory to probe, under a name of your choosing (repeatable)', namedPath);
 }
 
 /** The verdict's parameters: the score's, the statistical detector's and --critical-on. */
@@ -76,7 +76,7 @@ export function probeParamsFrom(values: OptionValues): ProbeParams {
 export interface TargetOptionValues {
   raft?: string;
   kv?: string;
-  path: ProbeTarget[];
+  path?: ProbeTarget[];
 }
 
 /**
@@ -87,7 +87,7 @@ export function targetsFrom(options: TargetOptionValues, cwd: string = process.c
   const targets: ProbeTarget[] = [];
   if (options.raft !== undefined) targets.push({ name: 'raft', dir: options.raft });
   if (options.kv !== undefined) targets.push({ name: 'kv', dir: options.kv });
-  targets.push(...options.path);
+  targets.push(...(options.path ?? []));
   if (targets.length === 0 && cwdByDefault) targets.push({ name: 'cwd', dir: cwd });
   const seen = new Set<string>();
   for (const target of targets) {
