@@ -43,10 +43,11 @@ describe.concurrent('something planted at the live probe file name', () => {
     expect((event!.error as { message: string }).message).toMatch(found);
     expect(events(cli, 'down')).toEqual([]);
     const last = diskLines(cli).at(-1)!;
-    expect(last).toMatchObject({ disk: 'raft', state: 'up', score: 1, errors: 0 });
-    // Nothing failed; on a loaded machine the move to a fresh name (a new file made within the
-    // tick) may come back late once, which counts as any late inspection, never as a failure.
-    expect(lines(cli).filter((line) => line.type === 'store').every((line) => line.reported_score === 1)).toBe(true);
+    expect(last).toMatchObject({ disk: 'raft', state: 'up', errors: 0 });
+    // No inspection failed, at any round. (Not the score: on a loaded machine the move to a
+    // fresh name, a new file made within the tick, may come back late, and a late inspection
+    // is charged as a timeout like any other, which a failure would be too.)
+    expect(diskLines(cli).every((line) => line.errors === 0 && line.state !== 'down')).toBe(true);
     // Only the plant is left, as it was.
     expect(probeFiles(dir)).toEqual([planted]);
     expect(existsSync(mine)).toBe(true);
