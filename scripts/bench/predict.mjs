@@ -9,7 +9,7 @@
 // --validation  run the validation selection instead (seeds kept apart from both training and
 //               the held-out figures, for choosing training settings without looking at those)
 // --set         a predictor parameter other than its default (src/early-warning/predictor-params.ts),
-//               for both models: --set warnFromShare=0 --set confirmSamples=1
+//               for both models: --set linearRiseSamples=0 --set confirmSamples=1
 // --json        where the figures are written (bench-results/predict.json, or predict-validation.json)
 //
 // Each disk is fed its 15 s samples in order, as a live session would. The truth comes from
@@ -239,7 +239,8 @@ async function main() {
       f1: (2 * developing.recall * all.precision) / (developing.recall + all.precision),
     };
   }
-  const better = results.network.f1 > results.trend.f1 ? 'network' : 'trend';
+  // A model that warned of nothing has no F1 (NaN): the other is the better.
+  const better = results.trend.f1 > results.network.f1 || !(results.network.f1 >= 0) ? 'trend' : 'network';
 
   const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)} %` : '-');
   const secs = (x) => (Number.isFinite(x) ? `${Math.round(x)} s` : '-');
