@@ -147,7 +147,7 @@ export function predictorParams(overrides: Partial<PredictorParams> = {}): Predi
   for (const key of ['windowSamples', 'minSamples', 'confirmSamples'] as const) {
     if (!Number.isInteger(params[key]) || params[key] < 1) throw new RangeError(`predictor: ${key} must be a whole number above 0`);
   }
-  if (!Number.isInteger(params.linearRiseSamples) || params.linearRiseSamples < 0) throw new RangeError('predictor: linearRiseSamples must be a whole number');
+  if (!Number.isInteger(params.linearRiseSamples) || params.linearRiseSamples < 0) throw new RangeError('predictor: linearRiseSamples must be a whole number of at least 0');
   if (!(params.linearRiseHorizonMs > 0)) throw new RangeError(`predictor: linearRiseHorizonMs must be a number above 0, got ${String(params.linearRiseHorizonMs)}`);
   if (params.minSamples > params.windowSamples) throw new RangeError('predictor: minSamples cannot exceed windowSamples');
   if (!(params.warnProbability > 0 && params.warnProbability < 1)) throw new RangeError('predictor: warnProbability must be in (0, 1)');
