@@ -4,13 +4,15 @@
 // shape and a recording that training never saw).
 //
 //   npm run bench:predict                       # tsc, then this script
-//   node scripts/bench/predict.mjs [--validation] [--set NAME=VALUE ...] [--json FILE]
+//   node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--json FILE]
 //
 // --validation  run the validation selection instead (seeds kept apart from both training and
 //               the held-out figures, for choosing training settings without looking at those)
+// --tuning      run the tuning selection instead (the validation seeds' range with as many seeds
+//               as the held-out one: what the warning rules were chosen on)
 // --set         a predictor parameter other than its default (src/early-warning/predictor-params.ts),
-//               for both models: --set warnFromShare=0 --set confirmSamples=1
-// --json        where the figures are written (bench-results/predict.json, or predict-validation.json)
+//               for both models: --set linearRiseSamples=0 --set confirmSamples=1
+// --json        where the figures are written (bench-results/predict.json, predict-validation.json or predict-tuning.json)
 //
 // Each disk is fed its 15 s samples in order, as a live session would. The truth comes from
 // the P99s alone: a breach starts at a sample whose P99 is above the SLA after 5 minutes at or
@@ -24,7 +26,7 @@
 // on, the time to clear is how long a warning standing then, or raised later, lasted after that.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { HELD_OUT, ROOT, runJobs, SPECS, VALIDATION } from '../predict/corpus.mjs';
+import { HELD_OUT, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/early-warning/predictor-params.js'));
@@ -33,14 +35,14 @@ const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'
 
 const MODELS = ['network', 'trend'];
 const TITLES = { network: 'network', trend: 'linear trend' };
-const USAGE = 'usage: node scripts/bench/predict.mjs [--validation] [--set NAME=VALUE ...] [--json FILE]\n';
+const USAGE = 'usage: node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--json FILE]\n';
 
 function parseArgs(argv) {
-  const options = { json: null, validation: false, overrides: {} };
+  const options = { json: null, selection: 'held-out', overrides: {} };
   for (let i = 0; i < argv.length; i += 1) {
     const set = argv[i] === '--set' ? /^(\w+)=(.+)$/.exec(argv[i + 1] ?? '') : null;
     if (argv[i] === '--json' && argv[i + 1] !== undefined) options.json = path.resolve(argv[++i]);
-    else if (argv[i] === '--validation') options.validation = true;
+    else if ((argv[i] === '--validation' || argv[i] === '--tuning') && options.selection === 'held-out') options.selection = argv[i].slice(2);
     else if (set && set[1] in DEFAULT_PREDICTOR_PARAMS && set[1] !== 'model') {
       const type = typeof DEFAULT_PREDICTOR_PARAMS[set[1]];
       options.overrides[set[1]] = type === 'number' ? Number(set[2]) : type === 'boolean' ? set[2] === 'true' : set[2];
@@ -56,7 +58,7 @@ function parseArgs(argv) {
     process.stderr.write(`bench:predict: ${error.message}\n`);
     process.exit(3);
   }
-  options.json ??= path.join(ROOT, 'bench-results', options.validation ? 'predict-validation.json' : 'predict.json');
+  options.json ??= path.join(ROOT, 'bench-results', options.selection === 'held-out' ? 'predict.json' : `predict-${options.selection}.json`);
   return options;
 }
 
@@ -195,7 +197,7 @@ async function main() {
   const spinner = tty ? (await import('ora')).default({ text: 'starting', stream: process.stdout }).start() : null;
   const tallies = Object.fromEntries(MODELS.map((m) => [m, new Map()]));
   const reliability = Object.fromEntries(MODELS.map((m) => [m, newReliability()]));
-  const selection = options.validation ? VALIDATION : HELD_OUT;
+  const selection = { 'held-out': HELD_OUT, validation: VALIDATION, tuning: TUNING }[options.selection];
   const jobs = runJobs(selection);
   jobs.forEach((job, n) => {
     if (spinner) spinner.text = `${n + 1}/${jobs.length} runs: ${job.label}`;
@@ -239,7 +241,8 @@ async function main() {
       f1: (2 * developing.recall * all.precision) / (developing.recall + all.precision),
     };
   }
-  const better = results.network.f1 > results.trend.f1 ? 'network' : 'trend';
+  // A model that warned of nothing has no F1 (NaN): the other is the better.
+  const better = results.trend.f1 > results.network.f1 || !(results.network.f1 >= 0) ? 'trend' : 'network';
 
   const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)} %` : '-');
   const secs = (x) => (Number.isFinite(x) ? `${Math.round(x)} s` : '-');

@@ -69,6 +69,13 @@ export const VALIDATION = {
   recordings: [],
 };
 
+/**
+ * What the early warning's rules were chosen on: the validation selection's seed range, hosts
+ * and scenarios, with as many seeds as the benchmark (the validation selection's 8 ramps of
+ * each kind are too few to tell rules apart). No training, no held-out seed.
+ */
+export const TUNING = { ...VALIDATION, seeds: { first: 50_001, ramps: 40, negatives: 6 } };
+
 /** What the benchmark sees: other seeds, a larger host, linear ramps as well, and recording sessions b and d. */
 export const HELD_OUT = {
   seeds: { first: 100_001, ramps: 40, negatives: 6 },

@@ -40,10 +40,26 @@ export interface PredictorParams {
   /**
    * The network behind a rule: with true, a warning also needs a rising trend (the line
    * through the logs of the P99s of the last `clearAfterMs`, read as the evidence rule says, reaching the
-   * SLA within the horizon) or a breach under way. A climb that is levelling off far below
-   * the SLA is not warned of, however much it looks like the start of a ramp.
+   * SLA within the horizon, and the straight line of `linearRiseSamples` reaching it within
+   * `linearRiseHorizonMs`), held for `confirmSamples` samples in a row like the probability,
+   * or a breach under way. A climb that is levelling off far below the SLA is not warned
+   * of, however much it looks like the start of a ramp.
    */
   needRisingTrend: boolean;
+  /**
+   * The rising trend also needs the straight line through the P99s (in ms, not their logs)
+   * of the last this many samples, read as the evidence rule says, to reach the SLA within
+   * `linearRiseHorizonMs` (0: no such condition). In logs, any climb from a low base looks
+   * steep (1 to 8 ms on an SSD is x8); in ms, a climb that will level off a few tens of ms
+   * up gains a few ms a sample, one heading past the SLA far more.
+   */
+  linearRiseSamples: number;
+  /**
+   * How far ahead the straight line of `linearRiseSamples` may reach the SLA (ms, a whole
+   * number of samples): longer than the horizon, since a straight line lags a slowdown that
+   * grows by the same ratio each sample.
+   */
+  linearRiseHorizonMs: number;
   /**
    * A warning clears once the disk has held under the SLA this long (ms, a whole number of
    * samples) without a rising trend: every P99 of the last `clearAfterMs` at or below the
@@ -77,6 +93,8 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   minSamples: 4,
   confirmSamples: 2,
   needRisingTrend: true,
+  linearRiseSamples: 4,
+  linearRiseHorizonMs: 600_000,
   clearAfterMs: 150_000,
   model: 'network',
   trendSoftness: 0.1,
@@ -129,6 +147,8 @@ export function predictorParams(overrides: Partial<PredictorParams> = {}): Predi
   for (const key of ['windowSamples', 'minSamples', 'confirmSamples'] as const) {
     if (!Number.isInteger(params[key]) || params[key] < 1) throw new RangeError(`predictor: ${key} must be a whole number above 0`);
   }
+  if (!Number.isInteger(params.linearRiseSamples) || params.linearRiseSamples < 0) throw new RangeError('predictor: linearRiseSamples must be a whole number of at least 0');
+  if (!(params.linearRiseHorizonMs > 0)) throw new RangeError(`predictor: linearRiseHorizonMs must be a number above 0, got ${String(params.linearRiseHorizonMs)}`);
   if (params.minSamples > params.windowSamples) throw new RangeError('predictor: minSamples cannot exceed windowSamples');
   if (!(params.warnProbability > 0 && params.warnProbability < 1)) throw new RangeError('predictor: warnProbability must be in (0, 1)');
   if (!PREDICTOR_MODELS.includes(params.model)) {
@@ -136,6 +156,7 @@ export function predictorParams(overrides: Partial<PredictorParams> = {}): Predi
   }
   if (params.horizonMs % params.sampleMs !== 0) throw new RangeError('predictor: horizonMs must be a whole number of samples');
   if (params.clearAfterMs % params.sampleMs !== 0) throw new RangeError('predictor: clearAfterMs must be a whole number of samples');
+  if (params.linearRiseHorizonMs % params.sampleMs !== 0) throw new RangeError('predictor: linearRiseHorizonMs must be a whole number of samples');
   return params;
 }
 

@@ -48,6 +48,8 @@ export class Predictor {
   private last: Prediction | null = null;
   /** Samples in a row with the probability above warnProbability. */
   private above = 0;
+  /** Samples in a row with a rising trend. */
+  private risingFor = 0;
   private warned = false;
   /** Samples since the warning started. */
   private warnedFor = 0;
@@ -91,6 +93,7 @@ export class Predictor {
     if (this.warned) this.pendingClear = 'gap';
     this.warned = false;
     this.above = 0;
+    this.risingFor = 0;
     this.armed = true;
   }
 
@@ -105,6 +108,7 @@ export class Predictor {
     const high = breaching || (probability !== null && probability > params.warnProbability);
     this.above = high ? this.above + 1 : 0;
     const rising = this.rising();
+    this.risingFor = rising ? this.risingFor + 1 : 0;
     let cleared = this.pendingClear;
     this.pendingClear = null;
     if (!high || rising) this.armed = true;
@@ -115,7 +119,7 @@ export class Predictor {
       this.warned = false;
       this.armed = !high;
       cleared = 'steady';
-    } else if (!this.warned && probability !== null && this.above >= params.confirmSamples && (this.armed || breaching) && (rising || breaching || !params.needRisingTrend)) {
+    } else if (!this.warned && probability !== null && this.above >= params.confirmSamples && (this.armed || breaching) && (this.risingFor >= params.confirmSamples || breaching || !params.needRisingTrend)) {
       this.warned = true;
     }
     return {
@@ -133,15 +137,21 @@ export class Predictor {
 
   /**
    * Whether the least-squares line through the logs of the P99s of the last `clearAfterMs` of
-   * samples (read as the evidence rule says) reaches the SLA within the horizon: in logs, so
-   * that a slowdown growing by the same ratio each sample is seen rising from its start.
+   * samples (read as the evidence rule says) reaches the SLA within the horizon, in logs so
+   * that a slowdown growing by the same ratio each sample is seen rising from its start; and
+   * the line through the P99s themselves of the last `linearRiseSamples` reaches it within
+   * `linearRiseHorizonMs`, so that a climb of a few ms a sample from a low base is not.
    */
   private rising(): boolean {
     const { params, window } = this;
     const n = Math.min(clearSamples(params), window.length);
     const logs = window.slice(-n).map((s) => [Math.log(Math.max(s.p99Ms, LATENCY_FLOOR_MS))]);
-    const { slope, last } = leastSquaresLine(evidenceWindow(logs, n).map(([x]) => x));
-    return last + Math.max(0, slope) * horizonSamples(params) > Math.log(params.slaMs);
+    const inLogs = leastSquaresLine(evidenceWindow(logs, n).map(([x]) => x));
+    if (inLogs.last + Math.max(0, inLogs.slope) * horizonSamples(params) <= Math.log(params.slaMs)) return false;
+    if (params.linearRiseSamples === 0) return true;
+    const m = Math.min(params.linearRiseSamples, window.length);
+    const inMs = leastSquaresLine(evidenceWindow(window.map((s) => [s.p99Ms]), params.windowSamples).slice(-m).map(([x]) => x));
+    return inMs.last + Math.max(0, inMs.slope) * (params.linearRiseHorizonMs / params.sampleMs) > params.slaMs;
   }
 
   private probability(): number {

@@ -131,6 +131,10 @@ describe('the Predictor', () => {
     expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ minSamples: 4, confirmSamples: 2, clearAfterMs: 150_000, needRisingTrend: true });
     expect(() => predictorParams({ confirmSamples: 0 })).toThrow(RangeError);
     expect(() => predictorParams({ clearAfterMs: 20_000 })).toThrow(/whole number of samples/);
+    expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ linearRiseSamples: 4, linearRiseHorizonMs: 600_000 });
+    expect(() => predictorParams({ linearRiseHorizonMs: 20_000 })).toThrow(/whole number of samples/);
+    expect(() => predictorParams({ linearRiseSamples: -1 })).toThrow(RangeError);
+    expect(predictorParams({ linearRiseSamples: 0 }).linearRiseSamples).toBe(0);
   });
 });
 
