@@ -1,6 +1,6 @@
 // The drives' history as watch and check keep it: intervals between snapshots turned into
 // Perseus-shaped series (and refused across a reboot, a replaced drive, restarted counters, a
-// long gap); a cron check every few minutes reaching the verdict of a long-running watch over
+// long gap); a cron check every 20 minutes reaching the verdict of a long-running watch over
 // the same counters; and slices of the real Perseus cluster C, sampled as if live, reaching
 // the verdict `slowdisk analyze` reaches on the same files.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -197,7 +197,7 @@ function sourceOf(host: SyntheticHost): DriveSource {
 const verdictsOf = (judgement: DriveJudgement) =>
   judgement.drives.map((drive) => ({ device: drive.device, verdict: drive.verdict?.verdict, slowDays: drive.verdict?.slowDays, days: drive.verdict?.days, hostWideDays: drive.verdict?.hostWideDays }));
 
-describe('a cron check every few minutes and a long-running watch', () => {
+describe('a cron check every 20 minutes and a long-running watch', () => {
   it('reach the same verdict over the same counters: the slow drive slow, a host-wide slow day charged to none', async () => {
     const devices = ['sda', 'sdb', 'sdc', 'sdd', 'sde', 'sdf'];
     const factor = (device: string, day: number) => (device === 'sdc' ? 1.6 : 1) * (day === 2 && ['sda', 'sdb'].includes(device) ? 1.6 : 1);
@@ -213,14 +213,14 @@ describe('a cron check every few minutes and a long-running watch', () => {
     }
     const watchVerdict = watch.judge();
 
-    // cron: `check --devices ... --duration 30s` every 10 minutes, started 2 s past the minute,
+    // cron: `check --devices ... --duration 30s` every 20 minutes, started 2 s past the minute,
     // each a new run on the state directory, as the CLI runs it.
     const stateDir = path.join(scratch, 'cron');
     const cronHost = new SyntheticHost({ devices, seed: 42, factor }, T0);
     let cronClock = T0;
     let printed = '';
     let cronVerdict: DriveJudgement | null = null;
-    for (let start = T0 + 2000; start + 30_000 <= end; start += 10 * MIN) {
+    for (let start = T0 + 2000; start + 30_000 <= end; start += 20 * MIN) {
       const moveTo = (ms: number) => {
         cronClock = ms;
         cronHost.advanceTo(ms);
