@@ -1,6 +1,8 @@
 // npm run bench: every part of the probe benchmark in one run, one table on stdout and
 // the figures in bench-results/probe.json (see docs/benchmarks.md, "Performance"). The parts run
 // alone too: npm run bench:fidelity | bench:overhead | bench:ticks | bench:scale | bench:replay.
+// npm then runs memory.py (bench:memory): no Node process, and slowdisk on a private copy of
+// node, so that nothing else shares its pages of the binary when its PSS is read.
 import { fidelity } from './fidelity.mjs';
 import { runParts } from './lib.mjs';
 import { overhead } from './overhead.mjs';

@@ -406,17 +406,14 @@ export function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
 }
 
-/** VmHWM and VmRSS in KiB, and the proportional set size (shared pages split among users). */
+/**
+ * VmHWM and VmRSS in KiB. No PSS: this process is Node too, and would take a share of the
+ * measured one's pages (scripts/bench/memory.py reads PSS with no Node harness alive).
+ */
 export function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (key) => Number(new RegExp(`^${key}:\\s*(\\d+)`, 'm').exec(status)?.[1]);
-  let pssKiB = NaN;
-  try {
-    pssKiB = Number(/^Pss:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1]);
-  } catch {
-    // no smaps_rollup on this kernel
-  }
-  return { hwmKiB: kib('VmHWM'), rssKiB: kib('VmRSS'), pssKiB };
+  return { hwmKiB: kib('VmHWM'), rssKiB: kib('VmRSS') };
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // Overhead: what `slowdisk watch` costs the node it watches. CPU time (user + system,
 // from /proc, of both the CLI and its prober) and peak RSS (VmHWM) with two disks at
-// the default 100 ms over a window, next to the floor of the design (two Node processes
+// the default 100 ms over a window (PSS is memory.py's: this harness is a Node process
+// itself, and would take a share of slowdisk's pages), next to the floor of the design (two Node processes
 // trading the same IPC messages, no I/O); then the cost of one inspection's path, on
 // tmpfs where the syscalls cost next to nothing: the plain C loop, the addon called
 // from JS, and the whole CLI-side path through the prober's IPC.
@@ -88,11 +89,9 @@ async function watchTwoDisks(disks, spin, r) {
       cliHwmKiB: cli.hwmKiB,
       proberHwmKiB: prober.hwmKiB,
       hwmSumKiB: cli.hwmKiB + prober.hwmKiB,
-      pssSumKiB: cli.pssKiB + prober.pssKiB,
       floorPct: share(f0, f1, 'parent') + share(f0, f1, 'child'),
       plainPct: (plainCpuMs / (inspections * 100)) * 100,
       floorHwmSumKiB: floorMemory.parent.hwmKiB + floorMemory.child.hwmKiB,
-      floorPssSumKiB: floorMemory.parent.pssKiB + floorMemory.child.pssKiB,
       rounds: (watch.stdout().match(/ tick \d+ /g) ?? []).length,
     };
   } finally {
@@ -169,7 +168,6 @@ export async function overhead() {
     row(P, 'CPU at start-up (to the first round)', `${f('startupCpuMs').toFixed(0)} ms`),
     row(P, 'peak RSS (VmHWM): CLI + prober', `${mb(f('hwmSumKiB'))} (CLI ${mb(f('cliHwmKiB'))}, prober ${mb(f('proberHwmKiB'))})`, `<= ${TARGET_RSS_MB} MB`, hwmSumMb <= TARGET_RSS_MB),
     row(P, 'RSS floor: VmHWM of the 2 floor processes', mb(f('floorHwmSumKiB'))),
-    row(P, 'PSS (shared pages split): CLI + prober / floor', `${mb(f('pssSumKiB'))} / ${mb(f('floorPssSumKiB'))}`),
     row(P, 'tmpfs inspection: plain C syscalls', `${us(t('plainTotalUs'))} (CPU ${us(t('plainCpuUs'))})`),
     row(P, 'tmpfs: addon from JS, round trip', `${us(t('addonRoundTripUs'))} (native ${us(t('addonNativeTotalUs'))}, CPU ${us(t('addonCpuUs'))})`),
     row(P, 'tmpfs: CLI -> prober IPC, round trip', `${us(t('ipcRoundTripUs'))} (native ${us(t('ipcNativeTotalUs'))}, CPU ${us(t('ipcCpuUs'))})`),
@@ -190,10 +188,9 @@ export async function overhead() {
         proberCpuPct: f('proberPct'),
         startupCpuMs: f('startupCpuMs'),
         vmHwmKiB: { cli: f('cliHwmKiB'), prober: f('proberHwmKiB'), sum: f('hwmSumKiB') },
-        pssSumKiB: f('pssSumKiB'),
         targets: { cpuPct: TARGET_CPU_PCT, rssMb: TARGET_RSS_MB },
       },
-      floor: { cpuPctOfOneCore: f('floorPct'), vmHwmSumKiB: f('floorHwmSumKiB'), pssSumKiB: f('floorPssSumKiB') },
+      floor: { cpuPctOfOneCore: f('floorPct'), vmHwmSumKiB: f('floorHwmSumKiB') },
       plainLoopSyscalls: { cpuPctOfOneCore: f('plainPct'), note: 'scripts/bench/plain-loop.c, one per disk at 100 ms, during the same window' },
       tmpfsPerInspectionUs: {
         inspections: TMPFS_COUNT,

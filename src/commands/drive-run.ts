@@ -12,7 +12,7 @@ import { stateOpenerOf } from '../output/written-state.js';
 import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
 import { groupMinimum } from '../peer/verdict.js';
 import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../report/drive-verdicts.js';
-import { DRIVES_TEXTFILE_NAME, DriveMetrics } from '../report/drive-metrics.js';
+import type { DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
 import { visible, writeStderrLine } from '../common/visible-text.js';
 import type { Registry } from 'prom-client';
@@ -114,10 +114,15 @@ export class DriveRun {
     const stateDir = opened?.store.dir ?? path.resolve(request.stateDir);
     const monitor = new DriveMonitor(devices, opened?.history ?? emptyHistory(), sourceWithClasses, options.clock ?? Date.now, peer, params);
     const rescan = request.devices === 'all' ? () => monitor.addDevices(wholeDisksIn(source, options.sysRoot).devices) : null;
-    const gauges = options.textfile === undefined && !options.serveMetrics ? null : new DriveMetrics();
+    // Imported only with metrics asked for: prom-client is as much memory as the rest of a run.
+    const driveMetrics = options.textfile === undefined && !options.serveMetrics ? null : await import('../report/drive-metrics.js');
+    const gauges = driveMetrics && new driveMetrics.DriveMetrics();
     const output = options.output;
     if (options.textfile !== undefined && !output) throw new Error('a textfile is written by the output writer');
-    const textfile = gauges && options.textfile !== undefined ? new TextfileWriter(output!, options.textfile, () => gauges.registry.metrics(), DRIVES_TEXTFILE_NAME) : null;
+    const textfile =
+      driveMetrics && gauges && options.textfile !== undefined
+        ? new TextfileWriter(output!, options.textfile, () => gauges.registry.metrics(), driveMetrics.DRIVES_TEXTFILE_NAME)
+        : null;
     const metrics = gauges && { gauges, textfile };
     const run = new DriveRun(monitor, opened?.store ?? null, { stateDir, excluded, peer }, options, params, rescan, metrics);
     if (opened === null) {
