@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
 
-// JS no higher than the baseline compiler (Sparkplug): a run's hot code is a few functions per
-// tick, and the optimising compilers' own code, paged in once they start, is 3 MB of memory.
-setFlagsFromString('--max-opt=1');
+// watch and check: JS no higher than the baseline compiler (Sparkplug). Their hot code is a
+// few functions per tick, and the optimising compilers' own code, paged in once they start,
+// is 3 MB of memory. Not replay and analyze, whose work is all computation (a day's replay
+// takes three times as long without them).
+if (process.argv[2] === 'watch' || process.argv[2] === 'check') setFlagsFromString('--max-opt=1');
 const { main } = await import('../dist/cli/main.js');
 
 await main(process.argv);
