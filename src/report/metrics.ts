@@ -6,6 +6,8 @@ import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-cl
 import { DETECTOR_STATES } from '../statistical/statistical-detector.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
+import { defaultText } from '../common/param-spec.js';
+import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
 
@@ -71,7 +73,7 @@ export class SlowdiskMetrics {
     });
     this.diskHung = new Gauge({
       name: 'slowdisk_disk_hung',
-      help: 'Whether an inspection of the disk has been in flight for --hang-after (default 5s), whatever its score says yet.',
+      help: `Whether an inspection of the disk has been in flight for --hang-after (default ${defaultText(HANG_AFTER_SPEC)}), whatever its score says yet.`,
       labelNames: ['disk', 'path'],
       registers,
     });
