@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { runAnalyze, type AnalyzeRequest } from '../commands/analyze.js';
 import { PEER_SPECS, peerParams, type PeerParams } from '../peer/params.js';
-import { addParamOptions, paramsFrom } from './param-options.js';
+import { addParamOptions, asArgument, paramsFrom } from './param-options.js';
 
 interface AnalyzeValues {
   json?: boolean;
@@ -49,10 +49,6 @@ function analyzeRequestFrom(values: AnalyzeValues): AnalyzeRequest {
   if (values.minSlowDays > values.windowDays) {
     throw new InvalidArgumentError(`--min-slow-days (${values.minSlowDays}) cannot be more than --window-days (${values.windowDays})`);
   }
-  try {
-    const params = peerParams(paramsFrom(PEER_SPECS, { ...values }) as Partial<PeerParams>);
-    return { params, json: values.json === true, all: values.all === true };
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
+  const params = asArgument(() => peerParams(paramsFrom(PEER_SPECS, { ...values }) as Partial<PeerParams>));
+  return { params, json: values.json === true, all: values.all === true };
 }

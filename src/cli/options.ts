@@ -6,7 +6,7 @@ import { SCORE_SPECS, type ScoreParams } from '../score/score-params.js';
 import { PROBE_SPECS, type ProbeParams } from '../prober/probe-params.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
-import { addParamOptions, attributeOf, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';
+import { addParamOptions, asArgument, attributeOf, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -49,11 +49,7 @@ export function criticalOnFrom(values: OptionValues): CriticalOn {
 
 /** The detector's parameters; a tick with no result counts as an inspection of the timeout. */
 export function statisticalParamsFrom(values: OptionValues, score: ScoreParams): StatisticalParams {
-  try {
-    return statisticalParams({ ...(paramsFrom(STATISTICAL_SPECS, values) as Partial<StatisticalParams>), failureLatencyMs: score.timeoutMs });
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
+  return asArgument(() => statisticalParams({ ...(paramsFrom(STATISTICAL_SPECS, values) as Partial<StatisticalParams>), failureLatencyMs: score.timeoutMs }));
 }
 
 export function addRecordOption(command: Command): Command {

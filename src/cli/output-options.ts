@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseListenAddress, type ListenAddress } from '../report/metrics-server.js';
 import type { CheckFormat, OutputOptions } from '../report/report-options.js';
-import { HELP_HEADINGS } from './param-options.js';
+import { asArgument, HELP_HEADINGS } from './param-options.js';
 
 export interface OutputOptionValues {
   json?: boolean;
@@ -15,11 +15,7 @@ export interface OutputOptionValues {
 }
 
 function listenArg(value: string): ListenAddress {
-  try {
-    return parseListenAddress(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
+  return asArgument(() => parseListenAddress(value));
 }
 
 export function addOutputOptions(command: Command): Command {

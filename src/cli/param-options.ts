@@ -21,15 +21,18 @@ export const HELP_HEADINGS: Readonly<Record<HelpGroup | 'targets' | 'drives' | '
 /** The option values commander hands an action, by attribute name. */
 export type OptionValues = Record<string, unknown>;
 
+/** What `make` gives; a stage's RangeError becomes a bad argument: one line, exit 3. */
+export function asArgument<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
 /** Parses a flag's text to what the value allows; an error names what it expected. */
 export function valueArg(value: ParamValue) {
-  return (text: string): number | string => {
-    try {
-      return parseParam(value, text);
-    } catch (error) {
-      throw new InvalidArgumentError((error as Error).message);
-    }
-  };
+  return (text: string): number | string => asArgument(() => parseParam(value, text));
 }
 
 export function paramOption(spec: ParamSpec): Option {
