@@ -8,8 +8,10 @@
         "native/inspection.cc",
         "native/probe_dir.cc",
         "native/probe_file.cc",
+        "native/record_batch.cc",
         "native/resolve.cc",
         "native/sys_error.cc",
+        "native/tick_loop.cc",
         "native/worker.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

@@ -4,14 +4,19 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "inspection.h"
+#include "monotonic.h"
+#include "record_batch.h"
 #include "probe_file.h"
 #include "resolve.h"
+#include "tick_loop.h"
 #include "worker.h"
 
 namespace {
@@ -66,6 +71,35 @@ ProbeFileId FileId(Napi::Env env, Napi::Value value) {
   }
 }
 
+// An inspection's request; `perTick` with its block, seed and freshBlock,
+// else the probe file alone, which the thread's ticks complete.
+InspectRequest ParseRequest(Napi::Env env, Napi::Value value, bool perTick) {
+  if (!value.IsObject()) {
+    throw Napi::TypeError::New(env, "request must be an object");
+  }
+  Napi::Object req = value.As<Napi::Object>();
+  std::string sync = String(env, req.Get("sync"), "sync");
+  if (sync != "fsync" && sync != "fdatasync") {
+    throw Napi::RangeError::New(env, "sync must be 'fsync' or 'fdatasync'");
+  }
+  return InspectRequest{
+      String(env, req.Get("dir"), "dir"),
+      String(env, req.Get("resolvedDir"), "resolvedDir"),
+      String(env, req.Get("name"), "name"),
+      FileId(env, req.Get("identity")),
+      perTick ? Integer(env, req.Get("block"), "block", 0, kMaxSafeInteger) : 0,
+      static_cast<uint32_t>(
+          Integer(env, req.Get("blocks"), "blocks", 1, kDataBlocks)),
+      static_cast<uint32_t>(
+          Integer(env, req.Get("ioSize"), "ioSize", 1, 1 << 30)),
+      static_cast<uint32_t>(
+          Integer(env, req.Get("align"), "align", 1, 1 << 30)),
+      Boolean(env, req.Get("direct"), "direct"),
+      sync == "fsync",
+      perTick ? Integer(env, req.Get("seed"), "seed", 0, kMaxSafeInteger) : 0,
+      perTick && OptionalBoolean(env, req.Get("freshBlock"), "freshBlock")};
+}
+
 Napi::Array Strings(Napi::Env env, const std::vector<std::string>& values) {
   Napi::Array array = Napi::Array::New(env, values.size());
   for (uint32_t i = 0; i < values.size(); ++i) array.Set(i, values[i]);
@@ -82,6 +116,12 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
          InstanceMethod<&ProbeWorker::Inspect>("inspect"),
          InstanceMethod<&ProbeWorker::Remove>("remove"),
          InstanceMethod<&ProbeWorker::RemoveStale>("removeStale"),
+         InstanceMethod<&ProbeWorker::Schedule>("schedule"),
+         InstanceMethod<&ProbeWorker::Place>("place"),
+         InstanceMethod<&ProbeWorker::Arm>("arm"),
+         InstanceMethod<&ProbeWorker::Complete>("complete"),
+         InstanceMethod<&ProbeWorker::InFlightSince>("inFlightSince"),
+         InstanceMethod<&ProbeWorker::Release>("release"),
          InstanceMethod<&ProbeWorker::Close>("close")});
   }
 
@@ -147,30 +187,7 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
   //        dirReplaced, ino, identity }
   Napi::Value Inspect(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsObject()) {
-      throw Napi::TypeError::New(env, "request must be an object");
-    }
-    Napi::Object req = info[0].As<Napi::Object>();
-    std::string sync = String(env, req.Get("sync"), "sync");
-    if (sync != "fsync" && sync != "fdatasync") {
-      throw Napi::RangeError::New(env, "sync must be 'fsync' or 'fdatasync'");
-    }
-    InspectRequest request{
-        String(env, req.Get("dir"), "dir"),
-        String(env, req.Get("resolvedDir"), "resolvedDir"),
-        String(env, req.Get("name"), "name"),
-        FileId(env, req.Get("identity")),
-        Integer(env, req.Get("block"), "block", 0, kMaxSafeInteger),
-        static_cast<uint32_t>(
-            Integer(env, req.Get("blocks"), "blocks", 1, kDataBlocks)),
-        static_cast<uint32_t>(
-            Integer(env, req.Get("ioSize"), "ioSize", 1, 1 << 30)),
-        static_cast<uint32_t>(
-            Integer(env, req.Get("align"), "align", 1, 1 << 30)),
-        Boolean(env, req.Get("direct"), "direct"),
-        sync == "fsync",
-        Integer(env, req.Get("seed"), "seed", 0, kMaxSafeInteger),
-        OptionalBoolean(env, req.Get("freshBlock"), "freshBlock")};
+    InspectRequest request = ParseRequest(env, info[0], true);
     return thread_.Submit(env, [request = std::move(request)]() -> Reply {
       InspectResult r = ::Inspect(request);
       return [r](Napi::Env env) -> Napi::Value {
@@ -185,6 +202,97 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
         result.Set("dirReplaced", r.dirReplaced);
         result.Set("ino", static_cast<double>(r.id.ino));
         result.Set("identity", EncodeFileId(r.id));
+        return result;
+      };
+    });
+  }
+
+  // schedule(startMs, intervalMs, roundTicks, seedBase, resolveName, dir,
+  //          pinned?): from now on the thread runs the directory's ticks on
+  // their deadlines (see TickLoop), resolving it once a round.
+  Napi::Value Schedule(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    LoopClock clock;
+    clock.startMs = Number(env, info[0], "startMs");
+    clock.intervalMs = Number(env, info[1], "intervalMs");
+    if (!(clock.intervalMs >= 1)) {
+      throw Napi::RangeError::New(env, "intervalMs is out of range");
+    }
+    clock.roundTicks =
+        static_cast<uint32_t>(Integer(env, info[2], "roundTicks", 1, 1e6));
+    uint64_t seedBase = Integer(env, info[3], "seedBase", 0, kMaxSafeInteger);
+    std::string name = String(env, info[4], "resolveName");
+    std::string dir = String(env, info[5], "dir");
+    std::string pinned = OptionalString(env, info[6], "pinned");
+    thread_.WithLoop([&](TickLoop& loop) {
+      loop.Schedule(clock, seedBase, name, dir, pinned);
+    });
+    return env.Undefined();
+  }
+
+  // place(name, fromTick): inspect under `name` from tick `fromTick` on.
+  Napi::Value Place(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string name = String(env, info[0], "name");
+    uint64_t fromTick = Integer(env, info[1], "fromTick", 1, kMaxSafeInteger);
+    thread_.WithLoop([&](TickLoop& loop) { loop.Place(name, fromTick); });
+    return env.Undefined();
+  }
+
+  // arm(file): the probe file the thread inspects at its ticks.
+  Napi::Value Arm(const Napi::CallbackInfo& info) {
+    InspectRequest file = ParseRequest(info.Env(), info[0], false);
+    thread_.WithLoop([&](TickLoop& loop) { loop.Arm(std::move(file)); });
+    return info.Env().Undefined();
+  }
+
+  // complete(json, failed) -> atMs: the tick asked of JS is done; its result
+  // (`json`) goes into the batch, stamped with the time, which is returned.
+  Napi::Value Complete(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    LoopRecord record;
+    record.kind = LoopRecord::Kind::kExternal;
+    record.json = String(env, info[0], "json");
+    bool failed = Boolean(env, info[1], "failed");
+    std::vector<LoopRecord> records;
+    records.push_back(std::move(record));
+    double atMs = RecordBatch::Instance().Append(std::move(records), true);
+    thread_.WithLoop([&](TickLoop& loop) { loop.FreeAt(atMs, failed); });
+    return Napi::Number::New(env, atMs);
+  }
+
+  // inFlightSince() -> ms on the shared clock, or null: the tick's
+  // inspection under way, if one is.
+  Napi::Value InFlightSince(const Napi::CallbackInfo& info) {
+    std::optional<double> since;
+    thread_.WithLoop([&](TickLoop& loop) { since = loop.InFlightSinceMs(); });
+    if (!since) return info.Env().Null();
+    return Napi::Number::New(info.Env(), *since);
+  }
+
+  // release() -> { identity: string | null, replaced: string[] }: stops
+  // inspecting, once the inspection under way is done (the request waits
+  // its turn on the thread), and hands over the probe files to remove.
+  Napi::Value Release(const Napi::CallbackInfo& info) {
+    ProbeThread* thread = &thread_;
+    return thread_.Submit(info.Env(), [thread]() -> Reply {
+      std::optional<std::string> identity;
+      auto replaced = std::make_shared<std::vector<std::string>>();
+      thread->WithLoop([&](TickLoop& loop) {
+        if (loop.Armed()) identity = EncodeFileId(loop.Armed()->id);
+        for (const ProbeFileId& id : loop.TakeReplaced()) {
+          replaced->push_back(EncodeFileId(id));
+        }
+        loop.Unplace();
+      });
+      return [identity, replaced](Napi::Env env) -> Napi::Value {
+        Napi::Object result = Napi::Object::New(env);
+        if (identity) {
+          result.Set("identity", *identity);
+        } else {
+          result.Set("identity", env.Null());
+        }
+        result.Set("replaced", Strings(env, *replaced));
         return result;
       };
     });
@@ -222,8 +330,43 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
   ProbeThread thread_;
 };
 
+// listen(callback(coveredMs, records)): where every thread's records go.
+Napi::Value Listen(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction()) {
+    throw Napi::TypeError::New(info.Env(), "callback must be a function");
+  }
+  RecordBatch::Instance().Listen(info.Env(), info[0].As<Napi::Function>());
+  return info.Env().Undefined();
+}
+
+// flushEvery(startMs, periodMs, slackMs)
+Napi::Value FlushEvery(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  double startMs = Number(env, info[0], "startMs");
+  double periodMs = Number(env, info[1], "periodMs");
+  double slackMs = Number(env, info[2], "slackMs");
+  if (!(periodMs >= 1) || !(slackMs >= 0)) {
+    throw Napi::RangeError::New(env, "periodMs or slackMs is out of range");
+  }
+  RecordBatch::Instance().FlushEvery(startMs, periodMs, slackMs);
+  return env.Undefined();
+}
+
+Napi::Value FlushNow(const Napi::CallbackInfo& info) {
+  RecordBatch::Instance().FlushNow();
+  return info.Env().Undefined();
+}
+
+Napi::Value Now(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), MonotonicMs());
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ProbeWorker", ProbeWorker::Define(env));
+  exports.Set("listen", Napi::Function::New<Listen>(env, "listen"));
+  exports.Set("flushEvery", Napi::Function::New<FlushEvery>(env, "flushEvery"));
+  exports.Set("flushNow", Napi::Function::New<FlushNow>(env, "flushNow"));
+  exports.Set("monotonicMs", Napi::Function::New<Now>(env, "monotonicMs"));
   return exports;
 }
 

@@ -13,7 +13,11 @@
 #include <thread>
 #include <utility>
 
+#include "js_error.h"
+#include "monotonic.h"
+#include "record_batch.h"
 #include "sys_error.h"
+#include "tick_loop.h"
 
 struct ProbeThread::Request {
   Request(Napi::Env env, Work w)
@@ -42,17 +46,14 @@ struct ProbeThread::State {
   Tsfn tsfn;
   // JS thread only: requests whose promise has not settled yet.
   size_t pending = 0;
+  TickLoop loop;
 };
 
 namespace {
 
 Napi::Value ToJsError(Napi::Env env, const SysError& e) {
   Napi::Object error = Napi::Error::New(env, e.Message()).Value();
-  error.Set("code", e.code);
-  error.Set("errno", static_cast<double>(e.errnum));
-  error.Set("syscall", e.syscall);
-  error.Set("path", e.path);
-  if (e.offset >= 0) error.Set("offset", static_cast<double>(e.offset));
+  SetErrorFields(error, e);
   return error;
 }
 
@@ -110,8 +111,67 @@ void ProbeThread::Close() {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->closed = true;
+    state_->loop.Stop();
   }
   state_->wake.notify_one();
+}
+
+void ProbeThread::WithLoop(const std::function<void(TickLoop&)>& change) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    change(state_->loop);
+  }
+  state_->wake.notify_one();
+}
+
+void ProbeThread::RunDue(State& state, const DueTick& due) {
+  std::vector<LoopRecord> records;
+  bool urgent = false;
+  if (due.inspect) {
+    std::optional<InspectResult> result;
+    std::optional<SysError> error;
+    try {
+      result = Inspect(due.request);
+    } catch (const SysError& e) {
+      error = e;
+    } catch (const std::bad_alloc&) {
+      error = FromErrno(ENOMEM, "malloc", due.request.dir);
+    }
+    std::lock_guard<std::mutex> lock(state.mutex);
+    records.push_back(state.loop.Inspected(
+        due, result ? &*result : nullptr, error ? &*error : nullptr, urgent));
+  } else if (due.askJs) {
+    LoopRecord ask;
+    ask.kind = LoopRecord::Kind::kAskJs;
+    ask.name = due.name;
+    ask.tick = due.tick;
+    ask.freshBlock = due.freshBlock;
+    records.push_back(std::move(ask));
+    urgent = true;
+  }
+  if (due.resolve) {
+    std::optional<DirIdentity> identity;
+    std::optional<SysError> error;
+    try {
+      identity = ResolveDir(due.dir, due.pinned);
+    } catch (const SysError& e) {
+      error = e;
+    } catch (const std::bad_alloc&) {
+      error = FromErrno(ENOMEM, "malloc", due.dir);
+    }
+    std::lock_guard<std::mutex> lock(state.mutex);
+    auto record = state.loop.Resolved(identity ? &*identity : nullptr,
+                                      error ? &*error : nullptr);
+    if (record) {
+      records.push_back(std::move(*record));
+      urgent = true;
+    }
+  }
+  double atMs = records.empty() ? MonotonicMs()
+                                : RecordBatch::Instance().Append(
+                                      std::move(records), urgent);
+  std::lock_guard<std::mutex> lock(state.mutex);
+  state.loop.Done(atMs);
 }
 
 void ProbeThread::Run(std::shared_ptr<State> state) {
@@ -123,13 +183,33 @@ void ProbeThread::Run(std::shared_ptr<State> state) {
 
   for (;;) {
     std::unique_ptr<Request> request;
+    std::optional<DueTick> due;
     {
       std::unique_lock<std::mutex> lock(state->mutex);
-      state->wake.wait(lock,
-                       [&] { return state->closed || !state->queue.empty(); });
-      if (state->queue.empty()) break;
-      request = std::move(state->queue.front());
-      state->queue.pop_front();
+      for (;;) {
+        if (!state->queue.empty()) {
+          request = std::move(state->queue.front());
+          state->queue.pop_front();
+          break;
+        }
+        if (state->closed) break;
+        std::optional<double> next = state->loop.NextRunMs();
+        double now = MonotonicMs();
+        if (next && now >= *next) {
+          due = state->loop.Take(now);
+          break;
+        }
+        if (next) {
+          state->wake.wait_until(lock, SteadyAt(*next));
+        } else {
+          state->wake.wait(lock);
+        }
+      }
+      if (!request && !due) break;
+    }
+    if (due) {
+      RunDue(*state, *due);
+      continue;
     }
     try {
       request->reply = request->work();

@@ -3,8 +3,11 @@
 #include <napi.h>
 
 #include <functional>
+#include <functional>
 #include <memory>
 #include <string>
+
+#include "tick_loop.h"
 
 // Runs on the JS thread and turns a request's outcome into its JS value.
 using Reply = std::function<Napi::Value(Napi::Env)>;
@@ -29,11 +32,17 @@ class ProbeThread {
   // Lets the thread finish what is queued, deliver it and exit. Never waits.
   void Close();
 
+  // The thread's own schedule of inspections: `change` runs under the lock,
+  // from any thread, and the thread then looks again when its next tick is.
+  // Queued requests go before a due tick; a tick's inspection is never cut.
+  void WithLoop(const std::function<void(TickLoop&)>& change);
+
  private:
   struct Request;
   struct State;
 
   static void Run(std::shared_ptr<State> state);
+  static void RunDue(State& state, const DueTick& due);
   static void Deliver(Napi::Env env, Napi::Function, State* state,
                       Request* request);
 

@@ -4,17 +4,19 @@
 //   node harness.mjs worker DIR COUNT INTERVAL_MS [PHASES_MS]
 //     The addon directly (dist/native/addon.js ProbeWorker, as src/prober/child.ts calls
 //     it): per inspection the native phase timings and the round trip seen from JS.
-//   node harness.mjs ipc DIR COUNT INTERVAL_MS [PHASES_MS]
-//     The whole CLI-side path: the real prober child (dist/prober/prober-client.js),
-//     inspections asked for and answered over its IPC channel, timed in this process.
+//   node harness.mjs prober DIR COUNT INTERVAL_MS [PHASES_MS]
+//     The whole CLI-side path: the real prober child (dist/prober/prober-client.js) on a
+//     schedule of its own, its native thread keeping the ticks, its records coming back in
+//     batches once a second over its IPC channel; "roundTrip" is then from an inspection's
+//     start to its record, and the ticks keep the first phase.
 //
 // Inspections start on absolute deadlines INTERVAL_MS apart (0: back to back), on
 // blocks 1, 2, ... like the prober's ticks; with PHASES_MS ("25,50,75"), on the
 // instants of CLOCK_MONOTONIC that many ms past a multiple of INTERVAL_MS, moving to the
 // next phase every 10 inspections, exactly as plain-loop.c does, so that tools run side
 // by side take turns on the disk. The first one (it makes the probe file in
-// ipc mode) is a warm-up and is not reported. CPU time is this process's (all threads)
-// and, in ipc mode, the prober's, over the inspections only.
+// prober mode) is a warm-up and is not reported. CPU time is this process's (all threads)
+// and, in prober mode, the prober's, over the inspections only.
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -22,8 +24,8 @@ const [mode, dir, countText, intervalText, phasesText] = process.argv.slice(2);
 const count = Number(countText);
 const intervalMs = Number(intervalText);
 const phasesMs = phasesText === undefined ? [] : phasesText.split(',').map(Number);
-if (!['worker', 'ipc'].includes(mode) || !dir || !(count > 0) || !(intervalMs >= 0)) {
-  process.stderr.write('usage: harness.mjs worker|ipc DIR COUNT INTERVAL_MS [PHASES_MS]\n');
+if (!['worker', 'prober'].includes(mode) || !dir || !(count > 0) || !(intervalMs > 0 || mode === 'worker')) {
+  process.stderr.write('usage: harness.mjs worker|prober DIR COUNT INTERVAL_MS [PHASES_MS]\n');
   process.exit(2);
 }
 
@@ -96,39 +98,48 @@ if (mode === 'worker') {
   const { ProberClient } = await import(dist('prober/prober-client.js'));
   const { DEFAULT_PROBE_PARAMS } = await import(dist('prober/probe-params.js'));
   const client = new ProberClient([{ name: 'bench', dir }], { ...DEFAULT_PROBE_PARAMS });
-  const waiting = new Map();
-  client.on('message', (message) => {
-    if (message.type !== 'inspected') return;
-    waiting.get(message.tick)?.(message);
-    waiting.delete(message.tick);
-  });
   client.on('lost', (reason) => {
     process.stderr.write(`harness: ${reason}\n`);
     process.exit(1);
   });
   const proberPid = client.pid;
-  cpuNow = () => threadsCpuNs(process.pid) + threadsCpuNs(proberPid);
+  const resolution = await new Promise((resolve) => {
+    client.on('message', (message) => message.type === 'resolved' && resolve(message.resolution));
+    client.send({ type: 'resolve', names: ['bench'] });
+  });
+  if (!resolution) throw new Error(`harness: cannot resolve ${dir}`);
+  // Tick 1 at the first phase past a multiple of the interval, as plain-loop.c places its own.
+  const interval = BigInt(Math.round(intervalMs * 1e6));
+  const now = process.hrtime.bigint();
+  const grid = ((now + 50_000_000n) / interval) * interval + interval;
+  const startMs = Number(grid) / 1e6 + (phasesMs[0] ?? 0) - intervalMs;
+  const roundTicks = Math.max(1, Math.round(1000 / intervalMs));
+  const rows = [];
   let selfCpuStart = 0;
   let proberCpuStart = 0;
-  const { rows, cpuNs } = await paced(async (tick) => {
-    if (tick === 2) {
-      selfCpuStart = threadsCpuNs(process.pid);
-      proberCpuStart = threadsCpuNs(proberPid);
-    }
-    const t0 = performance.now();
-    const answer = await new Promise((resolve) => {
-      waiting.set(tick, resolve);
-      client.send({ type: 'inspect', tick, disks: [{ name: 'bench', freshBlock: false }] });
+  await new Promise((resolve) => {
+    client.on('message', (message) => {
+      if (message.type !== 'batch') return;
+      for (const record of message.records) {
+        const row = Array.isArray(record) ? record : record.timings ? [record.name, record.tick, record.atMs, ...Object.values(record.timings), record.atMs] : null;
+        if (!row) throw new Error(`inspection failed: ${record.error?.message}`);
+        if (row[1] === 1) {
+          // The first tick made the probe file: a warm-up, from whose end the CPU counts.
+          selfCpuStart = threadsCpuNs(process.pid);
+          proberCpuStart = threadsCpuNs(proberPid);
+          continue;
+        }
+        rows.push([...row.slice(3, 9).map((ms) => ms * 1e6), (row[2] - row[9]) * 1e6]);
+      }
+      if (rows.length >= count) resolve();
     });
-    const roundTripNs = (performance.now() - t0) * 1e6;
-    if (answer.error) throw new Error(`inspection failed: ${answer.error.message}`);
-    const t = answer.timings;
-    return [t.openMs * 1e6, t.writeMs * 1e6, t.syncMs * 1e6, t.readMs * 1e6, t.closeMs * 1e6, t.totalMs * 1e6, roundTripNs];
+    client.send({ type: 'schedule', schedule: { startMs, intervalMs, roundTicks, flushPeriodMs: intervalMs * roundTicks, flushSlackMs: 1 } });
+    client.send({ type: 'place', disks: [{ name: 'bench', device: `${resolution.devMajor}:${resolution.devMinor}` }], fromTick: 1 });
   });
   const selfCpuNs = threadsCpuNs(process.pid) - selfCpuStart;
   const proberCpuNs = threadsCpuNs(proberPid) - proberCpuStart;
   await client.stop(2000);
   process.stdout.write(
-    `${JSON.stringify({ mode, columns: ['open', 'write', 'sync', 'read', 'close', 'total', 'roundTrip'], rows, cpuNs, selfCpuNs, proberCpuNs })}\n`,
+    `${JSON.stringify({ mode, columns: ['open', 'write', 'sync', 'read', 'close', 'total', 'roundTrip'], rows, cpuNs: selfCpuNs + proberCpuNs, selfCpuNs, proberCpuNs })}\n`,
   );
 }

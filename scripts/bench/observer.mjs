@@ -1,13 +1,14 @@
 // Preloaded into the real CLI by the benchmarks only (node --import observer.mjs
 // bin/slowdisk.js watch ...): watches the session from inside without changing it.
 //
-// - Tick lateness: wraps InspectionTicker.prototype.fire, which computes the same
-//   `now - deadline` the ticker hands to its handler, with the ticker's own clock.
+// - Tick lateness: wraps ProbeSession's batch handler, and reads each inspection's start
+//   (from the prober's native thread) less its tick's deadline on the session's schedule.
 // - Inspections: wraps ProbeSession.open to listen to the session's public
 //   'inspection' and 'round' events: per disk, how many came back, how many were late
 //   or timeouts, and (SLOWDISK_BENCH_SAMPLES=1) every inspection's phase timings.
 // - SIGUSR2 takes a snapshot of the counters, so the bench can cut out a window.
-// - SLOWDISK_BENCH_PHASE=FILE: the first tick's deadline on CLOCK_MONOTONIC, in ns.
+// - SLOWDISK_BENCH_PHASE=FILE: the first tick's deadline on CLOCK_MONOTONIC, in ns (wraps
+//   ProbeSession.prototype.start).
 // - At exit (the CLI ends with process.exit) everything goes to SLOWDISK_BENCH_OBSERVE.
 //
 // The modules are the very instances the CLI uses: same files, same URLs.
@@ -16,15 +17,14 @@ import { performance } from 'node:perf_hooks';
 
 const out = process.env.SLOWDISK_BENCH_OBSERVE;
 const keepSamples = process.env.SLOWDISK_BENCH_SAMPLES === '1';
-const { InspectionTicker } = await import(new URL('../../dist/ticks/inspection-ticker.js', import.meta.url).href);
 const { ProbeSession } = await import(new URL('../../dist/live/probe-session.js', import.meta.url).href);
 
-const fire = InspectionTicker.prototype.fire;
-if (typeof fire !== 'function' || typeof ProbeSession.open !== 'function') {
-  throw new Error('scripts/bench/observer.mjs: InspectionTicker.fire or ProbeSession.open is gone; update the observer');
+const { onBatch, start } = ProbeSession.prototype;
+if (typeof onBatch !== 'function' || typeof start !== 'function' || typeof ProbeSession.open !== 'function') {
+  throw new Error('scripts/bench/observer.mjs: ProbeSession.onBatch, start or open is gone; update the observer');
 }
 
-/** Lateness of every tick, in ms, in order. */
+/** Lateness of every inspection's start, in ms, in the order they came. */
 const lateness = [];
 const disks = new Map();
 const snapshots = [];
@@ -34,16 +34,19 @@ let rounds = 0;
 
 const phaseFile = process.env.SLOWDISK_BENCH_PHASE;
 
-InspectionTicker.prototype.fire = function observedFire(deadline) {
-  const late = this.clock.now() - deadline;
-  lateness.push(late);
-  if (phaseFile && lateness.length === 1) {
-    // Where the ticks fall on CLOCK_MONOTONIC (performance.now() and hrtime both read
-    // it), so that the bench can run other tools between them.
-    const deadlineNs = process.hrtime.bigint() - BigInt(Math.round(late * 1e6));
-    writeFileSync(phaseFile, `${deadlineNs} ${this.intervalMs}\n`);
+ProbeSession.prototype.start = function observedStart(...args) {
+  const started = start.apply(this, args);
+  if (phaseFile) {
+    // Where the ticks fall on CLOCK_MONOTONIC, so that the bench can run other tools between them.
+    writeFileSync(phaseFile, `${BigInt(Math.round(this.schedule.deadlineMs(1) * 1e6))} ${this.schedule.intervalMs}\n`);
   }
-  return fire.call(this, deadline);
+  return started;
+};
+
+ProbeSession.prototype.onBatch = function observedBatch(coveredMs, records) {
+  // A plain result's row: [name, tick, atMs, ...six timings, startedMs].
+  for (const record of records) if (Array.isArray(record) && this.schedule) lateness.push(record[9] - this.schedule.deadlineMs(record[1]));
+  return onBatch.call(this, coveredMs, records);
 };
 
 function diskOf(name) {
@@ -58,7 +61,9 @@ function diskOf(name) {
 function counters() {
   return {
     atMs: performance.timeOrigin + performance.now(),
-    ticks: lateness.length,
+    /** Ticks the session has judged; `starts`: inspections whose start was seen. */
+    ticks: session?.tickDone ?? 0,
+    starts: lateness.length,
     rounds,
     disks: Object.fromEntries(
       [...disks].map(([name, d]) => [

@@ -1,7 +1,7 @@
-// Tick accuracy: how late the CLI's ticks fire, idle and with every core kept busy by
-// other processes. The lateness is the ticker's own (now - deadline on its clock), read
-// from inside the real `slowdisk watch` by scripts/bench/observer.mjs, which wraps
-// InspectionTicker.prototype.fire; slowdisk itself has no hook for this.
+// Tick accuracy: how late the prober's native threads start each tick's inspection, idle and
+// with every core kept busy by other processes: the inspection's start less its tick's
+// deadline on the session's schedule, read from inside the real `slowdisk watch` by
+// scripts/bench/observer.mjs; slowdisk itself has no hook for this.
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -23,19 +23,19 @@ import {
 const TARGET_P99_IDLE_MS = 5;
 const INTERVAL_MS = 100;
 
-/** Lateness of the ticks between the two marks of an observed run. */
+/** Lateness of the inspections' starts between the two marks of an observed run. */
 export function windowLateness(observed) {
   const [from, to] = observed.snapshots;
-  return observed.lateness.slice(from.ticks, to.ticks);
+  return observed.lateness.slice(from.starts, to.starts);
 }
 
 export function latenessFigures(lateness) {
   return {
-    ticks: lateness.length,
+    starts: lateness.length,
     p50: quantile(lateness, 0.5),
     p99: quantile(lateness, 0.99),
     max: Math.max(...lateness),
-    /** Ticks that fired an interval or more late: a tick lost as far as timing goes. */
+    /** Starts an interval or more late: a tick lost as far as timing goes. */
     missed: lateness.filter((late) => late >= INTERVAL_MS).length,
   };
 }
@@ -86,7 +86,7 @@ export async function ticks() {
     row(P, `lateness, ${hogs} busy loops (yes): p50 / p99`, `${ms(f(loaded, 'p50'))} / ${ms(f(loaded, 'p99'))}`),
     row(P, `lateness, ${hogs} busy loops: max, ticks >= 100 ms late`, `${ms(f(loaded, 'max'))}, ${f(loaded, 'missed')}`),
   ];
-  const summary = (runs) => ({ p50: f(runs, 'p50'), p99: f(runs, 'p99'), max: f(runs, 'max'), missed: f(runs, 'missed'), ticks: f(runs, 'ticks') });
+  const summary = (runs) => ({ p50: f(runs, 'p50'), p99: f(runs, 'p99'), max: f(runs, 'max'), missed: f(runs, 'missed'), starts: f(runs, 'starts') });
   return {
     rows,
     figures: {

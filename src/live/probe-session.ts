@@ -1,8 +1,12 @@
-// Probe orchestration in the CLI process: owns the clock, sends inspections to the prober,
-// turns what comes back into the verdict pipeline's events (src/verdict/), and re-resolves
-// the layout every round so that no view of a disk or of the mount table goes stale. It never makes a syscall on a disk under test: the kernel's
-// counters come from procfs and sysfs, and the one stat the block-device walk makes (of a
-// loop device's backing file) is bounded in time (src/kernel/block-devices.ts).
+// Probe orchestration in the CLI process: gives the prober its schedule and the disks to
+// inspect, follows the same schedule (src/ticks/) to turn the batches that come back into the
+// verdict pipeline's events (src/verdict/), in the order they happened, and places the disks
+// anew whenever a directory resolves otherwise (the prober resolves each once a round), so
+// that no view of a disk or of the mount table goes stale. A watchdog charges the ticks of a
+// prober whose batch is overdue, on the CLI's own clock: a hung prober never hides a hung
+// disk. It never makes a syscall on a disk under test: the kernel's counters come from procfs
+// and sysfs, and the one stat the block-device walk makes (of a loop device's backing file)
+// is bounded in time (src/kernel/block-devices.ts).
 import { EventEmitter } from 'node:events';
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
@@ -13,13 +17,14 @@ import type { Prediction } from '../early-warning/predictor.js';
 import type { StatisticalParams } from '../statistical/statistical-params.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
-import type { FromProber, InspectOrder, PhaseTimings, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
+import type { BatchRecord, FromProber, InspectedRecord, PhaseTimings, Placement, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
 import { stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
 import { RestartingProber } from '../prober/restarting-prober.js';
 import { reportedScore, type Severity } from '../score/store-score.js';
-import { InspectionTicker, MONOTONIC_CLOCK } from '../ticks/inspection-ticker.js';
+import { MONOTONIC_CLOCK, TickSchedule } from '../ticks/tick-schedule.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
 import { VerdictPipeline, type HungDisk, type RoundVerdict } from '../verdict/verdict-pipeline.js';
+import { BatchWatchdog } from './batch-watchdog.js';
 import { describeError, shownError } from './shown-error.js';
 
 /** `hung`: an inspection has been in flight for --hang-after, from the clock, whatever the score says yet. */
@@ -107,10 +112,22 @@ interface DiskRecord {
 export class StartupError extends Error {}
 
 const RESOLVE_TIMEOUT_MS = 5000;
+/** How long a check's end waits for the prober's last records, at least. */
+const CATCH_UP_MIN_MS = 200;
+
+/** The wall clock at a reading of the monotonic clock. */
+const wallOf = (ms: number): number => Date.now() - (MONOTONIC_CLOCK.now() - ms);
 
 export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly pipeline: VerdictPipeline;
-  private readonly ticker: InspectionTicker;
+  private schedule: TickSchedule | null = null;
+  /** The last tick the pipeline has been told of. */
+  private tickDone = 0;
+  private readonly watchdog: BatchWatchdog;
+  /** What the prober was last told to inspect, as sent. */
+  private placementSent = '';
+  /** A check's end waiting for the next batch. */
+  private readonly batchWaiters: (() => void)[] = [];
   private readonly disks = new Map<string, DiskRecord>();
   private readonly resolutions = new Map<string, Resolution>();
   private readonly resolving = new Set<string>();
@@ -144,7 +161,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       else this.namesOfDir.set(target.dir, [target.name]);
     }
     this.pipeline = new VerdictPipeline({ score, statistical, predictor, criticalOn, hangAfterMs });
-    this.ticker = new InspectionTicker(score.intervalMs, (index, scheduled) => this.onTick(index, scheduled));
+    this.watchdog = new BatchWatchdog(
+      () => this.advanceTo(MONOTONIC_CLOCK.now()),
+      () => this.prober.send({ type: 'flush' }),
+    );
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
     prober.on('restarted', ({ reason, pid }) => this.onProberRestarted(reason, pid));
@@ -192,8 +212,31 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return this.pipeline.exitCode();
   }
 
+  /** From now on the prober inspects on the schedule, and its batches move the session on. */
   start(): void {
-    this.ticker.start();
+    const schedule = new TickSchedule(MONOTONIC_CLOCK.now(), this.score.intervalMs, this.score.roundTicks);
+    this.schedule = schedule;
+    const { startMs, intervalMs, roundTicks, flushPeriodMs, flushSlackMs } = schedule;
+    this.prober.send({ type: 'schedule', schedule: { startMs, intervalMs, roundTicks, flushPeriodMs, flushSlackMs } });
+    this.placeInspected(1);
+    this.watchdog.expect(schedule, startMs);
+  }
+
+  /**
+   * Asks the prober for its records now and waits for them (at most an interval, or 200 ms),
+   * so that a check's end judges every inspection that came back by then.
+   */
+  async catchUp(): Promise<void> {
+    if (!this.schedule) return;
+    const waited = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(this.score.intervalMs, CATCH_UP_MIN_MS));
+      this.batchWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.prober.send({ type: 'flush' });
+    await waited;
   }
 
   /**
@@ -202,7 +245,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
    * exit: the prober removes its file once the disk lets it.
    */
   async stop(): Promise<void> {
-    this.ticker.stop();
+    this.schedule = null;
+    this.watchdog.stop();
     const now = MONOTONIC_CLOCK.now();
     const hung = new Set(
       [...this.disks.values()]
@@ -273,31 +317,68 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.applyLayout(false);
   }
 
-  /** `tick`: the ticker's count; `sinceStartMs`: the tick's scheduled time. */
-  private onTick(tick: number, sinceStartMs: number): void {
-    this.applyStaleLayout();
-    this.releaseLeftStuck();
-    const now = MONOTONIC_CLOCK.now();
-    const out = this.pipeline.tick({ tick, atMs: now });
-    const hung = [...out.hung];
-    const orders = out.start.flatMap((name): InspectOrder[] => {
+  /** Tells the pipeline of every tick due by `ms`, on the schedule's clock. */
+  private advanceTo(ms: number): void {
+    const schedule = this.schedule;
+    if (!schedule) return;
+    const due = schedule.dueBy(ms);
+    while (this.tickDone < due && this.schedule) this.onTick(++this.tickDone, schedule);
+  }
+
+  /** A tick's start, at its deadline: the prober's thread started its inspections then. */
+  private onTick(tick: number, schedule: TickSchedule): void {
+    this.releaseLeftStuck(tick);
+    const atMs = schedule.deadlineMs(tick);
+    const out = this.pipeline.tick({ tick, atMs });
+    for (const name of out.start) {
       const disk = this.disks.get(name);
-      if (disk && this.leaveToStuckProber(disk, now, hung)) return [];
-      if (disk) disk.inFlightSinceWallMs = Date.now();
-      // Once a round, and on every tick while the disk is down so that a fault only a new
-      // block meets (a full filesystem) is seen to lift at once.
-      const freshBlock = (tick - 1) % this.score.roundTicks === 0 || disk?.status.state === 'down';
-      const device = disk?.status.device;
-      return [{ name, freshBlock, ...(device === undefined ? {} : { device }) }];
-    });
-    if (orders.length > 0) this.prober.send({ type: 'inspect', tick, disks: orders });
-    for (const told of hung) this.announceHung(told);
+      if (disk && !disk.stuckProber) disk.inFlightSinceWallMs = wallOf(atMs);
+    }
+    for (const told of out.hung) this.announceHung(told);
     // One read of the counters a round, at its close, whatever the inspections are waiting on.
     const devices = out.closesRound ? this.counters.sample() : undefined;
     const round = this.pipeline.devices({ tick, devices });
     if (!round) return;
-    this.resolveAll();
-    this.emitRound(round, sinceStartMs, devices ?? []);
+    this.emitRound(round, tick * schedule.intervalMs, devices ?? []);
+  }
+
+  /** A batch from the prober: its records and the ticks between them, in the order they came. */
+  private onBatch(coveredMs: number, records: readonly BatchRecord[]): void {
+    if (!this.schedule) return;
+    for (const record of records) {
+      if (Array.isArray(record)) {
+        const [disk, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs] = record;
+        this.advanceTo(atMs);
+        this.onInspected({ kind: 'inspected', name: disk, tick, atMs, timings: { openMs, writeMs, syncMs, readMs, closeMs, totalMs } });
+      } else if (record.kind === 'inspected') {
+        this.advanceTo(record.atMs);
+        this.onInspected(record);
+      } else {
+        this.advanceTo(record.atMs);
+        this.onResolved(record);
+      }
+    }
+    this.advanceTo(coveredMs);
+    this.applyStaleLayout();
+    if (this.schedule) this.watchdog.expect(this.schedule, coveredMs, this.pipeline.nextHangAtMs(coveredMs));
+    for (const waiter of this.batchWaiters.splice(0)) waiter();
+  }
+
+  /** Tells the prober the disks to inspect from `fromTick`, each new one left to an earlier run's prober stuck on its filesystem. */
+  private placeInspected(fromTick: number): void {
+    for (const disk of this.disks.values()) if (disk.status.inspected) this.leaveToStuckProber(disk);
+    this.sendPlacement(fromTick);
+  }
+
+  /** The disks the prober inspects: those inspected, but for any left to an earlier run's stuck prober. */
+  private sendPlacement(fromTick: number, force = false): void {
+    const disks: Placement[] = [...this.disks.values()]
+      .filter((disk) => disk.status.inspected && disk.stuckProber === null)
+      .map(({ status: { name, device } }) => ({ name, ...(device === undefined ? {} : { device }) }));
+    const sent = JSON.stringify(disks);
+    if (!force && sent === this.placementSent) return;
+    this.placementSent = sent;
+    this.prober.send({ type: 'place', disks, fromTick });
   }
 
   /**
@@ -306,29 +387,31 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
    * prober got stuck, and a second prober would only get stuck beside it. One hung already
    * goes to `hung`.
    */
-  private leaveToStuckProber(disk: DiskRecord, now: number, hung: HungDisk[]): boolean {
-    if (disk.stuckProber) return true;
+  private leaveToStuckProber(disk: DiskRecord): void {
     const device = disk.status.device;
-    if (disk.status.state !== 'starting' || device === undefined) return false;
+    if (disk.stuckProber || disk.status.state !== 'starting' || device === undefined) return;
     const stuck = stuckProberOn(device, this.prober.pid);
-    if (!stuck) return false;
+    if (!stuck) return;
     disk.stuckProber = stuck;
     disk.inFlightSinceWallMs = stuck.stuckSinceMs;
+    const now = MONOTONIC_CLOCK.now();
     const told = this.pipeline.elsewhere(disk.status.name, now - Math.max(0, Date.now() - stuck.stuckSinceMs), now);
-    if (told) hung.push(told);
-    return true;
+    if (told) this.announceHung(told);
   }
 
   /**
    * A disk whose earlier prober came unstuck (or died) is inspected again from this tick; a
    * hang announced stays so until that inspection comes back, which says the disk is back.
    */
-  private releaseLeftStuck(): void {
+  private releaseLeftStuck(tick: number): void {
+    let released = false;
     for (const disk of this.disks.values()) {
       if (!disk.stuckProber || stillStuck(disk.stuckProber)) continue;
       disk.stuckProber = null;
       this.pipeline.abandoned(disk.status.name);
+      released = true;
     }
+    if (released) this.sendPlacement(tick);
   }
 
   /** One event per hang, on the first tick at which it reaches --hang-after. */
@@ -367,10 +450,6 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return this.layout.filter((placement) => placement.inspected);
   }
 
-  private resolveAll(): void {
-    this.resolve([...this.namesOfDir.values()].map((names) => names[0]!));
-  }
-
   private resolve(names: string[]): void {
     const firsts = new Set(names.map((name) => this.firstNameOf(name)));
     // A path whose last statx has not come back (a hung filesystem) is not asked again.
@@ -388,6 +467,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       this.pipeline.abandoned(disk.status.name);
     }
     this.resolving.clear();
+    this.sendPlacement(this.tickDone + 1, true);
     this.emit('event', { kind: 'prober-restarted', reason, ...(pid === undefined ? {} : { pid }) });
   }
 
@@ -395,24 +475,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     switch (message.type) {
       case 'resolved':
         this.resolving.delete(message.name);
-        if (message.resolution) {
-          // Pinned once: a restarted prober probes where the first one did, and nowhere else.
-          for (const name of this.namesOf(message.name)) {
-            this.resolutions.set(name, message.resolution);
-            const target = this.targetOfName.get(name);
-            if (target) target.resolvedDir ??= message.resolution.resolvedDir;
-          }
-        }
-        if (this.layout.length === 0) return;
-        // One layout for a round's answers, not one per path: each reads and parses the
-        // mount table and places every path, and 64 paths' answers in a row held the event
-        // loop for most of a tick (scripts/bench/scale.mjs). Applied when the last answer
-        // is in, or at the next tick if one is still out (a hung filesystem's statx).
-        this.layoutStale = true;
+        this.onResolved(message);
         if (this.resolving.size === 0) this.applyStaleLayout();
         return;
-      case 'inspected':
-        this.onInspected(message);
+      case 'batch':
+        this.onBatch(message.coveredMs, message.records);
         return;
       case 'released':
       case 'stopping':
@@ -421,7 +488,24 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     }
   }
 
-  private onInspected(message: FromProber & { type: 'inspected' }): void {
+  /**
+   * A directory resolved otherwise. One layout for a batch's resolutions, not one per path:
+   * each reads and parses the mount table and places every path, and 64 paths' answers in a
+   * row held the event loop for most of a tick (scripts/bench/scale.mjs).
+   */
+  private onResolved(message: { name: string; resolution?: Resolution }): void {
+    if (message.resolution) {
+      // Pinned once: a restarted prober probes where the first one did, and nowhere else.
+      for (const name of this.namesOf(message.name)) {
+        this.resolutions.set(name, message.resolution);
+        const target = this.targetOfName.get(name);
+        if (target) target.resolvedDir ??= message.resolution.resolvedDir;
+      }
+    }
+    if (this.layout.length > 0) this.layoutStale = true;
+  }
+
+  private onInspected(message: InspectedRecord): void {
     const disk = this.disks.get(message.name);
     // A skipped path's last inspection, come back after its release, says nothing of it.
     if (!disk?.status.inspected) return;
@@ -430,10 +514,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const status = disk.status;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
     if (message.nameTaken) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.nameTaken });
-    const atMs = MONOTONIC_CLOCK.now();
+    const { atMs } = message;
     if (message.timings) {
       const out = this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: message.timings.totalMs, atMs });
-      this.emit('inspection', { tick: message.tick, disk: message.name, timings: message.timings, late: out?.late ?? false, wallMs: Date.now() });
+      this.emit('inspection', { tick: message.tick, disk: message.name, timings: message.timings, late: out?.late ?? false, wallMs: wallOf(atMs) });
       status.last = message.timings;
       const wasDown = status.state === 'down';
       status.state = 'up';
@@ -443,7 +527,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     }
     const error = shownError(message.error!, status);
     const wasHung = this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: null, atMs })?.hangEnded ?? false;
-    this.emit('inspection', { tick: message.tick, disk: message.name, error, late: false, wallMs: Date.now() });
+    this.emit('inspection', { tick: message.tick, disk: message.name, error, late: false, wallMs: wallOf(atMs) });
     if (firstAttempt) {
       this.emit('fatal', `cannot probe ${message.name}=${status.dir}: ${error.message}`);
       return;
@@ -479,6 +563,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     // The block devices behind a disk on another filesystem are known by the round's close.
     void this.counters.follow(this.inspectedPlacements());
     this.pipeline.disks(next.filter((placement) => placement.inspected).map((placement) => placement.name));
+    // Before start, the schedule's first placement is this one.
+    if (this.schedule) this.placeInspected(this.tickDone + 1);
     if (announce) this.emit('event', { kind: 'layout', disks: next });
   }
 
@@ -506,7 +592,6 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'skipped';
       delete status.error;
       disk.stuckProber = null;
-      this.prober.send({ type: 'release', name: placement.name });
     } else if (!wasInspected) {
       status.state = 'starting';
     } else if (deviceBefore !== undefined && placement.device !== undefined && placement.device !== deviceBefore) {
@@ -515,7 +600,6 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'starting';
       delete status.error;
       disk.stuckProber = null;
-      this.prober.send({ type: 'release', name: placement.name });
       this.pipeline.restart(placement.name);
     }
   }

@@ -87,6 +87,69 @@ export interface InspectResult {
   identity: string;
 }
 
+/** A failure as a batch record carries it: a ProbeError's fields. */
+export interface ErrorFields {
+  code: string;
+  errno: number;
+  syscall: string;
+  path: string;
+  message: string;
+  offset?: number;
+}
+
+/** When a worker's ticks are due: tick k at startMs + k * intervalMs, on monotonicMs()'s clock. */
+export interface LoopSchedule {
+  startMs: number;
+  intervalMs: number;
+  /** Every this many ticks, from tick 1, opens a round: a block is allocated, and the directory resolved. */
+  roundTicks: number;
+  /** Tick k writes the pattern of seed seedBase + k. */
+  seedBase: number;
+  /** The name a resolution record carries. */
+  resolveName: string;
+  dir: string;
+  /** Where `dir` led at start (else EDIRCHANGED). */
+  pinned?: string;
+}
+
+/**
+ * What the workers' ticks did, in the order they were recorded (`atMs`, on monotonicMs()'s
+ * clock). A result that changes what a user sees (a failure after successes, a new probe
+ * file, a new resolution, a tick asked of JS) is sent at once; the others in the next batch.
+ */
+export type LoopRecord =
+  | {
+      kind: 'inspected';
+      name: string;
+      tick: number;
+      atMs: number;
+      startedMs: number;
+      openNs: number;
+      writeNs: number;
+      syncNs: number;
+      readNs: number;
+      closeNs: number;
+      totalNs: number;
+      /** Set when the probe file was made again (`identity` is the new file's). */
+      created?: boolean;
+      dirReplaced?: boolean;
+      ino?: number;
+      identity?: string;
+    }
+  | { kind: 'failed'; name: string; tick: number; atMs: number; startedMs: number; error: ErrorFields }
+  /** No probe file is armed (none yet, or `nameTaken`): JS makes one and inspects the tick, then calls complete(). */
+  | { kind: 'ask'; name: string; tick: number; atMs: number; freshBlock: boolean; nameTaken?: ErrorFields }
+  /** The directory resolves otherwise than at the last round (or for the first time). */
+  | { kind: 'resolved'; name: string; atMs: number; resolution?: ResolveResult; error?: ErrorFields }
+  /** What JS passed to complete(). */
+  | { kind: 'external'; atMs: number; json: string };
+
+/** The probe files a released worker leaves to remove: its armed one, and those whose directory was replaced. */
+export interface ReleasedFiles {
+  identity: string | null;
+  replaced: string[];
+}
+
 /** Filesystems whose "disk" is memory: timing them says nothing about a device. */
 export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
   0x01021994, // tmpfs
@@ -148,6 +211,12 @@ interface NativeInspectRequest {
 }
 
 interface NativeWorker {
+  schedule(startMs: number, intervalMs: number, roundTicks: number, seedBase: number, resolveName: string, dir: string, pinned?: string): void;
+  place(name: string, fromTick: number): void;
+  arm(file: Omit<NativeInspectRequest, 'block' | 'seed' | 'freshBlock'>): void;
+  complete(json: string, failed: boolean): number;
+  inFlightSince(): number | null;
+  release(): Promise<ReleasedFiles>;
   resolve(dir: string, pinned?: string): Promise<ResolveResult>;
   prepare(dir: string, ioSize: number, direct: boolean, resolvedDir?: string): Promise<NativePrepareResult>;
   inspect(request: NativeInspectRequest): Promise<InspectResult>;
@@ -158,6 +227,10 @@ interface NativeWorker {
 
 interface NativeAddon {
   ProbeWorker: new (name: string) => NativeWorker;
+  listen(callback: (coveredMs: number, records: LoopRecord[]) => void): void;
+  flushEvery(startMs: number, periodMs: number, slackMs: number): void;
+  flushNow(): void;
+  monotonicMs(): number;
 }
 
 // The same relative path works from src/native (vitest) and dist/native.
@@ -309,10 +382,84 @@ export class ProbeWorker {
   }
 
   /**
+   * From now on the worker's thread inspects on the schedule's deadlines by itself: no JS
+   * call, and no JS wakeup, per tick. Its records go to listenForRecords().
+   */
+  schedule(loop: LoopSchedule): void {
+    const args: Parameters<NativeWorker['schedule']> = [
+      loop.startMs,
+      loop.intervalMs,
+      requireInteger(loop.roundTicks, 'roundTicks', 1, 1e6),
+      requireInteger(loop.seedBase, 'seedBase', 0, Number.MAX_SAFE_INTEGER),
+      requireString(loop.resolveName, 'resolveName'),
+      requireString(loop.dir, 'dir'),
+    ];
+    if (loop.pinned !== undefined) args.push(requireString(loop.pinned, 'pinned'));
+    this.#native.schedule(...args);
+  }
+
+  /** Inspects under `name` from tick `fromTick` on (one overdue runs at once). */
+  place(name: string, fromTick: number): void {
+    this.#native.place(requireString(name, 'name'), requireInteger(fromTick, 'fromTick', 1, Number.MAX_SAFE_INTEGER));
+  }
+
+  /** The probe file the scheduled ticks inspect. */
+  arm(file: ProbeFile, direct: boolean, sync: SyncMode): void {
+    this.#native.arm({
+      dir: requireString(file.dir, 'file.dir'),
+      resolvedDir: requireString(file.resolvedDir, 'file.resolvedDir'),
+      name: requireString(file.name, 'file.name'),
+      identity: requireString(file.identity, 'file.identity'),
+      blocks: requireInteger(file.blocks, 'file.blocks', 1, 64),
+      ioSize: requireInteger(file.ioSize, 'file.ioSize', 1, MAX_IO_SIZE),
+      align: requireInteger(file.align, 'file.align', 1, MAX_IO_SIZE),
+      direct: requireBoolean(direct, 'direct'),
+      sync,
+    });
+  }
+
+  /**
+   * The tick an `ask` record asked for is done: `record` (if any) goes into the batch, and
+   * the thread's next tick is the first due after now. Returns the time it was recorded.
+   */
+  complete(record: string | null, failed: boolean): number {
+    return this.#native.complete(record ?? '', failed);
+  }
+
+  /** When the tick's inspection under way started (monotonicMs()), or null. */
+  inFlightSince(): number | null {
+    return this.#native.inFlightSince();
+  }
+
+  /** Stops inspecting, once the inspection under way is done, and hands over the files to remove. */
+  release(): Promise<ReleasedFiles> {
+    return this.#native.release();
+  }
+
+  /**
    * Queued requests still run and settle; new ones throw. Returns at once,
    * even while the thread is stuck in the kernel.
    */
   close(): void {
     this.#native.close();
   }
+}
+
+/** Where every worker's records go, in batches: each holds every record made before `coveredMs`. */
+export function listenForRecords(callback: (coveredMs: number, records: LoopRecord[]) => void): void {
+  loadAddon().listen(callback);
+}
+
+/** Batches are sent at startMs + n * periodMs + slackMs, empty or not, and at once for an urgent record. */
+export function flushRecordsEvery(startMs: number, periodMs: number, slackMs: number): void {
+  loadAddon().flushEvery(startMs, periodMs, slackMs);
+}
+
+export function flushRecordsNow(): void {
+  loadAddon().flushNow();
+}
+
+/** CLOCK_MONOTONIC in ms: the schedule's clock. */
+export function monotonicMs(): number {
+  return loadAddon().monotonicMs();
 }

@@ -1,32 +1,50 @@
-// The prober: the only process that makes syscalls on the disks under test. It runs each
-// path's I/O on that path's own native thread, so one hung disk never holds up another,
-// and it outlives a stuck syscall only as long as the kernel makes it.
-import { ProbeError, ProbeWorker, type ProbeFile } from '../native/addon.js';
+// The prober: the only process that makes syscalls on the disks under test. Each directory's
+// native thread runs its inspections on the schedule's deadlines by itself (the addon's
+// TickLoop), and their records come here in batches, about once a round, to be passed on to
+// the CLI in one message. JS acts per inspection only when a probe file has to be made: at
+// a disk's first tick, and when its name was taken. One hung disk holds its own thread only,
+// and the prober outlives a stuck syscall only as long as the kernel makes it.
+import {
+  ProbeError,
+  ProbeWorker,
+  flushRecordsEvery,
+  flushRecordsNow,
+  listenForRecords,
+  monotonicMs,
+  type ErrorFields,
+  type LoopRecord,
+  type ProbeFile,
+} from '../native/addon.js';
 import type { ProbeParams } from './probe-params.js';
 import { ProberRegistration } from './prober-registry.js';
-import type { FromProber, InspectOrder, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
+import type { BatchRecord, FromProber, InspectedRecord, Placement, ProberSchedule, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
 
-interface ProbedPath {
+/** A directory, probed by its own thread under whichever of its names is placed. */
+interface ProbedDir {
+  /** Its first target: the name it is resolved under, and where it led at start. */
   target: ProbeTarget;
+  names: string[];
   worker: ProbeWorker;
+  placed: Placement | null;
   file: ProbeFile | null;
   /**
-   * Files released so far. One released while another filesystem was mounted over it was
-   * out of reach then, and may be back by the time the prober exits, which removes it.
+   * Files let go so far. One let go while another filesystem was mounted over it was out
+   * of reach then, and may be back by the time the prober exits, which removes it.
    */
   released: ProbeFile[];
-  /** The inspection under way: its probe file may only exist once it returns. */
+  /** A let-go or a placement under way: the next waits for it. */
   busy: Promise<void>;
-  /** Wall-clock start of the inspection under way, if one is. */
-  inFlightSinceMs: number | null;
-  /** The mount id of the path's filesystem, from its last resolution. */
+  /** The mount id of its filesystem, from its last resolution. */
   mntId: number | null;
+  /** Recorded in the registry as stuck since then (wall clock), if it is. */
+  stuckSinceMs: number | null;
 }
 
 // A working directory on a probed filesystem would keep it busy for umount.
 process.chdir('/');
 
-const paths = new Map<string, ProbedPath>();
+const dirs: ProbedDir[] = [];
+const dirOfName = new Map<string, ProbedDir>();
 let probe: ProbeParams | null = null;
 let stopping = false;
 const registration = new ProberRegistration();
@@ -38,100 +56,88 @@ function send(message: FromProber): void {
 }
 
 function serialize(error: unknown): SerializedProbeError {
-  if (error instanceof ProbeError) {
+  if (error instanceof ProbeError || isErrorFields(error)) {
     const { code, errno, syscall, path, message, offset } = error;
     return { code, errno, syscall, path, message, ...(offset === undefined ? {} : { offset }) };
   }
   return { code: 'EPROBER', errno: 0, syscall: '', path: '', message: String(error) };
 }
 
+function isErrorFields(error: unknown): error is ErrorFields {
+  return typeof error === 'object' && error !== null && typeof (error as ErrorFields).code === 'string' && typeof (error as ErrorFields).syscall === 'string';
+}
+
 const nsToMs = (ns: number): number => ns / 1e6;
+/** The wall clock at a reading of the schedule's clock, for the registry. */
+const wallOf = (ms: number): number => Date.now() - (monotonicMs() - ms);
 
 /**
- * Makes the path's probe file, after removing those that dead runs left behind; only on the
- * filesystem `device` the path is placed on, as inspect re-creates one only on its own.
+ * Makes the directory's probe file, after removing those that dead runs left behind; only on
+ * the filesystem `device` it is placed on, as an inspection re-creates one only on its own.
  */
-async function prepare(
-  path: ProbedPath,
-  params: ProbeParams,
-  device: string | undefined,
-): Promise<{ file: ProbeFile; staleRemoved: string[] }> {
-  const { target } = path;
-  const { dir } = target;
+async function prepare(dir: ProbedDir, params: ProbeParams, device: string | undefined): Promise<{ file: ProbeFile; staleRemoved: string[] }> {
+  const { target } = dir;
   if (device !== undefined) {
-    const { devMajor, devMinor } = await path.worker.resolve(dir, target.resolvedDir);
+    const { devMajor, devMinor } = await dir.worker.resolve(target.dir, target.resolvedDir);
     const actual = `${devMajor}:${devMinor}`;
     if (actual !== device) {
       const detail = `is on another filesystem (${actual}) than the one it is placed on (${device}); no probe file made there`;
-      throw new ProbeError(`EOTHERFS: statx ${dir} ${detail}`, { code: 'EOTHERFS', errno: 0, syscall: 'statx', path: dir });
+      throw new ProbeError(`EOTHERFS: statx ${target.dir} ${detail}`, { code: 'EOTHERFS', errno: 0, syscall: 'statx', path: target.dir });
     }
   }
-  const { staleRemoved, ...file } = await path.worker.prepare(dir, {
+  const { staleRemoved, ...file } = await dir.worker.prepare(target.dir, {
     ioSize: params.ioSize,
     direct: params.direct,
     ...(target.resolvedDir === undefined ? {} : { resolvedDir: target.resolvedDir }),
   });
   target.resolvedDir ??= file.resolvedDir;
-  path.file = file;
   return { file, staleRemoved };
 }
 
 /**
- * Keeps the registry's entry of the path: the filesystem it is on, and, once its inspection
- * has been in flight for hangAfterMs, since when it is stuck, so that no later run starts a
- * second prober there.
+ * The tick a thread asked of JS: a probe file is made (a path gets one as part of its first
+ * inspection, so that a disk that hangs at start is scored like any other hang) and
+ * inspected, and the thread inspects it from the next tick on.
  */
-async function inspect(path: ProbedPath, params: ProbeParams, tick: number, order: InspectOrder): Promise<void> {
-  const name = path.target.name;
-  const sinceMs = Date.now();
-  path.inFlightSinceMs = sinceMs;
-  if (order.device !== undefined) registration.probing(name, order.device, path.mntId);
-  const stuckTimer = setTimeout(() => registration.stuck(name, sinceMs), params.hangAfterMs);
+async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopRecord & { kind: 'ask' }): Promise<void> {
+  const { name, tick } = ask;
+  let nameTaken = ask.nameTaken ? serialize(ask.nameTaken) : undefined;
+  // Someone else's file, link or anything else at our name is theirs: it is left alone, and
+  // the disk is probed under a fresh name, so that whoever can write to the directory cannot
+  // make a healthy disk look hung. The old one is still ours to remove if it comes back.
+  if (nameTaken && dir.file) dir.released.push(dir.file);
+  if (nameTaken) dir.file = null;
+  let record: InspectedRecord;
   try {
-    await inspectOnce(path, params, tick, order);
-  } finally {
-    clearTimeout(stuckTimer);
-    path.inFlightSinceMs = null;
-    if (!stopping) registration.stuck(name, null);
-  }
-}
-
-async function inspectOnce(path: ProbedPath, params: ProbeParams, tick: number, order: InspectOrder): Promise<void> {
-  const { freshBlock } = order;
-  try {
-    // A path that has no probe file yet gets one as part of its inspection, so that a disk
-    // that hangs at start is scored like any other hang.
-    let prepared = path.file ? null : await prepare(path, params, order.device);
-    let { file, staleRemoved } = prepared ?? { file: path.file!, staleRemoved: [] };
+    let prepared = dir.file ? null : await prepare(dir, params, dir.placed?.device);
+    let file = prepared?.file ?? dir.file!;
     const inspectFile = () =>
-      path.worker.inspect({
+      dir.worker.inspect({
         file,
         block: tick,
         direct: params.direct,
         sync: params.sync,
         seed: seedBase + tick,
         // A file made just now has just been given all its blocks.
-        freshBlock: freshBlock && !prepared,
+        freshBlock: ask.freshBlock && !prepared,
       });
-    let nameTaken: SerializedProbeError | undefined;
     const result = await inspectFile().catch(async (error: unknown) => {
       if (!(error instanceof ProbeError && error.code === 'ENAMETAKEN')) throw error;
-      // Someone else's file, link or anything else at our name is theirs: it is left alone,
-      // and the disk is probed under a fresh name, so that whoever can write to the directory
-      // cannot make a healthy disk look hung.
       nameTaken = serialize(error);
-      path.file = null;
-      prepared = await prepare(path, params, order.device);
-      ({ file, staleRemoved } = prepared);
+      if (prepared) dir.released.push(prepared.file);
+      prepared = await prepare(dir, params, dir.placed?.device);
+      file = prepared.file;
       return inspectFile();
     });
     // The old file is removed at exit, wherever its directory went.
-    if (result.dirReplaced) path.released.push(file);
-    if (result.created) path.file = { ...file, ino: result.ino, identity: result.identity };
-    send({
-      type: 'inspected',
-      name: path.target.name,
+    if (result.dirReplaced) dir.released.push(file);
+    dir.file = result.created ? { ...file, ino: result.ino, identity: result.identity } : file;
+    const staleRemoved = prepared?.staleRemoved ?? [];
+    record = {
+      kind: 'inspected',
+      name,
       tick,
+      atMs: 0,
       created: result.created,
       ...(staleRemoved.length > 0 ? { staleRemoved } : {}),
       ...(nameTaken ? { nameTaken } : {}),
@@ -143,111 +149,230 @@ async function inspectOnce(path: ProbedPath, params: ProbeParams, tick: number, 
         closeMs: nsToMs(result.closeNs),
         totalMs: nsToMs(result.totalNs),
       },
-    });
+    };
   } catch (error) {
-    send({ type: 'inspected', name: path.target.name, tick, error: serialize(error) });
+    record = { kind: 'inspected', name, tick, atMs: 0, error: serialize(error), ...(nameTaken ? { nameTaken } : {}) };
+  }
+  // Let go meanwhile: the file made is removed, and the thread is handed back idle.
+  if (dir.placed?.name !== name) {
+    dir.worker.complete(null, false);
+    if (dir.file) await removeFile(dir, dir.file);
+    dir.file = null;
+    return;
+  }
+  if (dir.file) dir.worker.arm(dir.file, params.direct, params.sync);
+  dir.worker.complete(JSON.stringify(record), record.error !== undefined);
+}
+
+async function removeFile(dir: ProbedDir, file: ProbeFile): Promise<void> {
+  dir.released.push(file);
+  await dir.worker.remove(file);
+}
+
+/** Stops inspecting the directory, once its inspection under way is done, and removes its probe files. */
+async function letGo(dir: ProbedDir): Promise<void> {
+  const { identity, replaced } = await dir.worker.release();
+  const file = dir.file;
+  dir.file = null;
+  if (!file) return;
+  // The thread's own view of the file: it made it again, or a new directory took its place.
+  const files = [...replaced.map((id) => ({ ...file, identity: id })), identity === null ? file : { ...file, identity }];
+  dir.released.push(...files);
+  await Promise.all(files.map((each) => dir.worker.remove(each)));
+}
+
+function place(message: { disks: Placement[]; fromTick: number }): void {
+  const wanted = new Map(message.disks.map((disk) => [disk.name, disk]));
+  for (const dir of dirs) {
+    const name = dir.names.find((each) => wanted.has(each));
+    const next = name === undefined ? null : wanted.get(name)!;
+    const same = dir.placed !== null && next !== null && dir.placed.name === next.name && dir.placed.device === next.device;
+    if (same || (dir.placed === null && next === null)) continue;
+    const left = dir.placed;
+    dir.placed = next;
+    dir.busy = dir.busy.then(async () => {
+      if (left) {
+        await letGo(dir).then(
+          () => send({ type: 'released', name: left.name }),
+          (error) => send({ type: 'released', name: left.name, error: serialize(error) }),
+        );
+        registration.remove(left.name);
+        dir.stuckSinceMs = null;
+      }
+      // Placed again meanwhile: the later placement is the one that stands.
+      if (!next || dir.placed !== next || stopping) return;
+      if (next.device !== undefined) registration.probing(next.name, next.device, dir.mntId);
+      dir.worker.place(next.name, message.fromTick);
+    });
   }
 }
 
-function resolve(path: ProbedPath): void {
-  const { target } = path;
-  path.worker.resolve(target.dir, target.resolvedDir).then(
-    (resolution) => {
-      target.resolvedDir ??= resolution.resolvedDir;
-      path.mntId = resolution.mntId;
-      send({ type: 'resolved', name: target.name, resolution });
-    },
-    (error) => send({ type: 'resolved', name: path.target.name, error: serialize(error) }),
-  );
+/** A batch of every thread's records, passed on as one message. */
+function onRecords(coveredMs: number, records: LoopRecord[]): void {
+  if (stopping || !probe) return;
+  const out: BatchRecord[] = [];
+  for (const record of records) {
+    const row = toBatchRecord(record, probe);
+    if (row) out.push(row);
+  }
+  noteStuck(coveredMs);
+  send({ type: 'batch', coveredMs, records: out });
 }
 
-async function release(path: ProbedPath): Promise<void> {
-  const file = path.file;
-  path.file = null;
-  if (!file) return;
-  path.released.push(file);
-  await path.worker.remove(file);
+function toBatchRecord(record: LoopRecord, params: ProbeParams): BatchRecord | null {
+  switch (record.kind) {
+    case 'inspected': {
+      const dir = dirOfName.get(record.name);
+      const timings = [nsToMs(record.openNs), nsToMs(record.writeNs), nsToMs(record.syncNs), nsToMs(record.readNs), nsToMs(record.closeNs), nsToMs(record.totalNs)] as const;
+      if (!record.created && !record.dirReplaced) return [record.name, record.tick, record.atMs, ...timings, record.startedMs];
+      if (dir?.file && record.identity !== undefined) dir.file = { ...dir.file, ino: record.ino ?? dir.file.ino, identity: record.identity };
+      const [openMs, writeMs, syncMs, readMs, closeMs, totalMs] = timings;
+      return { kind: 'inspected', name: record.name, tick: record.tick, atMs: record.atMs, created: true, timings: { openMs, writeMs, syncMs, readMs, closeMs, totalMs } };
+    }
+    case 'failed':
+      return { kind: 'inspected', name: record.name, tick: record.tick, atMs: record.atMs, error: serialize(record.error) };
+    case 'ask': {
+      const dir = dirOfName.get(record.name);
+      if (dir) dir.busy = dir.busy.then(() => inspectAsked(dir, params, record));
+      return null;
+    }
+    case 'resolved': {
+      const dir = dirOfName.get(record.name);
+      if (dir && record.resolution) {
+        dir.target.resolvedDir ??= record.resolution.resolvedDir;
+        dir.mntId = record.resolution.mntId;
+      }
+      return {
+        kind: 'resolved',
+        name: record.name,
+        atMs: record.atMs,
+        ...(record.resolution ? { resolution: record.resolution } : {}),
+        ...(record.error ? { error: serialize(record.error) } : {}),
+      };
+    }
+    case 'external':
+      return { ...(JSON.parse(record.json) as InspectedRecord), atMs: record.atMs };
+  }
 }
 
 /**
- * Removes every probe file, each after its path's pending I/O, saying so path by path (a CLI
- * leaving a hung disk behind waits for the others only), then exits. The paths in `leaving`
- * (all those with an inspection in flight, when the CLI is gone unannounced) are recorded as
- * stuck at once: this prober stays there until the disk lets it go.
+ * Keeps the registry's entry of each placed disk: once its inspection has been in flight for
+ * hangAfterMs, since when it is stuck, so that no later run starts a second prober there.
+ * Batches come at least once a second even while every thread is stuck.
+ */
+function noteStuck(nowMs: number): void {
+  for (const dir of dirs) {
+    if (!dir.placed) continue;
+    const since = dir.worker.inFlightSince();
+    const stuck = since !== null && nowMs - since >= probe!.hangAfterMs ? Math.round(wallOf(since)) : null;
+    if ((stuck === null) === (dir.stuckSinceMs === null)) continue;
+    dir.stuckSinceMs = stuck;
+    registration.stuck(dir.placed.name, stuck);
+  }
+}
+
+function schedule(plan: ProberSchedule): void {
+  for (const dir of dirs) {
+    dir.worker.schedule({
+      startMs: plan.startMs,
+      intervalMs: plan.intervalMs,
+      roundTicks: plan.roundTicks,
+      seedBase,
+      resolveName: dir.target.name,
+      dir: dir.target.dir,
+      ...(dir.target.resolvedDir === undefined ? {} : { pinned: dir.target.resolvedDir }),
+    });
+  }
+  flushRecordsEvery(plan.startMs, plan.flushPeriodMs, plan.flushSlackMs);
+}
+
+function resolve(dir: ProbedDir): void {
+  const { target } = dir;
+  dir.worker.resolve(target.dir, target.resolvedDir).then(
+    (resolution) => {
+      target.resolvedDir ??= resolution.resolvedDir;
+      dir.mntId = resolution.mntId;
+      send({ type: 'resolved', name: target.name, resolution });
+    },
+    (error) => send({ type: 'resolved', name: target.name, error: serialize(error) }),
+  );
+}
+
+/**
+ * Removes every probe file, each after its directory's pending I/O, saying so path by path
+ * (a CLI leaving a hung disk behind waits for the others only), then exits. The paths in
+ * `leaving` (all those with an inspection in flight, when the CLI is gone unannounced) are
+ * recorded as stuck at once: this prober stays there until the disk lets it go.
  */
 async function shutdown(leaving: readonly string[] | 'in-flight'): Promise<void> {
   if (stopping) return;
   stopping = true;
-  for (const path of paths.values()) {
-    const left = leaving === 'in-flight' || leaving.includes(path.target.name);
-    if (left && path.inFlightSinceMs !== null) registration.stuck(path.target.name, path.inFlightSinceMs);
+  for (const dir of dirs) {
+    const name = dir.placed?.name;
+    const since = dir.worker.inFlightSince();
+    if (name === undefined || since === null) continue;
+    if (leaving === 'in-flight' || leaving.includes(name)) registration.stuck(name, Math.round(wallOf(since)));
   }
   send({ type: 'stopping' });
   await Promise.allSettled(
-    [...paths.values()].map(async (path) => {
-      await path.busy;
-      registration.remove(path.target.name);
-      await release(path).catch(() => {});
+    dirs.map(async (dir) => {
+      const name = dir.placed?.name ?? dir.target.name;
+      await dir.busy.catch(() => {});
+      await letGo(dir).catch(() => {});
+      registration.remove(name);
       // remove() leaves alone whatever is not this very file, and a file already gone.
-      await Promise.allSettled(path.released.map((file) => path.worker.remove(file)));
-      send({ type: 'released', name: path.target.name });
+      await Promise.allSettled(dir.released.map((file) => dir.worker.remove(file)));
+      for (const each of dir.names) send({ type: 'released', name: each });
     }),
   );
-  for (const worker of new Set([...paths.values()].map((path) => path.worker))) worker.close();
+  for (const dir of dirs) dir.worker.close();
   registration.removeAll();
   send({ type: 'stopped' });
   process.exit(0);
 }
 
+function configure(targets: ProbeTarget[]): void {
+  // A native thread per directory, not per name: names for one directory are one disk
+  // (one of them inspected), and 2,000 of them would be 2,000 threads.
+  const byDir = new Map<string, ProbedDir>();
+  for (const target of targets) {
+    let dir = byDir.get(target.dir);
+    if (!dir) {
+      dir = { target, names: [], worker: new ProbeWorker(target.name), placed: null, file: null, released: [], busy: Promise.resolve(), mntId: null, stuckSinceMs: null };
+      byDir.set(target.dir, dir);
+      dirs.push(dir);
+    }
+    dir.names.push(target.name);
+    dirOfName.set(target.name, dir);
+  }
+  listenForRecords(onRecords);
+}
+
 function handle(message: ToProber): void {
   if (stopping) return;
-  if (message.type === 'configure') {
-    probe = message.probe;
-    // A native thread per directory, not per name: names for one directory are one disk
-    // (one of them inspected), and 2,000 of them would be 2,000 threads.
-    const workers = new Map<string, ProbeWorker>();
-    for (const target of message.targets) {
-      let worker = workers.get(target.dir);
-      if (!worker) workers.set(target.dir, (worker = new ProbeWorker(target.name)));
-      paths.set(target.name, {
-        target,
-        worker,
-        file: null,
-        released: [],
-        busy: Promise.resolve(),
-        inFlightSinceMs: null,
-        mntId: null,
-      });
-    }
-    return;
-  }
-  if (message.type === 'stop') {
-    void shutdown(message.leaving ?? []);
-    return;
-  }
-  if (!probe) return;
   switch (message.type) {
+    case 'configure':
+      probe = message.probe;
+      configure(message.targets);
+      return;
+    case 'stop':
+      void shutdown(message.leaving ?? []);
+      return;
+    case 'schedule':
+      schedule(message.schedule);
+      return;
+    case 'place':
+      place(message);
+      return;
     case 'resolve':
       for (const name of message.names) {
-        const path = paths.get(name);
-        if (path) resolve(path);
+        const dir = dirOfName.get(name);
+        if (dir) resolve(dir);
       }
       return;
-    case 'inspect':
-      for (const order of message.disks) {
-        const path = paths.get(order.name);
-        if (path) path.busy = inspect(path, probe, message.tick, order);
-      }
+    case 'flush':
+      flushRecordsNow();
       return;
-    case 'release': {
-      const path = paths.get(message.name);
-      if (!path) return;
-      release(path).then(
-        () => send({ type: 'released', name: path.target.name }),
-        (error) => send({ type: 'released', name: path.target.name, error: serialize(error) }),
-      );
-      return;
-    }
   }
 }
 

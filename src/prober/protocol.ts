@@ -1,6 +1,7 @@
-// Messages between the CLI process and the prober child (Node IPC, JSON). The CLI asks once
-// per tick for all disks, as every message costs both processes a wakeup, a JSON round and a
-// syscall; the prober answers path by path, so that one hung disk never holds up another.
+// Messages between the CLI process and the prober child (Node IPC, JSON). The CLI gives the
+// prober a schedule and the disks to inspect; the prober's native threads keep the ticks, and
+// their records come back in batches, about once a round: every message costs both processes
+// a wakeup, a JSON round and a syscall, and a tick's worth of them cost far more than its I/O.
 import type { ProbeParams } from './probe-params.js';
 
 export interface ProbeTarget {
@@ -39,43 +40,81 @@ export interface PhaseTimings {
   totalMs: number;
 }
 
-export interface InspectOrder {
+/**
+ * When the prober's ticks and batches are due, on CLOCK_MONOTONIC in ms (both processes read
+ * it): tick k at startMs + k * intervalMs; a batch at startMs + n * flushPeriodMs +
+ * flushSlackMs, just after a round's close, and at once for what changes what a user sees.
+ */
+export interface ProberSchedule {
+  startMs: number;
+  intervalMs: number;
+  roundTicks: number;
+  flushPeriodMs: number;
+  flushSlackMs: number;
+}
+
+/** A disk to inspect; `device`: MAJ:MIN of the filesystem it is placed on, where alone a probe file is made. */
+export interface Placement {
   name: string;
-  /** Also write a block the filesystem has to allocate (see InspectRequest.freshBlock). */
-  freshBlock: boolean;
-  /** MAJ:MIN of the filesystem the path is placed on: a probe file is made there only. */
   device?: string;
 }
 
+/**
+ * A plain inspection's result, the bulk of every batch, kept short: name, tick, atMs, then
+ * PhaseTimings' six figures in order, then when it started (its tick's lateness is that less
+ * the tick's deadline).
+ */
+export type TimedRow = [name: string, tick: number, atMs: number, openMs: number, writeMs: number, syncMs: number, readMs: number, closeMs: number, totalMs: number, startedMs: number];
+
+/** Any other inspection's result. */
+export interface InspectedRecord {
+  kind: 'inspected';
+  name: string;
+  tick: number;
+  /** When it was recorded, on the schedule's clock. */
+  atMs: number;
+  timings?: PhaseTimings;
+  /** The probe file was (re)created during this inspection. */
+  created?: boolean;
+  /** Probe files of dead slowdisk runs, removed when this one's file was made. */
+  staleRemoved?: string[];
+  /**
+   * The probe file's name held something else (ENAMETAKEN, its message says what): it
+   * was left alone, and this inspection ran on a new probe file under a fresh name.
+   */
+  nameTaken?: SerializedProbeError;
+  error?: SerializedProbeError;
+}
+
+/** A directory resolved otherwise than at the last round. */
+export interface ResolvedRecord {
+  kind: 'resolved';
+  name: string;
+  atMs: number;
+  resolution?: Resolution;
+  error?: SerializedProbeError;
+}
+
+export type BatchRecord = TimedRow | InspectedRecord | ResolvedRecord;
+
 export type ToProber =
   | { type: 'configure'; targets: ProbeTarget[]; probe: ProbeParams }
+  /** From now on the prober inspects on the schedule by itself. */
+  | { type: 'schedule'; schedule: ProberSchedule }
+  /** The disks to inspect from tick `fromTick` on; any other is let go (its probe file removed). */
+  | { type: 'place'; disks: Placement[]; fromTick: number }
   /** One message for all the paths asked about at once; each is answered on its own. */
   | { type: 'resolve'; names: string[] }
-  /** A tick's inspections, one message for all its disks; each is answered as it finishes. */
-  | { type: 'inspect'; tick: number; disks: InspectOrder[] }
-  | { type: 'release'; name: string }
+  /** A batch now, not at its time. */
+  | { type: 'flush' }
   /** `leaving`: the paths the CLI will not wait for (hung): the prober records them as stuck. */
   | { type: 'stop'; leaving?: string[] };
 
 export type FromProber =
   | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
-  | {
-      type: 'inspected';
-      name: string;
-      tick: number;
-      timings?: PhaseTimings;
-      /** The probe file was (re)created during this inspection. */
-      created?: boolean;
-      /** Probe files of dead slowdisk runs, removed when this one's file was made. */
-      staleRemoved?: string[];
-      /**
-       * The probe file's name held something else (ENAMETAKEN, its message says what): it
-       * was left alone, and this inspection ran on a new probe file under a fresh name.
-       */
-      nameTaken?: SerializedProbeError;
-      error?: SerializedProbeError;
-    }
-  /** A path's probe file was removed: on request, and for each path as the prober stops. */
+  /** Every record made before `coveredMs`, in the order they were made, that no earlier batch held. */
+  | { type: 'batch'; coveredMs: number; records: BatchRecord[] }
+  /** A path's probe file was removed: when it was let go, and for each path as the prober stops. */
   | { type: 'released'; name: string; error?: SerializedProbeError }
   /** The prober has recorded the paths it is left stuck on, and is removing its probe files. */
   | { type: 'stopping' }

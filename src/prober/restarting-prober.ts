@@ -11,13 +11,15 @@ export interface RestartingProberEvents {
   message: [FromProber];
   /** The prober died and was not replaced; the reason names its pid and how it ended. */
   lost: [string];
-  /** The prober died and a new one took over; inspections in flight will not come back. */
+  /** The prober died and a new one took over, on the same schedule, nothing placed yet; inspections in flight will not come back. */
   restarted: [{ reason: string; pid: number | undefined }];
 }
 
 export class RestartingProber extends EventEmitter<RestartingProberEvents> {
   private client: ProberClient;
   private answered = false;
+  /** The schedule given: a new prober keeps it, and is placed anew by whoever listens to `restarted`. */
+  private schedule: ToProber | null = null;
 
   constructor(
     private readonly targets: ProbeTarget[],
@@ -32,6 +34,7 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
   }
 
   send(message: ToProber): void {
+    if (message.type === 'schedule') this.schedule = message;
     this.client.send(message);
   }
 
@@ -49,7 +52,7 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
     const client = new ProberClient(this.targets, this.probe);
     this.answered = false;
     client.on('message', (message) => {
-      if (message.type === 'inspected') this.answered = true;
+      if (message.type === 'batch' && message.records.length > 0) this.answered = true;
       this.emit('message', message);
     });
     client.on('lost', (reason) => this.onLost(reason));
@@ -62,6 +65,7 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
       return;
     }
     this.client = this.spawn();
+    if (this.schedule) this.client.send(this.schedule);
     this.emit('restarted', { reason, pid: this.client.pid });
   }
 }

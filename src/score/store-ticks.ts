@@ -129,9 +129,10 @@ export class StoreTicks {
     this.disks.set(name, { score, inFlight: null });
   }
 
+  /** A result of a later tick than the one in flight says that one had ended (as in-flight.ts has it). */
   private release(name: string, tickId: number): DiskTicks | undefined {
     const disk = this.disks.get(name);
-    if (disk && disk.inFlight === tickId) disk.inFlight = null;
+    if (disk && disk.inFlight !== null && tickId >= disk.inFlight) disk.inFlight = null;
     return disk;
   }
 }

@@ -54,6 +54,11 @@ export class InFlight {
     return nowMs - this.startedMs;
   }
 
+  /** When the inspection in flight at `nowMs` started, or null when none is. */
+  sinceMs(nowMs: number): number | null {
+    return this.waitingMs(nowMs) === null ? null : this.startedMs;
+  }
+
   hung(nowMs: number, hangAfterMs: number): boolean {
     const waiting = this.waitingMs(nowMs);
     return waiting !== null && waiting >= hangAfterMs;

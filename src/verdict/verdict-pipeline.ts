@@ -269,6 +269,16 @@ export class VerdictPipeline {
     return verdict;
   }
 
+  /** When the first disk not told hung yet would be, if its inspection in flight at `nowMs` does not come back: a live run looks again then. */
+  nextHangAtMs(nowMs: number): number | null {
+    let first: number | null = null;
+    for (const disk of this.inspectedList) {
+      const since = disk.hungTold ? null : disk.inFlight.sinceMs(nowMs);
+      if (since !== null && (first === null || since < first)) first = since;
+    }
+    return first === null ? null : first + this.params.hangAfterMs;
+  }
+
   countsOf(name: string): InspectionCounts {
     let counts = this.counts.get(name);
     if (!counts) this.counts.set(name, (counts = { inspections: 0, errors: 0 }));

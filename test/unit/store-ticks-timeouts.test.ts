@@ -52,4 +52,19 @@ describe('charged timeouts', () => {
     ticks.tick(600);
     expect(ticks.chargedTimeouts().get('raft')).toBe(4);
   });
+
+  it('a result of a later tick than the one in flight ends it: the disk is inspected again, and no tick is charged for good', () => {
+    // The prober's thread skipped the tick the CLI thought it started (it was placed late).
+    const p = params();
+    const ticks = storeOf(p, ['raft']);
+    ticks.tick(1 * p.intervalMs);
+    ticks.tick(2 * p.intervalMs);
+    expect(ticks.finished('raft', 2, 1)).toBe(true);
+    const third = ticks.tick(3 * p.intervalMs);
+    expect(third.start).toEqual(['raft']);
+    expect(ticks.finished('raft', 3, 1)).toBe(true);
+    ticks.tick(4 * p.intervalMs);
+    // Only tick 1, never answered, was charged.
+    expect(ticks.chargedTimeouts().get('raft')).toBe(1);
+  });
 });

@@ -1,0 +1,56 @@
+// Ticks on absolute deadlines, tick k at start + k * interval (k >= 1), so lateness never
+// accumulates. The prober's native threads keep them; the CLI follows the same schedule to
+// judge what the threads report, and what they fail to report in time.
+
+export interface Clock {
+  now(): number;
+}
+
+/** CLOCK_MONOTONIC in ms: the prober's threads schedule on it, and every process reads the same. */
+export const MONOTONIC_CLOCK: Clock = { now: () => Number(process.hrtime.bigint()) / 1e6 };
+
+/** Batches of records come at most this far apart, so that the live view moves at least this often. */
+const MAX_FLUSH_PERIOD_MS = 1000;
+
+export class TickSchedule {
+  constructor(
+    readonly startMs: number,
+    readonly intervalMs: number,
+    readonly roundTicks: number,
+  ) {}
+
+  deadlineMs(tick: number): number {
+    return this.startMs + tick * this.intervalMs;
+  }
+
+  /** The last tick due by `ms` (its deadline at or before it); 0 before the first. */
+  dueBy(ms: number): number {
+    let tick = Math.max(0, Math.floor((ms - this.startMs) / this.intervalMs));
+    // Rounding may put the division a tick either way of a deadline.
+    while (tick > 0 && this.deadlineMs(tick) > ms) tick -= 1;
+    while (this.deadlineMs(tick + 1) <= ms) tick += 1;
+    return tick;
+  }
+
+  /**
+   * When the prober's batches are due: a whole number of them a round, one just after each
+   * round's close, so that a round's verdict waits for no more than that, and at most a
+   * second apart.
+   */
+  get flushPeriodMs(): number {
+    const roundMs = this.intervalMs * this.roundTicks;
+    return roundMs / Math.ceil(roundMs / MAX_FLUSH_PERIOD_MS);
+  }
+
+  /** How long after its deadline a round's close is flushed: its last inspections have come back by then. */
+  get flushSlackMs(): number {
+    return Math.min(2, this.intervalMs / 4);
+  }
+
+  /** When the first batch after `ms` is due. */
+  nextFlushMs(ms: number): number {
+    const period = this.flushPeriodMs;
+    const n = Math.max(1, Math.floor((ms - this.flushSlackMs - this.startMs) / period) + 1);
+    return this.startMs + n * period + this.flushSlackMs;
+  }
+}
