@@ -121,6 +121,7 @@ if (mode === 'worker') {
     client.on('message', (message) => {
       if (message.type !== 'batch') return;
       for (const record of message.records) {
+        if (!Array.isArray(record) && record.kind !== 'inspected') continue;
         const row = Array.isArray(record) ? record : record.timings ? [record.name, record.tick, record.atMs, ...Object.values(record.timings), record.atMs] : null;
         if (!row) throw new Error(`inspection failed: ${record.error?.message}`);
         if (row[1] === 1) {

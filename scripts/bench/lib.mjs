@@ -396,14 +396,19 @@ export function deviceWrites(loop) {
 // ---------------------------------------------------------------------------
 // /proc
 
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** User + system CPU time of a process, all its threads, in ms (resolution 1/CLK_TCK s). */
+/** CPU time of a process's live threads, in ms, to the ns. */
 export function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  // The scheduler's own accounting, in ns, of every thread alive: the probe threads' few
+  // hundred µs a tick are lost in utime and stime's 10 ms ticks.
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended while we looked
+    }
+  }
+  return ns / 1e6;
 }
 
 /**
@@ -521,6 +526,20 @@ export function numbersOf(text) {
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('#'))
     .map((line) => line.trim().split(/\s+/).map(Number));
+}
+
+/**
+ * The floors, side by side with whatever runs meanwhile: the plain C loop on each disk at
+ * 100 ms for `seconds`, alone (the syscalls of an inspection) and with slowdisk's checks
+ * (PLAIN_LOOP_CHECKED=1, scripts/bench/plain-loop.c). Resolves to each one's CPU as a
+ * share of one core, in %.
+ */
+export async function cFloors(dirs, seconds) {
+  const inspections = seconds * 10;
+  const loops = (env) => Promise.all(dirs.map((dir) => run(plainLoop(), [dir, String(inspections), '100'], { env: { ...process.env, ...env } })));
+  const [plain, checked] = await Promise.all([loops({}), loops({ PLAIN_LOOP_CHECKED: '1' })]);
+  const share = (outputs) => (outputs.reduce((sum, { stdout }) => sum + Number(/# cpu_ns (\d+)/.exec(stdout)?.[1]) / 1e6, 0) / (inspections * 100)) * 100;
+  return { plainPct: share(plain), checkedPct: share(checked) };
 }
 
 export async function run(command, args, options = {}) {

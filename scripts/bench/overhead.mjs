@@ -12,6 +12,7 @@ import {
   HARNESS,
   SETTINGS,
   benchDir,
+  cFloors,
   cpuMs,
   isMain,
   makeDisk,
@@ -50,15 +51,14 @@ async function watchTwoDisks(disks, spin, r) {
     const startup = { cli: cpuMs(watch.pid), prober: cpuMs(watch.proberPid) };
     await sleep(WARM_UP_MS);
     const s0 = sampleProcesses(watch);
-    // The other floor: the same syscalls from the plain C loop, one per disk, at 100 ms.
-    const inspections = SETTINGS.windowS * 10;
-    const plains = Promise.all(disks.map((disk) => run(plainLoop(), [disk.dir, String(inspections), '100'])));
+    // The floors: the same syscalls from the plain C loop, one per disk, at 100 ms, alone and with slowdisk's checks.
+    const floors = cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS);
     for (let left = SETTINGS.windowS; left > 0; left -= 1) {
       spin.set(`overhead: slowdisk watch, 2 disks, run ${r + 1}/${SETTINGS.repeats}: ${left} s left`);
       await sleep(1000);
     }
     const s1 = sampleProcesses(watch);
-    const plainCpuMs = (await plains).reduce((sum, { stdout }) => sum + Number(/# cpu_ns (\d+)/.exec(stdout)?.[1]) / 1e6, 0);
+    const { plainPct, checkedPct } = await floors;
     const cli = memory(watch.pid);
     const prober = memory(watch.proberPid);
     return {
@@ -69,7 +69,8 @@ async function watchTwoDisks(disks, spin, r) {
       cliHwmKiB: cli.hwmKiB,
       proberHwmKiB: prober.hwmKiB,
       hwmSumKiB: cli.hwmKiB + prober.hwmKiB,
-      plainPct: (plainCpuMs / (inspections * 100)) * 100,
+      plainPct,
+      checkedPct,
       rounds: (watch.stdout().match(/ tick \d+ /g) ?? []).length,
     };
   } finally {
@@ -144,6 +145,7 @@ export async function overhead() {
     row(P, `CPU, watch 2 disks @100 ms (CLI + prober), ${SETTINGS.windowS} s`, `${pct(cpu)} of one core (CLI ${pct(f('cliPct'))}, prober ${pct(f('proberPct'))})`),
     row(P, 'CPU floor: the same syscalls from C, 2 disks, same window', `${pct(plain)} of one core`),
     row(P, 'CPU over the C floor, 2 disks', `${ratio.toFixed(2)}x`, `<= ${TARGET_CPU_RATIO_2_DISKS.toFixed(1)}x`, ratio <= TARGET_CPU_RATIO_2_DISKS),
+    row(P, "CPU floor: the C loop with slowdisk's checks, 2 disks, same window", `${pct(f('checkedPct'))} of one core; slowdisk ${(cpu / f('checkedPct')).toFixed(2)}x it`),
     row(P, 'CPU at start-up (to the first round)', `${f('startupCpuMs').toFixed(0)} ms`),
     row(P, 'peak RSS (VmHWM): CLI + prober', `${mb(f('hwmSumKiB'))} (CLI ${mb(f('cliHwmKiB'))}, prober ${mb(f('proberHwmKiB'))})`, `<= ${TARGET_RSS_MB} MB`, hwmSumMb <= TARGET_RSS_MB),
     row(P, 'tmpfs inspection: plain C syscalls', `${us(t('plainTotalUs'))} (CPU ${us(t('plainCpuUs'))})`),
@@ -170,6 +172,7 @@ export async function overhead() {
         cpuRatioToC: ratio,
       },
       plainLoopSyscalls: { cpuPctOfOneCore: plain, note: 'scripts/bench/plain-loop.c, one per disk at 100 ms, during the same window' },
+      plainLoopWithChecks: { cpuPctOfOneCore: f('checkedPct'), note: 'the same with PLAIN_LOOP_CHECKED=1, during the same window' },
       tmpfsPerInspectionUs: {
         inspections: TMPFS_COUNT,
         intervalMs: TMPFS_INTERVAL_MS,

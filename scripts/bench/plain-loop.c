@@ -19,6 +19,14 @@
 //
 // then a last line "# cpu_ns N" with the process's CPU time (user + system)
 // over the loop (the sleeps between inspections cost next to nothing). The file is removed at the end.
+//
+// With PLAIN_LOOP_CHECKED=1 in the environment each inspection also makes the checks
+// slowdisk's makes before it touches a file it holds for its own (native/inspection.cc,
+// native/probe_file.cc): the directory's statx, open and fstat, the name's fstatat, the
+// file opened without O_DIRECT and fstat'd, its birth time (statx) and header (pread,
+// from the page cache) read, then O_DIRECT set (fcntl); and every 10th writes the
+// round's fresh block (O_TMPFILE). That is the floor of what slowdisk does, not of the
+// I/O alone.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,6 +116,11 @@ int main(int argc, char** argv) {
   if (fstat(fd, &made) != 0) die("fstat", path);
   close(fd);
 
+  const char* checked_env = getenv("PLAIN_LOOP_CHECKED");
+  const int checked = checked_env && strcmp(checked_env, "1") == 0;
+  const char* name = strrchr(path, '/') + 1;
+  char header[4096];
+
   const uint64_t cpu_start = cpu_ns();
   const uint64_t interval_ns = (uint64_t)(interval_ms * 1e6);
   uint64_t first = now_ns() + interval_ns;
@@ -127,9 +141,24 @@ int main(int argc, char** argv) {
     fill(wbuf, io_size, seed + 1 + (uint64_t)k, block);
 
     uint64_t t0 = now_ns();
-    fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_DIRECT);
-    if (fd < 0) die("open", path);
+    int dir_fd = -1;
     struct stat st;
+    if (checked) {
+      struct statx stx;
+      if (statx(AT_FDCWD, dir, AT_STATX_SYNC_AS_STAT, STATX_TYPE | STATX_INO, &stx) != 0) die("statx", dir);
+      dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dir_fd < 0 || fstat(dir_fd, &st) != 0) die("open", dir);
+      if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) die("fstatat", path);
+      fd = openat(dir_fd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+      if (fd < 0 || fstat(fd, &st) != 0) die("open", path);
+      if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) != 0) die("statx", path);
+      if (pread(fd, header, sizeof header, 0) <= 0) die("pread", path);
+      int flags = fcntl(fd, F_GETFL);
+      if (flags < 0 || fcntl(fd, F_SETFL, (flags & ~O_NONBLOCK) | O_DIRECT) != 0) die("fcntl", path);
+    } else {
+      fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_DIRECT);
+      if (fd < 0) die("open", path);
+    }
     if (fstat(fd, &st) != 0 || st.st_ino != made.st_ino) die("fstat", path);
     uint64_t t1 = now_ns();
     write_block(fd, wbuf, io_size, offset, path);
@@ -145,6 +174,13 @@ int main(int argc, char** argv) {
     uint64_t t5 = now_ns();
     if (close(fd) != 0) die("close", path);
     uint64_t t6 = now_ns();
+    if (checked && k % 10 == 0) {
+      int fresh = openat(dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, 0600);
+      if (fresh < 0) die("open O_TMPFILE", dir);
+      write_block(fresh, wbuf, io_size, 0, path);
+      close(fresh);
+    }
+    if (dir_fd >= 0) close(dir_fd);
     printf("%llu %llu %llu %llu %llu %llu\n", (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1),
            (unsigned long long)(t3 - t2), (unsigned long long)(t4 - t3), (unsigned long long)(t6 - t5),
            (unsigned long long)(t6 - t0));

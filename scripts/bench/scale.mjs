@@ -9,6 +9,7 @@ import {
   SETTINGS,
   alive,
   benchDir,
+  cFloors,
   freezeDisk,
   isMain,
   makeDisk,
@@ -17,10 +18,8 @@ import {
   memory,
   ms,
   pct,
-  plainLoop,
   progress,
   row,
-  run,
   runParts,
   sampleProcesses,
   sleep,
@@ -49,16 +48,15 @@ async function observedRun(disks, { freeze = null, label, spin }) {
     }
     const s0 = sampleProcesses(watch);
     watch.mark();
-    // The floor, side by side: the same syscalls from C, one loop per disk, at 100 ms.
-    const inspections = SETTINGS.windowS * 10;
-    const plains = freeze ? null : Promise.all(disks.map((disk) => run(plainLoop(), [disk.dir, String(inspections), '100'])));
+    // The floors, side by side: the same syscalls from C, one loop per disk, at 100 ms, alone and with slowdisk's checks.
+    const floors = freeze ? null : cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS);
     for (let left = SETTINGS.windowS; left > 0; left -= 1) {
       spin.set(`scale: ${label}: ${left} s left`);
       await sleep(1000);
     }
     watch.mark();
     const s1 = sampleProcesses(watch);
-    const plainCpuMs = plains ? (await plains).reduce((sum, { stdout }) => sum + Number(/# cpu_ns (\d+)/.exec(stdout)?.[1]) / 1e6, 0) : null;
+    const { plainPct = null, checkedPct = null } = (await floors) ?? {};
     spin.set(`scale: ${label}: stopping slowdisk watch${freeze ? ', thawing' : ''}`);
     const cli = memory(watch.pid);
     const prober = memory(watch.proberPid);
@@ -92,7 +90,8 @@ async function observedRun(disks, { freeze = null, label, spin }) {
     return {
       ticks,
       cpuPct: ((s1.cli - s0.cli + s1.prober - s0.prober) / (s1.atMs - s0.atMs)) * 100,
-      plainPct: plainCpuMs === null ? null : (plainCpuMs / (inspections * 100)) * 100,
+      plainPct,
+      checkedPct,
       cliPct: ((s1.cli - s0.cli) / (s1.atMs - s0.atMs)) * 100,
       proberPct: ((s1.prober - s0.prober) / (s1.atMs - s0.atMs)) * 100,
       hwmSumKiB: cli.hwmKiB + prober.hwmKiB,
@@ -148,6 +147,8 @@ export async function scale() {
       const plain = f(runs, (x) => x.plainPct);
       rows.push(row(P, `${count} disks: CPU floor, the same syscalls from ${count} C loops, same window`, `${pct(plain)} of one core`));
       rows.push(row(P, `${count} disks: CPU over the C floor`, `${(cpu / plain).toFixed(2)}x`, `<= ${TARGET_CPU_RATIO.toFixed(1)}x`, cpu / plain <= TARGET_CPU_RATIO));
+      const checked = f(runs, (x) => x.checkedPct);
+      rows.push(row(P, `${count} disks: CPU floor, the C loops with slowdisk's checks, same window`, `${pct(checked)} of one core; slowdisk ${(cpu / checked).toFixed(2)}x it`));
     }
     rows.push(row(P, `${count} disks, ${label}: peak RSS CLI + prober`, `${mb(f(runs, (x) => x.hwmSumKiB))} (CLI ${mb(f(runs, (x) => x.cliHwmKiB))}, prober ${mb(f(runs, (x) => x.proberHwmKiB))})`));
     rows.push(row(P, `${count} disks, ${label}: tick lateness p50 / p99 / max`, `${ms(f(runs, (x) => x.lateness.p50))} / ${ms(f(runs, (x) => x.lateness.p99))} / ${ms(f(runs, (x) => x.lateness.max))}`));
@@ -172,6 +173,7 @@ export async function scale() {
       healthy: { cpuPct: f(healthy, (x) => x.cpuPct), hwmSumKiB: f(healthy, (x) => x.hwmSumKiB), runs: healthy },
       oneFrozen: { cpuPct: f(frozen, (x) => x.cpuPct), hwmSumKiB: f(frozen, (x) => x.hwmSumKiB), runs: frozen },
       plainLoopSyscalls: { cpuPct: f(healthy, (x) => x.plainPct), note: 'side by side with the healthy run, same window' },
+      plainLoopWithChecks: { cpuPct: f(healthy, (x) => x.checkedPct), note: 'PLAIN_LOOP_CHECKED=1, side by side with the healthy run, same window' },
     },
   };
 }
