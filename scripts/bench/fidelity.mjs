@@ -70,9 +70,13 @@ async function addon(dir, count, intervalMs, phasesMs) {
   return fromNsRows(JSON.parse(stdout).rows);
 }
 
-/** The CLI's path without its clock: the real prober child over IPC (harness.mjs ipc). */
+/**
+ * The CLI's path without the CLI: the real prober child on its own ticks (harness.mjs
+ * prober). At 1 ms ticks an inspection slower than that starts the next at the first tick
+ * after it: back to back, as the throttle's own pace needs.
+ */
 async function prober(dir, count, intervalMs) {
-  const { stdout } = await run(process.execPath, [HARNESS, 'ipc', dir, String(count), String(intervalMs)]);
+  const { stdout } = await run(process.execPath, [HARNESS, 'prober', dir, String(count), String(Math.max(1, intervalMs))]);
   return fromNsRows(JSON.parse(stdout).rows);
 }
 

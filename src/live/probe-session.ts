@@ -85,9 +85,9 @@ export interface InspectionRecord {
   disk: string;
   timings?: PhaseTimings;
   error?: SerializedProbeError;
-  /** It finished under the interval but reached the CLI after its tick had ended: charged. */
+  /** It finished under the interval but was recorded after its tick had ended: charged. */
   late: boolean;
-  /** Wall-clock time it arrived, ms since the epoch. */
+  /** Wall-clock time the prober recorded it, ms since the epoch. */
   wallMs: number;
 }
 
