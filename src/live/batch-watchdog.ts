@@ -6,7 +6,7 @@
 import { MONOTONIC_CLOCK, type TickSchedule } from '../ticks/tick-schedule.js';
 
 /** How late a batch may be before its ticks are charged: an event loop held up (a GC, a loaded machine) is not a hung prober. */
-const GRACE_MIN_MS = 500;
+const GRACE_MS = 500;
 
 export class BatchWatchdog {
   private timer: NodeJS.Timeout | null = null;
@@ -27,7 +27,7 @@ export class BatchWatchdog {
       const tickMs = schedule.deadlineMs(schedule.dueBy(hangAtMs - 1e-6) + 1) + schedule.flushSlackMs;
       if (tickMs < schedule.nextFlushMs(coveredMs)) this.hangTimer = setTimeout(this.onHangDue, Math.max(0, tickMs - MONOTONIC_CLOCK.now()));
     }
-    const deadlineMs = schedule.nextFlushMs(coveredMs) + Math.max(schedule.intervalMs, GRACE_MIN_MS);
+    const deadlineMs = schedule.nextFlushMs(coveredMs) + GRACE_MS;
     this.timer = setTimeout(() => {
       this.onOverdue();
       this.expect(schedule, MONOTONIC_CLOCK.now());

@@ -241,6 +241,7 @@ function toBatchRecord(record: LoopRecord, params: ProbeParams): BatchRecord | n
       if (dir && record.resolution) {
         dir.target.resolvedDir ??= record.resolution.resolvedDir;
         dir.mntId = record.resolution.mntId;
+        if (dir.placed?.device !== undefined) registration.probing(dir.placed.name, dir.placed.device, dir.mntId);
       }
       return {
         kind: 'resolved',
