@@ -65,14 +65,14 @@ export interface PredictorParams {
   linearRiseHorizonMs: number;
   /**
    * The share of the SLA the straight line through the P90s must reach (above 0): the P90 is
-   * below the P99 that the SLA is on, so that a P90 at 0.7 x the SLA goes with a P99 about at it.
+   * below the P99 that the SLA is on (a median 1.33 times the P90 on the benchmark's ramps).
    */
   linearRiseShare: number;
   /**
    * A warning clears once the disk has held under the SLA this long (ms, a whole number of
    * samples) without a rising trend: every P99 of the last `clearAfterMs` at or below the
-   * SLA, and the least-squares line through their logs not reaching the SLA within the horizon; and
-   * a warning stands at least that long. A disk that
+   * SLA, and no rising trend (`needRisingTrend`'s two lines) at the last of them; and a
+   * warning stands at least that long. A disk that
    * levelled off is let go even if the model still rates it high; it is warned of again only
    * once the model has come down and gone back up, or the trend rises, or it breaches.
    */
