@@ -8,8 +8,8 @@
 //
 // --validation  run the validation selection instead (seeds kept apart from both training and
 //               the held-out figures, for choosing training settings without looking at those)
-// --tuning      run the tuning selection instead (the validation seeds' range with as many seeds
-//               as the held-out one: what the warning rules were chosen on)
+// --tuning      run the tuning selection instead (the validation seeds' range with three times as
+//               many seeds as the held-out one: what the warning rules were chosen on)
 // --set         a predictor parameter other than its default (src/early-warning/predictor-params.ts),
 //               for both models: --set linearRiseSamples=0 --set confirmSamples=1
 // --json        where the figures are written (bench-results/predict.json, predict-validation.json or predict-tuning.json)

@@ -139,8 +139,9 @@ export class Predictor {
    * Whether the least-squares line through the logs of the P99s of the last `clearAfterMs` of
    * samples (read as the evidence rule says) reaches the SLA within the horizon, in logs so
    * that a slowdown growing by the same ratio each sample is seen rising from its start; and
-   * the line through the P99s themselves of the last `linearRiseSamples` reaches it within
-   * `linearRiseHorizonMs`, so that a climb of a few ms a sample from a low base is not.
+   * the line through the P90s (in ms) of the last `linearRiseSamples` reaches
+   * `linearRiseShare` of it within `linearRiseHorizonMs`, so that a climb of a few ms a
+   * sample from a low base, or a pair of spikes in the P99s, is not.
    */
   private rising(): boolean {
     const { params, window } = this;
@@ -150,8 +151,8 @@ export class Predictor {
     if (inLogs.last + Math.max(0, inLogs.slope) * horizonSamples(params) <= Math.log(params.slaMs)) return false;
     if (params.linearRiseSamples === 0) return true;
     const m = Math.min(params.linearRiseSamples, window.length);
-    const inMs = leastSquaresLine(evidenceWindow(window.map((s) => [s.p99Ms]), params.windowSamples).slice(-m).map(([x]) => x));
-    return inMs.last + Math.max(0, inMs.slope) * (params.linearRiseHorizonMs / params.sampleMs) > params.slaMs;
+    const inMs = leastSquaresLine(evidenceWindow(window.map((s) => [s.p90Ms]), params.windowSamples).slice(-m).map(([x]) => x));
+    return inMs.last + Math.max(0, inMs.slope) * (params.linearRiseHorizonMs / params.sampleMs) > params.linearRiseShare * params.slaMs;
   }
 
   private probability(): number {

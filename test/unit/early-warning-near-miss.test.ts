@@ -1,6 +1,7 @@
 // The rising-trend rule on hand-made climbs: one that levels off at 0.3 x the SLA, gaining a
-// few ms a sample however steep its start is in logs, is never warned of; one that goes on
-// past the SLA is, a minute ahead or more.
+// few ms a sample however steep its start is in logs, is never warned of, nor when two of its
+// samples in a row have a slow pair of inspections that lifts their P99 near the SLA; one
+// that goes on past the SLA is, a minute ahead or more.
 import { describe, expect, it } from 'vitest';
 import { Predictor } from '../../src/early-warning/predictor.js';
 import { DEFAULT_PREDICTOR_PARAMS, type PredictorParams } from '../../src/early-warning/predictor-params.js';
@@ -49,5 +50,16 @@ describe.each(['linear', 'geometric'] as const)('a %s climb to 1 s over 10 minut
     const breachMs = series.find(({ sample }) => p99(sample) > DEFAULT_PREDICTOR_PARAMS.slaMs)!.atMs;
     const first = warnings(series)[0];
     expect(breachMs - first.atMs).toBeGreaterThanOrEqual(60_000);
+  });
+});
+
+describe('a climb that levels off at 60 ms with two slow samples in a row', () => {
+  it('is not warned of: two inspections of 190 ms in each of two samples tilt the P99s, not the P90s the straight line reads', () => {
+    const series = samples(16, climb('linear', 60, 6), 46);
+    // At minutes 5 and 5.25, halfway up the climb, the slowest two inspections of 150 take 190 ms.
+    for (const i of [19, 20]) series[i].sample = { latenciesMs: [...series[i].sample.latenciesMs.slice(2), 190, 190] };
+    const p99 = (s: PredictorSample) => [...s.latenciesMs].sort((a, b) => a - b)[148];
+    expect([p99(series[19].sample), p99(series[20].sample)]).toEqual([190, 190]);
+    expect(warnings(series).map((p) => `at ${p.atMs / 1000} s, p ${p.probability}`)).toEqual([]);
   });
 });

@@ -74,7 +74,9 @@ describe('the linear-trend baseline', () => {
     let warned = -1;
     for (let i = 0; i < 20; i += 1) {
       const atMs = (i + 1) * 15_000;
-      if (rising.observe(atMs, period(50 + 10 * i))!.warning && warned < 0) warned = i;
+      // Every inspection slows down, so that the P90 the rising trend reads climbs with the P99.
+      const slower = { latenciesMs: Array.from({ length: 150 }, () => 50 + 10 * i) };
+      if (rising.observe(atMs, slower)!.warning && warned < 0) warned = i;
       expect(flat.observe(atMs, period(50))!.warning).toBe(false);
     }
     // 10 ms a sample: a short window is padded with its median, so the line through it tilts
@@ -131,7 +133,9 @@ describe('the Predictor', () => {
     expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ minSamples: 4, confirmSamples: 2, clearAfterMs: 150_000, needRisingTrend: true });
     expect(() => predictorParams({ confirmSamples: 0 })).toThrow(RangeError);
     expect(() => predictorParams({ clearAfterMs: 20_000 })).toThrow(/whole number of samples/);
-    expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ linearRiseSamples: 4, linearRiseHorizonMs: 600_000 });
+    expect(DEFAULT_PREDICTOR_PARAMS).toMatchObject({ linearRiseSamples: 4, linearRiseHorizonMs: 450_000, linearRiseShare: 0.7 });
+    expect(() => predictorParams({ linearRiseShare: 0 })).toThrow(RangeError);
+    expect(() => predictorParams({ linearRiseShare: Number.NaN })).toThrow(RangeError);
     expect(() => predictorParams({ linearRiseHorizonMs: 20_000 })).toThrow(/whole number of samples/);
     expect(() => predictorParams({ linearRiseSamples: -1 })).toThrow(RangeError);
     expect(predictorParams({ linearRiseSamples: 0 }).linearRiseSamples).toBe(0);
