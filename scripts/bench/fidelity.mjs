@@ -64,7 +64,7 @@ async function ioping(dir, count) {
 
 const phaseArgs = (phasesMs) => (phasesMs === undefined ? [] : [phasesMs.map((p) => p.toFixed(3)).join(',')]);
 
-/** The addon directly, as the prober calls it (scripts/bench/harness.mjs worker). */
+/** The addon directly, one request an inspection from JS (scripts/bench/harness.mjs worker). */
 async function addon(dir, count, intervalMs, phasesMs) {
   const { stdout } = await run(process.execPath, [HARNESS, 'worker', dir, String(count), String(intervalMs), ...phaseArgs(phasesMs)]);
   return fromNsRows(JSON.parse(stdout).rows);

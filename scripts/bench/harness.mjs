@@ -2,8 +2,8 @@
 // its own, and prints one JSON object on stdout.
 //
 //   node harness.mjs worker DIR COUNT INTERVAL_MS [PHASES_MS]
-//     The addon directly (dist/native/addon.js ProbeWorker, as src/prober/child.ts calls
-//     it): per inspection the native phase timings and the round trip seen from JS.
+//     The addon directly (dist/native/addon.js ProbeWorker), one inspect() call from JS an
+//     inspection: per inspection the native phase timings and the round trip seen from JS.
 //   node harness.mjs prober DIR COUNT INTERVAL_MS [PHASES_MS]
 //     The whole CLI-side path: the real prober child (dist/prober/prober-client.js) on a
 //     schedule of its own, its native thread keeping the ticks, its records coming back in
