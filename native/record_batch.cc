@@ -19,14 +19,19 @@ struct Batch {
   std::vector<LoopRecord> records;
 };
 
+// The fields of a record of a tick: its kind, the name inspected, the tick.
+void SetTick(Napi::Object o, const char* kind, const LoopRecord& r) {
+  o.Set("kind", kind);
+  o.Set("name", r.name);
+  o.Set("tick", static_cast<double>(r.tick));
+}
+
 Napi::Value ToJs(Napi::Env env, const LoopRecord& r) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("atMs", r.atMs);
   switch (r.kind) {
     case LoopRecord::Kind::kInspected:
-      o.Set("kind", "inspected");
-      o.Set("name", r.name);
-      o.Set("tick", static_cast<double>(r.tick));
+      SetTick(o, "inspected", r);
       o.Set("startedMs", r.startedMs);
       o.Set("openNs", static_cast<double>(r.result.openNs));
       o.Set("writeNs", static_cast<double>(r.result.writeNs));
@@ -42,16 +47,12 @@ Napi::Value ToJs(Napi::Env env, const LoopRecord& r) {
       }
       break;
     case LoopRecord::Kind::kFailed:
-      o.Set("kind", "failed");
-      o.Set("name", r.name);
-      o.Set("tick", static_cast<double>(r.tick));
+      SetTick(o, "failed", r);
       o.Set("startedMs", r.startedMs);
       o.Set("error", ErrorFields(env, *r.error));
       break;
     case LoopRecord::Kind::kAskJs:
-      o.Set("kind", "ask");
-      o.Set("name", r.name);
-      o.Set("tick", static_cast<double>(r.tick));
+      SetTick(o, "ask", r);
       o.Set("freshBlock", r.freshBlock);
       if (r.error) o.Set("nameTaken", ErrorFields(env, *r.error));
       break;

@@ -68,13 +68,17 @@ export interface InspectRequest {
   freshBlock?: boolean;
 }
 
-export interface InspectResult {
+/** An inspection's phases, in ns: open, write, sync, read (and compare), close, and the whole. */
+export interface PhaseNs {
   openNs: number;
   writeNs: number;
   syncNs: number;
   readNs: number;
   closeNs: number;
   totalNs: number;
+}
+
+export interface InspectResult extends PhaseNs {
   /** The probe file was missing and was re-created (inside openNs) under the same path. */
   created: boolean;
   /**
@@ -118,24 +122,18 @@ export interface LoopSchedule {
  * file, a new resolution, a tick asked of JS) is sent at once; the others in the next batch.
  */
 export type LoopRecord =
-  | {
+  | (PhaseNs & {
       kind: 'inspected';
       name: string;
       tick: number;
       atMs: number;
       startedMs: number;
-      openNs: number;
-      writeNs: number;
-      syncNs: number;
-      readNs: number;
-      closeNs: number;
-      totalNs: number;
       /** Set when the probe file was made again (`identity` is the new file's). */
       created?: boolean;
       dirReplaced?: boolean;
       ino?: number;
       identity?: string;
-    }
+    })
   | { kind: 'failed'; name: string; tick: number; atMs: number; startedMs: number; error: ErrorFields }
   /** No probe file is armed (none yet, or `nameTaken`): JS makes one and inspects the tick, then calls complete(). */
   | { kind: 'ask'; name: string; tick: number; atMs: number; freshBlock: boolean; nameTaken?: ErrorFields }

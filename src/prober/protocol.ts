@@ -2,6 +2,7 @@
 // prober a schedule and the disks to inspect; the prober's native threads keep the ticks, and
 // their records come back in batches, about once a round: every message costs both processes
 // a wakeup, a JSON round and a syscall, and a tick's worth of them cost far more than its I/O.
+import type { ErrorFields } from '../native/addon.js';
 import type { ProbeParams } from './probe-params.js';
 
 export interface ProbeTarget {
@@ -14,14 +15,8 @@ export interface ProbeTarget {
   resolvedDir?: string;
 }
 
-export interface SerializedProbeError {
-  code: string;
-  errno: number;
-  syscall: string;
-  path: string;
-  message: string;
-  offset?: number;
-}
+/** A ProbeError's fields, as they cross to the CLI. */
+export type SerializedProbeError = ErrorFields;
 
 export interface Resolution {
   mntId: number;
