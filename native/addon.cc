@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "inspection.h"
-#include "monotonic.h"
 #include "record_batch.h"
 #include "probe_file.h"
 #include "resolve.h"
@@ -357,16 +356,11 @@ Napi::Value FlushNow(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value Now(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), MonotonicMs());
-}
-
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ProbeWorker", ProbeWorker::Define(env));
   exports.Set("listen", Napi::Function::New<Listen>(env, "listen"));
   exports.Set("flushEvery", Napi::Function::New<FlushEvery>(env, "flushEvery"));
   exports.Set("flushNow", Napi::Function::New<FlushNow>(env, "flushNow"));
-  exports.Set("monotonicMs", Napi::Function::New<Now>(env, "monotonicMs"));
   return exports;
 }
 

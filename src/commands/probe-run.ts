@@ -10,7 +10,7 @@ import { OutputWriter } from '../output/output-writer.js';
 import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { SessionRecorder } from '../record/session-recorder.js';
-import { MONOTONIC_CLOCK } from '../ticks/tick-schedule.js';
+import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { ProbeSession, StartupError } from '../live/probe-session.js';
 import type { DriveRequest } from '../drives/params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';

@@ -3,7 +3,8 @@
 // so that inspections not come back are charged as timeouts, as a late batch's would be.
 // And a hang is told on time, not at the next batch: at the first tick by which a disk
 // would be hung, the session asks the prober for its records.
-import { MONOTONIC_CLOCK, type TickSchedule } from '../ticks/tick-schedule.js';
+import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
+import type { TickSchedule } from '../ticks/tick-schedule.js';
 
 /** How late a batch may be before its ticks are charged: an event loop held up (a GC, a loaded machine) is not a hung prober. */
 const GRACE_MS = 500;

@@ -21,7 +21,8 @@ import type { BatchRecord, FromProber, InspectedRecord, PhaseTimings, Placement,
 import { stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
 import { RestartingProber } from '../prober/restarting-prober.js';
 import { reportedScore, type Severity } from '../score/store-score.js';
-import { MONOTONIC_CLOCK, TickSchedule } from '../ticks/tick-schedule.js';
+import { MONOTONIC_CLOCK, wallOf } from '../common/monotonic-clock.js';
+import { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
 import { VerdictPipeline, type HungDisk, type RoundVerdict } from '../verdict/verdict-pipeline.js';
 import { BatchWatchdog } from './batch-watchdog.js';
@@ -114,9 +115,6 @@ export class StartupError extends Error {}
 const RESOLVE_TIMEOUT_MS = 5000;
 /** How long a check's end waits for the prober's last records, at least. */
 const CATCH_UP_MIN_MS = 200;
-
-/** The wall clock at a reading of the monotonic clock. */
-const wallOf = (ms: number): number => Date.now() - (MONOTONIC_CLOCK.now() - ms);
 
 export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly pipeline: VerdictPipeline;

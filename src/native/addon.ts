@@ -101,7 +101,7 @@ export interface ErrorFields {
   offset?: number;
 }
 
-/** When a worker's ticks are due: tick k at startMs + k * intervalMs, on monotonicMs()'s clock. */
+/** When a worker's ticks are due: tick k at startMs + k * intervalMs, on CLOCK_MONOTONIC in ms (src/common/monotonic-clock.ts). */
 export interface LoopSchedule {
   startMs: number;
   intervalMs: number;
@@ -117,8 +117,8 @@ export interface LoopSchedule {
 }
 
 /**
- * What the workers' ticks did, in the order they were recorded (`atMs`, on monotonicMs()'s
- * clock). A result that changes what a user sees (a failure after successes, a new probe
+ * What the workers' ticks did, in the order they were recorded (`atMs`, on
+ * CLOCK_MONOTONIC). A result that changes what a user sees (a failure after successes, a new probe
  * file, a new resolution, a tick asked of JS) is sent at once; the others in the next batch.
  */
 export type LoopRecord =
@@ -228,7 +228,6 @@ interface NativeAddon {
   listen(callback: (coveredMs: number, records: LoopRecord[]) => void): void;
   flushEvery(startMs: number, periodMs: number, slackMs: number): void;
   flushNow(): void;
-  monotonicMs(): number;
 }
 
 // The same relative path works from src/native (vitest) and dist/native.
@@ -424,7 +423,7 @@ export class ProbeWorker {
     return this.#native.complete(record ?? '', failed);
   }
 
-  /** When the tick's inspection under way started (monotonicMs()), or null. */
+  /** When the tick's inspection under way started (CLOCK_MONOTONIC ms), or null. */
   inFlightSince(): number | null {
     return this.#native.inFlightSince();
   }
@@ -455,9 +454,4 @@ export function flushRecordsEvery(startMs: number, periodMs: number, slackMs: nu
 
 export function flushRecordsNow(): void {
   loadAddon().flushNow();
-}
-
-/** CLOCK_MONOTONIC in ms: the schedule's clock. */
-export function monotonicMs(): number {
-  return loadAddon().monotonicMs();
 }

@@ -10,12 +10,12 @@ import {
   flushRecordsEvery,
   flushRecordsNow,
   listenForRecords,
-  monotonicMs,
   type ErrorFields,
   type LoopRecord,
   type ProbeFile,
 } from '../native/addon.js';
 import type { ProbeParams } from './probe-params.js';
+import { wallOf } from '../common/monotonic-clock.js';
 import { ProberRegistration } from './prober-registry.js';
 import type { BatchRecord, FromProber, InspectedRecord, Placement, ProberSchedule, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
 
@@ -68,8 +68,6 @@ function isErrorFields(error: unknown): error is ErrorFields {
 }
 
 const nsToMs = (ns: number): number => ns / 1e6;
-/** The wall clock at a reading of the schedule's clock, for the registry. */
-const wallOf = (ms: number): number => Date.now() - (monotonicMs() - ms);
 
 /**
  * Makes the directory's probe file, after removing those that dead runs left behind; only on

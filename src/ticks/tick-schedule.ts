@@ -1,13 +1,7 @@
 // Ticks on absolute deadlines, tick k at start + k * interval (k >= 1), so lateness never
 // accumulates. The prober's native threads keep them; the CLI follows the same schedule to
 // judge what the threads report, and what they fail to report in time.
-
-export interface Clock {
-  now(): number;
-}
-
-/** CLOCK_MONOTONIC in ms: the prober's threads schedule on it, and every process reads the same. */
-export const MONOTONIC_CLOCK: Clock = { now: () => Number(process.hrtime.bigint()) / 1e6 };
+// Its clock is src/common/monotonic-clock.ts's.
 
 /** Batches of records come at most this far apart, so that the live view moves at least this often. */
 const MAX_FLUSH_PERIOD_MS = 1000;

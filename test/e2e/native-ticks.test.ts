@@ -4,11 +4,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ProbeWorker, flushRecordsEvery, flushRecordsNow, listenForRecords, monotonicMs, type LoopRecord } from '../../src/native/addon.js';
+import { MONOTONIC_CLOCK } from '../../src/common/monotonic-clock.js';
+import { ProbeWorker, flushRecordsEvery, flushRecordsNow, listenForRecords, type LoopRecord } from '../../src/native/addon.js';
 
 const base = fs.mkdtempSync('/tmp/slowdisk-native-ticks-');
 const batches: { coveredMs: number; records: LoopRecord[]; atMs: number }[] = [];
-listenForRecords((coveredMs, records) => batches.push({ coveredMs, records, atMs: monotonicMs() }));
+listenForRecords((coveredMs, records) => batches.push({ coveredMs, records, atMs: MONOTONIC_CLOCK.now() }));
 
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
@@ -21,7 +22,7 @@ describe('a scheduled worker', () => {
     const dir = fs.mkdtempSync(path.join(base, 'd'));
     const worker = new ProbeWorker('ticks');
     const intervalMs = 20;
-    const startMs = monotonicMs();
+    const startMs = MONOTONIC_CLOCK.now();
     worker.schedule({ startMs, intervalMs, roundTicks: 10, seedBase: 7, resolveName: 'd', dir });
     flushRecordsEvery(startMs, 200, 1);
     worker.place('d', 1);

@@ -2,7 +2,8 @@
 // CLI's clock, and a hang is asked about at the first tick by which it would be one.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchWatchdog } from '../../src/live/batch-watchdog.js';
-import { MONOTONIC_CLOCK, TickSchedule } from '../../src/ticks/tick-schedule.js';
+import { MONOTONIC_CLOCK } from '../../src/common/monotonic-clock.js';
+import { TickSchedule } from '../../src/ticks/tick-schedule.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'hrtime'] });

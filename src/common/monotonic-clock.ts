@@ -1,0 +1,11 @@
+// CLOCK_MONOTONIC in ms: the clock the prober's native threads keep their ticks on, which
+// every process reads alike (Node's process.hrtime reads it too).
+
+export interface Clock {
+  now(): number;
+}
+
+export const MONOTONIC_CLOCK: Clock = { now: () => Number(process.hrtime.bigint()) / 1e6 };
+
+/** The wall clock (ms since the epoch) at a reading of the monotonic clock. */
+export const wallOf = (ms: number): number => Date.now() - (MONOTONIC_CLOCK.now() - ms);
