@@ -154,17 +154,26 @@ async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopRecord
   // Let go meanwhile: the file made is removed, and the thread is handed back idle.
   if (dir.placed?.name !== name) {
     dir.worker.complete(null, false);
-    if (dir.file) await removeFile(dir, dir.file);
+    const made = dir.file;
     dir.file = null;
+    if (made) {
+      // Removed now if it can be, else at exit with the others let go.
+      dir.released.push(made);
+      await dir.worker.remove(made).catch(() => {});
+    }
     return;
   }
   if (dir.file) dir.worker.arm(dir.file, params.direct, params.sync);
   dir.worker.complete(JSON.stringify(record), record.error !== undefined);
 }
 
-async function removeFile(dir: ProbedDir, file: ProbeFile): Promise<void> {
-  dir.released.push(file);
-  await dir.worker.remove(file);
+/**
+ * Runs `work` after the directory's earlier let-go, placement or asked tick, whatever became
+ * of it: one that failed must not leave the next undone (an asked tick not done keeps the
+ * thread from ever inspecting again).
+ */
+function after(dir: ProbedDir, work: () => Promise<void>): void {
+  dir.busy = dir.busy.catch(() => {}).then(work);
 }
 
 /** Stops inspecting the directory, once its inspection under way is done, and removes its probe files. */
@@ -188,7 +197,7 @@ function place(message: { disks: Placement[]; fromTick: number }): void {
     if (same || (dir.placed === null && next === null)) continue;
     const left = dir.placed;
     dir.placed = next;
-    dir.busy = dir.busy.then(async () => {
+    after(dir, async () => {
       if (left) {
         await letGo(dir).then(
           () => send({ type: 'released', name: left.name }),
@@ -231,7 +240,7 @@ function toBatchRecord(record: LoopRecord, params: ProbeParams): BatchRecord | n
       return { kind: 'inspected', name: record.name, tick: record.tick, atMs: record.atMs, error: serialize(record.error) };
     case 'ask': {
       const dir = dirOfName.get(record.name);
-      if (dir) dir.busy = dir.busy.then(() => inspectAsked(dir, params, record));
+      if (dir) after(dir, () => inspectAsked(dir, params, record));
       return null;
     }
     case 'resolved': {

@@ -25,7 +25,7 @@ export const DEFAULT_PROBE_PARAMS: Readonly<ProbeParams> = Object.freeze({
   hangAfterMs: 5000,
 });
 
-/** --hang-after: a timer waits for it (in the prober too); on replay too, which finds the same hung disks in a trace. */
+/** --hang-after: the CLI asks for a batch at the tick it comes to, the prober marks its stuck disks by it, and replay finds the same hung disks in a trace by it. */
 export const HANG_AFTER_SPEC: DurationSpec<'hangAfterMs'> = Object.freeze({
   key: 'hangAfterMs',
   flag: '--hang-after <duration>',
