@@ -97,14 +97,34 @@ void WriteFreshBlock(const InspectRequest& r, int dirFd, const uint8_t* buf) {
   if (fd.Close() != 0) ThrowErrno(errno, "close", dir);
 }
 
+// The block written and the block read back, kept by each thread from one
+// inspection to the next while their size and alignment stay the same.
+struct InspectionBuffers {
+  IoBuffer written, read;
+  size_t size = 0, align = 0;
+};
+
+InspectionBuffers& BuffersFor(const InspectRequest& r, const std::string& path) {
+  thread_local InspectionBuffers buffers;
+  if (buffers.size != r.ioSize || buffers.align != r.align) {
+    buffers.size = 0;
+    buffers.written = AllocateIoBuffer(r.ioSize, r.align, path);
+    buffers.read = AllocateIoBuffer(r.ioSize, r.align, path);
+    buffers.size = r.ioSize;
+    buffers.align = r.align;
+  }
+  return buffers;
+}
+
 }  // namespace
 
 InspectResult Inspect(const InspectRequest& r) {
   const std::string path = JoinPath(r.resolvedDir, r.name);
   const uint64_t offset = (1 + r.block % r.blocks) * uint64_t{r.ioSize};
-  IoBuffer written = AllocateIoBuffer(r.ioSize, r.align, path);
-  IoBuffer read = AllocateIoBuffer(r.ioSize, r.align, path);
-  FillPattern(written.get(), r.ioSize, r.seed, r.block % r.blocks);
+  InspectionBuffers& buffers = BuffersFor(r, path);
+  uint8_t* const written = buffers.written.get();
+  uint8_t* const read = buffers.read.get();
+  FillPattern(written, r.ioSize, r.seed, r.block % r.blocks);
 
   InspectResult result{};
   const uint64_t start = NowNs();
@@ -128,7 +148,7 @@ InspectResult Inspect(const InspectRequest& r) {
   }
   const uint64_t opened = NowNs();
 
-  WriteBlock(fd.get(), written.get(), r.ioSize, offset, path);
+  WriteBlock(fd.get(), written, r.ioSize, offset, path);
   const uint64_t wrote = NowNs();
 
   Sync(fd.get(), r.fsync, path);
@@ -147,12 +167,12 @@ InspectResult Inspect(const InspectRequest& r) {
                             POSIX_FADV_DONTNEED);
     if (err != 0) ThrowErrno(err, "posix_fadvise", path);
   }
-  ReadBlock(fd.get(), read.get(), r.ioSize, offset, path);
+  ReadBlock(fd.get(), read, r.ioSize, offset, path);
   const uint64_t readDone = NowNs();
 
-  if (std::memcmp(written.get(), read.get(), r.ioSize) != 0) {
+  if (std::memcmp(written, read, r.ioSize) != 0) {
     size_t at = 0;
-    while (written.get()[at] == read.get()[at]) ++at;
+    while (written[at] == read[at]) ++at;
     ThrowSlowdisk("ECORRUPT", "pread", path,
                   "read back different data at byte " +
                       std::to_string(offset + at),
@@ -172,7 +192,7 @@ InspectResult Inspect(const InspectRequest& r) {
 
   // Untimed. A file made just now has just been given all its blocks.
   if (r.freshBlock && !result.created) {
-    WriteFreshBlock(r, dirFd.get(), written.get());
+    WriteFreshBlock(r, dirFd.get(), written);
   }
   return result;
 }

@@ -24,6 +24,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "block_io.h"
@@ -128,22 +129,42 @@ std::string HeaderText(const std::string& token) {
 
 using Header = std::map<std::string, std::string>;
 
+// The text of a probe file's header, up to its first NUL; empty unless it
+// starts with the magic line.
+std::string_view ReadHeaderText(int fd, char (&text)[kHeaderRead + 1]) {
+  ssize_t n = pread(fd, text, kHeaderRead, 0);
+  if (n <= 0) return {};
+  text[n] = '\0';
+  std::string_view header(text, strnlen(text, static_cast<size_t>(n)));
+  if (header.substr(0, sizeof kMagicLine - 1) != kMagicLine) return {};
+  return header;
+}
+
 // The key=value lines of a probe file's header; empty unless it starts with
 // the magic line.
 Header ReadHeader(int fd) {
   char text[kHeaderRead + 1];
-  ssize_t n = pread(fd, text, kHeaderRead, 0);
+  std::istringstream lines{std::string(ReadHeaderText(fd, text))};
   Header header;
-  if (n <= 0) return header;
-  text[n] = '\0';
-  if (strncmp(text, kMagicLine, sizeof kMagicLine - 1) != 0) return header;
-  std::istringstream lines(std::string(text, strnlen(text, n)));
   std::string line;
   while (std::getline(lines, line)) {
     size_t eq = line.find('=');
     if (eq != std::string::npos) header.emplace(line.substr(0, eq), line.substr(eq + 1));
   }
   return header;
+}
+
+// Whether the header's first token= line holds `token`. Read at every
+// inspection, so it scans the text in place rather than parse it all.
+bool HeaderHasToken(int fd, const std::string& token) {
+  char text[kHeaderRead + 1];
+  std::string_view header = ReadHeaderText(fd, text);
+  // The magic line comes first, so every other line follows a newline.
+  constexpr std::string_view kKey = "\ntoken=";
+  size_t at = header.find(kKey);
+  if (at == std::string_view::npos) return false;
+  std::string_view value = header.substr(at + kKey.size());
+  return value.substr(0, value.find('\n')) == token;
 }
 
 uint32_t LogicalBlockSize(uint32_t major, uint32_t minor) {
@@ -257,9 +278,7 @@ const char* NotOurs(int fd, const std::string& path, const ProbeFileId& id) {
                            static_cast<uint32_t>(generation) != id.generation)) {
     return "same inode number, another generation";
   }
-  Header header = ReadHeader(fd);
-  auto token = header.find("token");
-  if (token == header.end() || token->second != id.token) {
+  if (!HeaderHasToken(fd, id.token)) {
     return "same inode number, not this prober's header";
   }
   return nullptr;

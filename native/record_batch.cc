@@ -123,8 +123,12 @@ struct RecordBatch::State {
       });
       state->urgent = false;
       if (!state->listening) continue;
+      // The next batch starts as large as this one: records are big, and a
+      // vector grown from nothing moves them all at every doubling.
+      std::vector<LoopRecord> fresh;
+      fresh.reserve(state->pending.size());
       auto batch = std::make_unique<Batch>(
-          Batch{MonotonicMs(), std::exchange(state->pending, {})});
+          Batch{MonotonicMs(), std::exchange(state->pending, std::move(fresh))});
       if (state->tsfn.NonBlockingCall(batch.get()) == napi_ok) batch.release();
     }
   }
