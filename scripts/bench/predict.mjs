@@ -4,7 +4,7 @@
 // shape and a recording that training never saw).
 //
 //   npm run bench:predict                       # tsc, then this script
-//   node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--json FILE]
+//   node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--network FILE] [--json FILE]
 //
 // --validation  run the validation selection instead (seeds kept apart from both training and
 //               the held-out figures, for choosing training settings without looking at those)
@@ -12,6 +12,8 @@
 //               many seeds as the held-out one: what the warning rules were chosen on)
 // --set         a predictor parameter other than its default (src/early-warning/predictor-params.ts),
 //               for both models: --set linearRiseSamples=0 --set confirmSamples=1
+// --network     another weights file for the network than the shipped one (train.mjs --out FILE),
+//               with --set windowSamples=N if it was trained on another window
 // --json        where the figures are written (bench-results/predict.json, predict-validation.json or predict-tuning.json)
 //
 // Each disk is fed its 15 s samples in order, as a live session would. The truth comes from
@@ -24,24 +26,26 @@
 // a breach did follow within 5 minutes; the Brier score is the mean squared difference. A
 // near miss's slow disk levels off at a known time: on one that stays under the SLA from then
 // on, the time to clear is how long a warning standing then, or raised later, lasted after that.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { HELD_OUT, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/early-warning/predictor-params.js'));
 const { Predictor } = await import(dev('src/early-warning/predictor.js'));
+const { parseNetworkModel } = await import(dev('src/early-warning/network.js'));
 const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'));
 
 const MODELS = ['network', 'trend'];
 const TITLES = { network: 'network', trend: 'linear trend' };
-const USAGE = 'usage: node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--json FILE]\n';
+const USAGE = 'usage: node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--network FILE] [--json FILE]\n';
 
 function parseArgs(argv) {
-  const options = { json: null, selection: 'held-out', overrides: {} };
+  const options = { json: null, selection: 'held-out', overrides: {}, networkFile: null, network: undefined };
   for (let i = 0; i < argv.length; i += 1) {
     const set = argv[i] === '--set' ? /^(\w+)=(.+)$/.exec(argv[i + 1] ?? '') : null;
     if (argv[i] === '--json' && argv[i + 1] !== undefined) options.json = path.resolve(argv[++i]);
+    else if (argv[i] === '--network' && argv[i + 1] !== undefined) options.networkFile = path.resolve(argv[++i]);
     else if ((argv[i] === '--validation' || argv[i] === '--tuning') && options.selection === 'held-out') options.selection = argv[i].slice(2);
     else if (set && set[1] in DEFAULT_PREDICTOR_PARAMS && set[1] !== 'model') {
       const type = typeof DEFAULT_PREDICTOR_PARAMS[set[1]];
@@ -54,6 +58,11 @@ function parseArgs(argv) {
   }
   try {
     predictorParams(options.overrides);
+    if (options.networkFile !== null) {
+      options.network = parseNetworkModel(JSON.parse(readFileSync(options.networkFile, 'utf8')));
+      // The predictor checks that the parameters fit the network's sampling and window.
+      new Predictor(options.overrides, options.network);
+    }
   } catch (error) {
     process.stderr.write(`bench:predict: ${error.message}\n`);
     process.exit(3);
@@ -208,7 +217,7 @@ async function main() {
       const atMs = disk.samples.map((s) => s.atMs);
       const group = groupOf(run, disk);
       for (const model of MODELS) {
-        const predictor = new Predictor({ ...options.overrides, model });
+        const predictor = new Predictor({ ...options.overrides, model }, options.network);
         const predictions = disk.samples.map(({ atMs, sample }) => predictor.observe(atMs, sample));
         const warnings = predictions.map((p) => p?.warning ?? false);
         const byGroup = tallies[model];

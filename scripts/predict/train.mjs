@@ -6,10 +6,12 @@
 // the same file, byte for byte.
 //
 //   npm run train:predict                 # tsc, then this script
-//   node scripts/predict/train.mjs [--out FILE]
+//   node scripts/predict/train.mjs [--out FILE] [--window N]
 //
-// --out   where the weights are written (src/early-warning/network-weights.json; run tsc afterwards
-//         so that dist/ ships them)
+// --out     where the weights are written (src/early-warning/network-weights.json; run tsc afterwards
+//           so that dist/ ships them)
+// --window  a window of N samples instead of the predictor's windowSamples, for trying a network
+//           with more inputs (bench:predict --network FILE --set windowSamples=N measures it)
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runJobs, TRAINING, VALIDATION } from './corpus.mjs';
@@ -36,11 +38,12 @@ const LATENCY_FEATURES = ['p50', 'p90', 'p99'];
 const COUNTERS = ['queueDepth', 'iops', 'errors'];
 
 function parseArgs(argv) {
-  const options = { out: path.join(ROOT, 'src/early-warning/network-weights.json') };
+  const options = { out: path.join(ROOT, 'src/early-warning/network-weights.json'), window: DEFAULT_PREDICTOR_PARAMS.windowSamples };
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--out' && argv[i + 1] !== undefined) options.out = path.resolve(argv[++i]);
+    else if (argv[i] === '--window' && Number.isInteger(Number(argv[i + 1])) && Number(argv[i + 1]) >= DEFAULT_PREDICTOR_PARAMS.minSamples) options.window = Number(argv[++i]);
     else {
-      process.stderr.write('usage: node scripts/predict/train.mjs [--out FILE]\n');
+      process.stderr.write('usage: node scripts/predict/train.mjs [--out FILE] [--window N]\n');
       process.exit(3);
     }
   }
@@ -61,10 +64,11 @@ async function main() {
     });
     return disks;
   };
+  const params = { ...DEFAULT_PREDICTOR_PARAMS, windowSamples: options.window };
   const examplesOf = (disks, features) => {
     const data = { inputs: [], labels: [] };
     for (const disk of disks) {
-      const examples = seriesExamples(disk.features, DEFAULT_PREDICTOR_PARAMS, features);
+      const examples = seriesExamples(disk.features, params, features);
       data.inputs.push(...examples.inputs);
       data.labels.push(...examples.labels);
     }
@@ -77,7 +81,7 @@ async function main() {
   const data = examplesOf(disks, features);
   const positives = data.labels.filter((y) => y === 1).length;
   if (spinner) spinner.text = `training on ${data.inputs.length} examples (${positives} positive)`;
-  const { sampleMs, windowSamples, horizonMs } = DEFAULT_PREDICTOR_PARAMS;
+  const { sampleMs, windowSamples, horizonMs } = params;
   const model = trainNetwork(data, SETTINGS, { sampleMs, windowSamples, horizonMs, features });
   const validation = examplesOf(disksOf(VALIDATION), features);
   if (spinner) spinner.text = `calibrating on ${validation.inputs.length} validation examples`;
