@@ -427,16 +427,16 @@ export function memory(pid) {
 /**
  * Starts `slowdisk watch --path NAME=DIR ... --keep-going` off a terminal (so it prints
  * round lines), optionally with scripts/bench/observer.mjs preloaded to record tick
- * lateness and inspections. Resolves once its prober is running and (waitForRound) it
+ * lateness and inspections (`observe`), or only where its ticks fall (`phase`). Resolves once its prober is running and (waitForRound) it
  * printed its first round line.
  */
 export async function startWatch(disks, { observe = false, samples = false, phase = false, extraArgs = [], waitForRound = true } = {}) {
-  const observeDir = observe ? mkdtempSync(join(tmpdir(), 'slowdisk-bench-observe-')) : null;
+  const observeDir = observe || phase ? mkdtempSync(join(tmpdir(), 'slowdisk-bench-observe-')) : null;
   if (observeDir) onCleanup(() => rmSync(observeDir, { recursive: true, force: true }));
-  const observeFile = observeDir ? join(observeDir, 'observe.json') : null;
-  const phaseFile = observeDir && phase ? join(observeDir, 'phase') : null;
+  const observeFile = observe ? join(observeDir, 'observe.json') : null;
+  const phaseFile = phase ? join(observeDir, 'phase') : null;
   const args = [
-    ...(observe ? ['--import', OBSERVER] : []),
+    ...(observeDir ? ['--import', OBSERVER] : []),
     BIN,
     'watch',
     ...disks.flatMap(({ name, dir }) => ['--path', `${name}=${dir}`]),
@@ -529,17 +529,55 @@ export function numbersOf(text) {
 }
 
 /**
- * The floors, side by side with whatever runs meanwhile: the plain C loop on each disk at
- * 100 ms for `seconds`, alone (the syscalls of an inspection) and with slowdisk's checks
- * (PLAIN_LOOP_CHECKED=1, scripts/bench/plain-loop.c). Resolves to each one's CPU as a
- * share of one core, in %.
+ * The floors: the plain C loop on each disk at 100 ms for `seconds`, alone (the syscalls of
+ * an inspection) and with slowdisk's checks (PLAIN_LOOP_CHECKED=1,
+ * scripts/bench/plain-loop.c), side by side with whatever runs meanwhile. Resolves to each
+ * one's CPU as a share of one core, in %. Each runs at a phase of its own on
+ * CLOCK_MONOTONIC, `phasesMs` [plain, checked] (ms past a multiple of 100 ms), away from
+ * slowdisk's ticks: programs flushing the same disk at the same instant share the device's
+ * cache flushes, and each pays less than it would alone (three loops on one disk in step:
+ * 0.8 to 0.9 ms of CPU a second each; a third of the interval apart: 1.4 to 1.6 ms).
  */
-export async function cFloors(dirs, seconds) {
+export async function cFloors(dirs, seconds, phasesMs) {
   const inspections = seconds * 10;
-  const loops = (env) => Promise.all(dirs.map((dir) => run(plainLoop(), [dir, String(inspections), '100'], { env: { ...process.env, ...env } })));
-  const [plain, checked] = await Promise.all([loops({}), loops({ PLAIN_LOOP_CHECKED: '1' })]);
+  const loops = (env, phaseMs) =>
+    Promise.all(dirs.map((dir) => run(plainLoop(), [dir, String(inspections), '100', '4096', '64', 'written', phaseMs.toFixed(3)], { env: { ...process.env, ...env } })));
+  const [plain, checked] = await Promise.all([loops({}, phasesMs[0]), loops({ PLAIN_LOOP_CHECKED: '1' }, phasesMs[1])]);
   const share = (outputs) => (outputs.reduce((sum, { stdout }) => sum + Number(/# cpu_ns (\d+)/.exec(stdout)?.[1]) / 1e6, 0) / (inspections * 100)) * 100;
   return { plainPct: share(plain), checkedPct: share(checked) };
+}
+
+/** Phases for the two floors a third of the interval either side of slowdisk's ticks. */
+export const floorPhasesMs = (tickPhaseMs) => [(tickPhaseMs + 100 / 3) % 100, (tickPhaseMs + 200 / 3) % 100];
+
+/**
+ * One window of `seconds` over a running `watch`: the CLI's and the prober's CPU as shares of
+ * one core. With `floorDirs`, the floors run beside it in the same window, at `phasesMs`.
+ */
+export async function watchWindow(watch, seconds, { floorDirs = null, phasesMs = null, onSecond = () => {} } = {}) {
+  const s0 = sampleProcesses(watch);
+  const floors = floorDirs ? cFloors(floorDirs, seconds, phasesMs) : null;
+  for (let left = seconds; left > 0; left -= 1) {
+    onSecond(left);
+    await sleep(1000);
+  }
+  const s1 = sampleProcesses(watch);
+  const share = (key) => ((s1[key] - s0[key]) / (s1.atMs - s0.atMs)) * 100;
+  return { cpuPct: share('cli') + share('prober'), cliPct: share('cli'), proberPct: share('prober'), ...((await floors) ?? {}) };
+}
+
+/**
+ * The runs of one repeat in the order that takes turns: slowdisk first in even repeats, the
+ * floors alone first in odd ones, so that a machine growing busier or quieter over the run
+ * weighs on both alike.
+ */
+export async function inTurn(repeat, watchRun, floorsRun) {
+  if (repeat % 2 === 0) {
+    const watched = await watchRun();
+    return { watched, floors: await floorsRun() };
+  }
+  const floors = await floorsRun();
+  return { watched: await watchRun(), floors };
 }
 
 export async function run(command, args, options = {}) {

@@ -10,6 +10,8 @@
 // - SLOWDISK_BENCH_PHASE=FILE: the first tick's deadline on CLOCK_MONOTONIC, in ns (wraps
 //   ProbeSession.prototype.start).
 // - At exit (the CLI ends with process.exit) everything goes to SLOWDISK_BENCH_OBSERVE.
+//   Without it, only the phase is reported, and nothing runs per record: a run whose CPU is
+//   measured pays nothing for being watched.
 //
 // The modules are the very instances the CLI uses: same files, same URLs.
 import { writeFileSync } from 'node:fs';
@@ -43,11 +45,13 @@ ProbeSession.prototype.start = function observedStart(...args) {
   return started;
 };
 
-ProbeSession.prototype.onBatch = function observedBatch(coveredMs, records) {
-  // A plain result's row: [name, tick, atMs, ...six timings, startedMs].
-  for (const record of records) if (Array.isArray(record) && this.schedule) lateness.push(record[9] - this.schedule.deadlineMs(record[1]));
-  return onBatch.call(this, coveredMs, records);
-};
+if (out) {
+  ProbeSession.prototype.onBatch = function observedBatch(coveredMs, records) {
+    // A plain result's row: [name, tick, atMs, ...six timings, startedMs].
+    for (const record of records) if (Array.isArray(record) && this.schedule) lateness.push(record[9] - this.schedule.deadlineMs(record[1]));
+    return onBatch.call(this, coveredMs, records);
+  };
+}
 
 function diskOf(name) {
   let disk = disks.get(name);
@@ -75,7 +79,7 @@ function counters() {
 }
 
 const open = ProbeSession.open;
-ProbeSession.open = async function observedOpen(...args) {
+if (out) ProbeSession.open = async function observedOpen(...args) {
   const opened = await open.apply(this, args);
   session = opened;
   // open(targets, score, ...): whatever else it takes is passed through untouched.
@@ -99,7 +103,7 @@ ProbeSession.open = async function observedOpen(...args) {
   return opened;
 };
 
-process.on('SIGUSR2', () => snapshots.push(counters()));
+if (out) process.on('SIGUSR2', () => snapshots.push(counters()));
 
 process.on('exit', (code) => {
   if (!out) return;

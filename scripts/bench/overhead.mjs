@@ -1,8 +1,10 @@
-// Overhead: what `slowdisk watch` costs the node it watches. CPU time (user + system,
-// from /proc, every thread of the CLI and of its prober) and peak RSS (VmHWM) with two
-// disks at the default 100 ms over a window, next to the floor: the same syscalls from the
-// plain C loop on the same disks, one per disk, in the same window (PSS is memory.py's:
-// this harness is a Node process itself, and would take a share of slowdisk's pages); then
+// Overhead: what `slowdisk watch` costs the node it watches. CPU time (the scheduler's, every
+// thread of the CLI and of its prober) and peak RSS (VmHWM) with two disks at the default
+// 100 ms over a window, next to the floor: the same syscalls from the plain C loop on the
+// same disks, one per disk, in a window of its own just before or after (taking turns from
+// run to run), and then again side by side with slowdisk in one window, a third of the
+// interval away from its ticks (PSS is memory.py's: this harness is a Node process itself,
+// and would take a share of slowdisk's pages); then
 // the cost of one inspection's path, on tmpfs where the syscalls cost next to nothing: the
 // plain C loop, the addon called from JS, and the prober on its own schedule.
 import { execFileSync } from 'node:child_process';
@@ -13,6 +15,8 @@ import {
   SETTINGS,
   benchDir,
   cFloors,
+  floorPhasesMs,
+  inTurn,
   cpuMs,
   isMain,
   makeDisk,
@@ -29,53 +33,59 @@ import {
   row,
   run,
   runParts,
-  sampleProcesses,
   sleep,
   spawnTracked,
   startWatch,
   waitUntil,
+  watchWindow,
 } from './lib.mjs';
 
 /** CPU of CLI + prober at most this many times the C loop's, at 2 disks (and scale.mjs's at 64). */
 export const TARGET_CPU_RATIO_2_DISKS = 2.0;
 const TARGET_RSS_MB = 80;
-const WARM_UP_MS = 5000;
-
-/** CPU share of one core over the window between two samples. */
-const share = (a, b, key) => ((b[key] - a[key]) / (b.atMs - a.atMs)) * 100;
+/**
+ * The windows start this long after the first round: until then the CLI still compiles its
+ * code and collects its start-up garbage (a window from 5 s after it took 2.7 ms of the CLI's
+ * CPU a second, one from 30 s 1.2 ms). That part is a figure of its own.
+ */
+const WARM_UP_MS = 30_000;
 
 async function watchTwoDisks(disks, spin, r) {
-  spin.set(`overhead: starting slowdisk watch, 2 disks, run ${r + 1}/${SETTINGS.repeats}`);
-  const watch = await startWatch(disks.map((disk, i) => ({ name: `d${i}`, dir: disk.dir })));
+  const label = `2 disks, run ${r + 1}/${SETTINGS.repeats}`;
+  spin.set(`overhead: starting slowdisk watch, ${label}`);
+  const watch = await startWatch(disks.map((disk, i) => ({ name: `d${i}`, dir: disk.dir })), { phase: true });
   try {
+    const phasesMs = floorPhasesMs(await watch.tickPhaseMs());
     const startup = { cli: cpuMs(watch.pid), prober: cpuMs(watch.proberPid) };
-    await sleep(WARM_UP_MS);
-    const s0 = sampleProcesses(watch);
-    // The floors: the same syscalls from the plain C loop, one per disk, at 100 ms, alone and with slowdisk's checks.
-    const floors = cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS);
-    for (let left = SETTINGS.windowS; left > 0; left -= 1) {
-      spin.set(`overhead: slowdisk watch, 2 disks, run ${r + 1}/${SETTINGS.repeats}: ${left} s left`);
-      await sleep(1000);
-    }
-    const s1 = sampleProcesses(watch);
-    const { plainPct, checkedPct } = await floors;
+    const warmUp = await watchWindow(watch, WARM_UP_MS / 1000, { onSecond: (left) => spin.set(`overhead: slowdisk watch warming up, ${label}: ${left} s left`) });
+    const alone = await watchWindow(watch, SETTINGS.windowS, { onSecond: (left) => spin.set(`overhead: slowdisk watch alone, ${label}: ${left} s left`) });
+    // Then the floors beside it, between its ticks: the same syscalls from the plain C loop, one per disk, alone and with slowdisk's checks.
+    const beside = await watchWindow(watch, SETTINGS.windowS, {
+      floorDirs: disks.map((disk) => disk.dir),
+      phasesMs,
+      onSecond: (left) => spin.set(`overhead: slowdisk watch with the C loops beside it, ${label}: ${left} s left`),
+    });
     const cli = memory(watch.pid);
     const prober = memory(watch.proberPid);
     return {
-      cpuPct: share(s0, s1, 'cli') + share(s0, s1, 'prober'),
-      cliPct: share(s0, s1, 'cli'),
-      proberPct: share(s0, s1, 'prober'),
+      ...alone,
+      beside,
       startupCpuMs: startup.cli + startup.prober,
+      warmUpCpuPct: warmUp.cpuPct,
       cliHwmKiB: cli.hwmKiB,
       proberHwmKiB: prober.hwmKiB,
       hwmSumKiB: cli.hwmKiB + prober.hwmKiB,
-      plainPct,
-      checkedPct,
       rounds: (watch.stdout().match(/ tick \d+ /g) ?? []).length,
     };
   } finally {
     await watch.stop();
   }
+}
+
+/** The floors in a window of their own, on the same disks, with slowdisk not running. */
+async function floorsAlone(disks, spin, r) {
+  spin.set(`overhead: the C loops alone, 2 disks, run ${r + 1}/${SETTINGS.repeats}: ${SETTINGS.windowS} s`);
+  return cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS, floorPhasesMs(0));
 }
 
 /** A small tmpfs of the bench's own, unmounted at the end. */
@@ -123,7 +133,10 @@ export async function overhead() {
   const base = benchDir('overhead');
   const disks = [makeDisk(join(base, 'a'), 64), makeDisk(join(base, 'b'), 64)];
   const runs = [];
-  for (let r = 0; r < SETTINGS.repeats; r += 1) runs.push(await watchTwoDisks(disks, spin, r));
+  for (let r = 0; r < SETTINGS.repeats; r += 1) {
+    const { watched, floors } = await inTurn(r, () => watchTwoDisks(disks, spin, r), () => floorsAlone(disks, spin, r));
+    runs.push({ ...watched, plainPct: floors.plainPct, checkedPct: floors.checkedPct });
+  }
 
   const tmpfs = makeTmpfs(join(base, 'tmpfs'));
   const tmpfsRuns = [];
@@ -141,12 +154,20 @@ export async function overhead() {
   const hwmSumMb = f('hwmSumKiB') / 1024;
   const plain = f('plainPct');
   const ratio = cpu / plain;
+  const b = (key) => medianOver(runs, (x) => x.beside[key]);
+  const besideRatio = medianOver(runs, (x) => x.beside.cpuPct / x.beside.plainPct);
   const rows = [
     row(P, `CPU, watch 2 disks @100 ms (CLI + prober), ${SETTINGS.windowS} s`, `${pct(cpu)} of one core (CLI ${pct(f('cliPct'))}, prober ${pct(f('proberPct'))})`),
-    row(P, 'CPU floor: the same syscalls from C, 2 disks, same window', `${pct(plain)} of one core`),
+    row(P, 'CPU floor: the same syscalls from C, 2 disks, a window of their own', `${pct(plain)} of one core`),
     row(P, 'CPU over the C floor, 2 disks', `${ratio.toFixed(2)}x`, `<= ${TARGET_CPU_RATIO_2_DISKS.toFixed(1)}x`, ratio <= TARGET_CPU_RATIO_2_DISKS),
-    row(P, "CPU floor: the C loop with slowdisk's checks, 2 disks, same window", `${pct(f('checkedPct'))} of one core; slowdisk ${(cpu / f('checkedPct')).toFixed(2)}x it`),
+    row(P, "CPU floor: the C loop with slowdisk's checks, 2 disks, a window of their own", `${pct(f('checkedPct'))} of one core; slowdisk ${(cpu / f('checkedPct')).toFixed(2)}x it`),
+    row(
+      P,
+      'the same side by side in one window, the C loops between its ticks',
+      `slowdisk ${pct(b('cpuPct'))} (CLI ${pct(b('cliPct'))}, prober ${pct(b('proberPct'))}), C loop ${pct(b('plainPct'))}, with checks ${pct(b('checkedPct'))}: ${besideRatio.toFixed(2)}x`,
+    ),
     row(P, 'CPU at start-up (to the first round)', `${f('startupCpuMs').toFixed(0)} ms`),
+    row(P, `CPU over the ${WARM_UP_MS / 1000} s after the first round, before the windows`, `${pct(f('warmUpCpuPct'))} of one core`),
     row(P, 'peak RSS (VmHWM): CLI + prober', `${mb(f('hwmSumKiB'))} (CLI ${mb(f('cliHwmKiB'))}, prober ${mb(f('proberHwmKiB'))})`, `<= ${TARGET_RSS_MB} MB`, hwmSumMb <= TARGET_RSS_MB),
     row(P, 'tmpfs inspection: plain C syscalls', `${us(t('plainTotalUs'))} (CPU ${us(t('plainCpuUs'))})`),
     row(P, 'tmpfs: addon from JS, round trip', `${us(t('addonRoundTripUs'))} (native ${us(t('addonNativeTotalUs'))}, CPU ${us(t('addonCpuUs'))})`),
@@ -167,12 +188,14 @@ export async function overhead() {
         cliCpuPct: f('cliPct'),
         proberCpuPct: f('proberPct'),
         startupCpuMs: f('startupCpuMs'),
+        warmUpCpuPct: f('warmUpCpuPct'),
         vmHwmKiB: { cli: f('cliHwmKiB'), prober: f('proberHwmKiB'), sum: f('hwmSumKiB') },
         targets: { cpuRatioToC: TARGET_CPU_RATIO_2_DISKS, rssMb: TARGET_RSS_MB },
         cpuRatioToC: ratio,
       },
-      plainLoopSyscalls: { cpuPctOfOneCore: plain, note: 'scripts/bench/plain-loop.c, one per disk at 100 ms, during the same window' },
-      plainLoopWithChecks: { cpuPctOfOneCore: f('checkedPct'), note: 'the same with PLAIN_LOOP_CHECKED=1, during the same window' },
+      plainLoopSyscalls: { cpuPctOfOneCore: plain, note: 'scripts/bench/plain-loop.c, one per disk at 100 ms, in a window of its own just before or after slowdisk' },
+      plainLoopWithChecks: { cpuPctOfOneCore: f('checkedPct'), note: 'the same with PLAIN_LOOP_CHECKED=1' },
+      sideBySide: { cpuPctOfOneCore: b('cpuPct'), plainPct: b('plainPct'), checkedPct: b('checkedPct'), cpuRatioToC: besideRatio, note: 'slowdisk and both loops in the same window, the loops a third of the interval either side of its ticks' },
       tmpfsPerInspectionUs: {
         inspections: TMPFS_COUNT,
         intervalMs: TMPFS_INTERVAL_MS,

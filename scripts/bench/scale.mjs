@@ -1,15 +1,19 @@
-// Scale: one `slowdisk watch` over many small loop-device filesystems at 100 ms: CPU,
-// next to the same syscalls from the plain C loop on the same disks in the same window,
-// peak RSS, tick lateness, and whether every disk gets its inspection on every tick;
-// then the same with one of them frozen (fsfreeze), which must not cost the healthy
-// ones a single tick. Every disk is thawed and removed at the end, also on failure or
-// Ctrl-C (scripts/bench/lib.mjs registers the clean-up before making each one).
+// Scale: one `slowdisk watch` over many small loop-device filesystems at 100 ms, as a user
+// runs it: CPU and peak RSS, next to the same syscalls from the plain C loop on the same
+// disks in a window of their own (and then side by side with it in one window); in a run of
+// its own with the observer inside the CLI (which costs the CLI CPU), tick lateness and
+// whether every disk gets its inspection on every tick; then the same with one of them
+// frozen (fsfreeze), which must not cost the healthy ones a single tick. Every disk is
+// thawed and removed at the end, also on failure or Ctrl-C (scripts/bench/lib.mjs
+// registers the clean-up before making each one).
 import { join } from 'node:path';
 import {
   SETTINGS,
   alive,
   benchDir,
   cFloors,
+  floorPhasesMs,
+  inTurn,
   freezeDisk,
   isMain,
   makeDisk,
@@ -21,52 +25,99 @@ import {
   progress,
   row,
   runParts,
-  sampleProcesses,
   sleep,
   startWatch,
   thawDisk,
   waitUntil,
+  watchWindow,
 } from './lib.mjs';
 import { latenessFigures, windowLateness } from './ticks.mjs';
 
 /** CPU of CLI + prober at most this many times the C loop's, at 64 disks. */
 const TARGET_CPU_RATIO = 1.2;
-const WARM_UP_MS = 5000;
+/** A measured window starts this long after the first round, once the CLI has compiled its code and collected its start-up garbage (overhead.mjs). */
+const WARM_UP_MS = 30_000;
+/** An observed one sooner: lateness and missed ticks do not wait for that. */
+const OBSERVED_WARM_UP_MS = 5000;
 
-async function observedRun(disks, { freeze = null, label, spin }) {
+/** Freezes `disk` (if any) and lets its inspection in flight get stuck before a window starts. */
+async function freezeFirst(disk) {
+  if (!disk) return;
+  freezeDisk(disk);
+  await sleep(1000);
+}
+
+/** After the CLI has exited: a prober stuck in the kernel on the frozen disk outlives it until the thaw lets its write return. */
+async function thawAfter(disk, watch) {
+  thawDisk(disk);
+  if (!(await waitUntil(() => !alive(watch.proberPid), 15_000))) throw new Error(`the prober (pid ${watch.proberPid}) did not exit after the thaw`);
+}
+
+/**
+ * CPU and peak RSS of `watch` as a user runs it (the observer reports only where the ticks
+ * fall), alone; on healthy disks then also with the floors beside it in a second window,
+ * between its ticks.
+ */
+async function measuredRun(disks, { freeze = null, label, spin }) {
   const targets = disks.map((disk) => ({ name: disk.name, dir: disk.dir }));
   spin.set(`scale: ${label}: starting slowdisk watch`);
-  const watch = await startWatch(targets, { observe: true });
+  const watch = await startWatch(targets, { phase: true });
   let frozen = false;
   try {
+    const phasesMs = floorPhasesMs(await watch.tickPhaseMs());
     await sleep(WARM_UP_MS);
-    if (freeze) {
-      freezeDisk(freeze);
-      frozen = true;
-      // Its inspection in flight, if any, ends up stuck; the window starts after that.
-      await sleep(1000);
-    }
-    const s0 = sampleProcesses(watch);
-    watch.mark();
-    // The floors, side by side: the same syscalls from C, one loop per disk, at 100 ms, alone and with slowdisk's checks.
-    const floors = freeze ? null : cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS);
-    for (let left = SETTINGS.windowS; left > 0; left -= 1) {
-      spin.set(`scale: ${label}: ${left} s left`);
-      await sleep(1000);
-    }
-    watch.mark();
-    const s1 = sampleProcesses(watch);
-    const { plainPct = null, checkedPct = null } = (await floors) ?? {};
+    await freezeFirst(freeze);
+    frozen = freeze !== null;
+    const alone = await watchWindow(watch, SETTINGS.windowS, { onSecond: (left) => spin.set(`scale: ${label}: ${left} s left`) });
+    const beside = freeze
+      ? null
+      : await watchWindow(watch, SETTINGS.windowS, {
+          floorDirs: disks.map((disk) => disk.dir),
+          phasesMs,
+          onSecond: (left) => spin.set(`scale: ${label}, the C loops beside it: ${left} s left`),
+        });
     spin.set(`scale: ${label}: stopping slowdisk watch${freeze ? ', thawing' : ''}`);
     const cli = memory(watch.pid);
     const prober = memory(watch.proberPid);
     await watch.stop();
     if (frozen) {
-      // The prober is stuck in the kernel on the frozen disk and outlives the CLI until
-      // the disk lets its write return.
-      thawDisk(freeze);
       frozen = false;
-      if (!(await waitUntil(() => !alive(watch.proberPid), 15_000))) throw new Error(`the prober (pid ${watch.proberPid}) did not exit after the thaw`);
+      await thawAfter(freeze, watch);
+    }
+    return { ...alone, beside, hwmSumKiB: cli.hwmKiB + prober.hwmKiB, cliHwmKiB: cli.hwmKiB, proberHwmKiB: prober.hwmKiB };
+  } finally {
+    if (frozen) thawDisk(freeze);
+    await watch.stop();
+  }
+}
+
+/** The floors in a window of their own, on the same disks, with slowdisk not running. */
+async function floorsAlone(disks, { label, spin }) {
+  spin.set(`scale: ${label}: the C loops alone, ${SETTINGS.windowS} s`);
+  return cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS, floorPhasesMs(0));
+}
+
+/** Tick lateness, and whether every healthy disk got its inspection on every tick, seen from inside the CLI. */
+async function observedRun(disks, { freeze = null, label, spin }) {
+  const targets = disks.map((disk) => ({ name: disk.name, dir: disk.dir }));
+  spin.set(`scale: ${label}, observed: starting slowdisk watch`);
+  const watch = await startWatch(targets, { observe: true });
+  let frozen = false;
+  try {
+    await sleep(OBSERVED_WARM_UP_MS);
+    await freezeFirst(freeze);
+    frozen = freeze !== null;
+    watch.mark();
+    for (let left = SETTINGS.windowS; left > 0; left -= 1) {
+      spin.set(`scale: ${label}, observed: ${left} s left`);
+      await sleep(1000);
+    }
+    watch.mark();
+    spin.set(`scale: ${label}, observed: stopping slowdisk watch${freeze ? ', thawing' : ''}`);
+    await watch.stop();
+    if (frozen) {
+      frozen = false;
+      await thawAfter(freeze, watch);
     }
     const observed = watch.readObservation();
     const [from, to] = observed.snapshots;
@@ -89,14 +140,6 @@ async function observedRun(disks, { freeze = null, label, spin }) {
     const missed = (d) => Math.max(0, ticks - d.inspections - 1);
     return {
       ticks,
-      cpuPct: ((s1.cli - s0.cli + s1.prober - s0.prober) / (s1.atMs - s0.atMs)) * 100,
-      plainPct,
-      checkedPct,
-      cliPct: ((s1.cli - s0.cli) / (s1.atMs - s0.atMs)) * 100,
-      proberPct: ((s1.prober - s0.prober) / (s1.atMs - s0.atMs)) * 100,
-      hwmSumKiB: cli.hwmKiB + prober.hwmKiB,
-      cliHwmKiB: cli.hwmKiB,
-      proberHwmKiB: prober.hwmKiB,
       lateness: latenessFigures(windowLateness(observed)),
       healthyDisks: healthy.length,
       minInspectionsPerTick: Math.min(...healthy.map((d) => d.inspections / ticks)),
@@ -113,6 +156,14 @@ async function observedRun(disks, { freeze = null, label, spin }) {
   }
 }
 
+/** A measured run and an observed one, their figures together, and on healthy disks the floors alone, in turn with slowdisk. */
+async function runAll(disks, repeat, options) {
+  const measure = async () => ({ ...(await measuredRun(disks, options)), ...(await observedRun(disks, options)) });
+  if (options.freeze) return measure();
+  const { watched, floors } = await inTurn(repeat, measure, () => floorsAlone(disks, options));
+  return { ...watched, plainPct: floors.plainPct, checkedPct: floors.checkedPct };
+}
+
 export async function scale() {
   const count = SETTINGS.scaleDisks;
   const spin = progress(`scale: making ${count} loop-device ext4 disks`);
@@ -126,8 +177,8 @@ export async function scale() {
   const healthy = [];
   const frozen = [];
   for (let r = 0; r < SETTINGS.repeats; r += 1) {
-    healthy.push(await observedRun(disks, { label: `${count} healthy disks, run ${r + 1}/${SETTINGS.repeats}`, spin }));
-    frozen.push(await observedRun(disks, { freeze: disks[0], label: `${count} disks, ${disks[0].name} frozen, run ${r + 1}/${SETTINGS.repeats}`, spin }));
+    healthy.push(await runAll(disks, r, { label: `${count} healthy disks, run ${r + 1}/${SETTINGS.repeats}`, spin }));
+    frozen.push(await runAll(disks, r, { freeze: disks[0], label: `${count} disks, ${disks[0].name} frozen, run ${r + 1}/${SETTINGS.repeats}`, spin }));
   }
   spin.set(`scale: removing ${count} disks`);
   spin.done('scale');
@@ -145,10 +196,18 @@ export async function scale() {
     rows.push(row(P, `${count} disks, ${label}: CPU (CLI + prober)`, `${pct(cpu)} of one core (CLI ${pct(f(runs, (x) => x.cliPct))}, prober ${pct(f(runs, (x) => x.proberPct))})`));
     if (runs === healthy) {
       const plain = f(runs, (x) => x.plainPct);
-      rows.push(row(P, `${count} disks: CPU floor, the same syscalls from ${count} C loops, same window`, `${pct(plain)} of one core`));
+      rows.push(row(P, `${count} disks: CPU floor, the same syscalls from ${count} C loops, a window of their own`, `${pct(plain)} of one core`));
       rows.push(row(P, `${count} disks: CPU over the C floor`, `${(cpu / plain).toFixed(2)}x`, `<= ${TARGET_CPU_RATIO.toFixed(1)}x`, cpu / plain <= TARGET_CPU_RATIO));
       const checked = f(runs, (x) => x.checkedPct);
-      rows.push(row(P, `${count} disks: CPU floor, the C loops with slowdisk's checks, same window`, `${pct(checked)} of one core; slowdisk ${(cpu / checked).toFixed(2)}x it`));
+      rows.push(row(P, `${count} disks: CPU floor, the C loops with slowdisk's checks, a window of their own`, `${pct(checked)} of one core; slowdisk ${(cpu / checked).toFixed(2)}x it`));
+      const b = (key) => f(runs, (x) => x.beside[key]);
+      rows.push(
+        row(
+          P,
+          `${count} disks: the same side by side in one window, the C loops between its ticks`,
+          `slowdisk ${pct(b('cpuPct'))} (CLI ${pct(b('cliPct'))}, prober ${pct(b('proberPct'))}), C loops ${pct(b('plainPct'))}, with checks ${pct(b('checkedPct'))}: ${f(runs, (x) => x.beside.cpuPct / x.beside.plainPct).toFixed(2)}x`,
+        ),
+      );
     }
     rows.push(row(P, `${count} disks, ${label}: peak RSS CLI + prober`, `${mb(f(runs, (x) => x.hwmSumKiB))} (CLI ${mb(f(runs, (x) => x.cliHwmKiB))}, prober ${mb(f(runs, (x) => x.proberHwmKiB))})`));
     rows.push(row(P, `${count} disks, ${label}: tick lateness p50 / p99 / max`, `${ms(f(runs, (x) => x.lateness.p50))} / ${ms(f(runs, (x) => x.lateness.p99))} / ${ms(f(runs, (x) => x.lateness.max))}`));
@@ -172,8 +231,14 @@ export async function scale() {
       targets: { cpuRatioToC: TARGET_CPU_RATIO, missedTicksOnHealthyDisks: 0 },
       healthy: { cpuPct: f(healthy, (x) => x.cpuPct), hwmSumKiB: f(healthy, (x) => x.hwmSumKiB), runs: healthy },
       oneFrozen: { cpuPct: f(frozen, (x) => x.cpuPct), hwmSumKiB: f(frozen, (x) => x.hwmSumKiB), runs: frozen },
-      plainLoopSyscalls: { cpuPct: f(healthy, (x) => x.plainPct), note: 'side by side with the healthy run, same window' },
-      plainLoopWithChecks: { cpuPct: f(healthy, (x) => x.checkedPct), note: 'PLAIN_LOOP_CHECKED=1, side by side with the healthy run, same window' },
+      plainLoopSyscalls: { cpuPct: f(healthy, (x) => x.plainPct), note: 'in a window of its own just before or after the healthy run' },
+      plainLoopWithChecks: { cpuPct: f(healthy, (x) => x.checkedPct), note: 'PLAIN_LOOP_CHECKED=1, in a window of its own just before or after the healthy run' },
+      sideBySide: {
+        cpuPct: f(healthy, (x) => x.beside.cpuPct),
+        plainPct: f(healthy, (x) => x.beside.plainPct),
+        checkedPct: f(healthy, (x) => x.beside.checkedPct),
+        note: 'slowdisk and both loops in the same window, the loops a third of the interval either side of its ticks',
+      },
     },
   };
 }
