@@ -427,8 +427,8 @@ export function memory(pid) {
 /**
  * Starts `slowdisk watch --path NAME=DIR ... --keep-going` off a terminal (so it prints
  * round lines), optionally with scripts/bench/observer.mjs preloaded to record tick
- * lateness and inspections (`observe`), or only where its ticks fall (`phase`). Resolves once its prober is running and (waitForRound) it
- * printed its first round line.
+ * lateness and inspections (`observe`), or only where its ticks fall (`phase`). Resolves
+ * once its prober is running and (waitForRound) it printed its first round line.
  */
 export async function startWatch(disks, { observe = false, samples = false, phase = false, extraArgs = [], waitForRound = true } = {}) {
   const observeDir = observe || phase ? mkdtempSync(join(tmpdir(), 'slowdisk-bench-observe-')) : null;
