@@ -45,8 +45,8 @@ export const TARGET_CPU_RATIO_2_DISKS = 2.0;
 const TARGET_RSS_MB = 80;
 /**
  * The windows start this long after the first round: until then the CLI still compiles its
- * code and collects its start-up garbage (a window from 5 s after it took 2.7 ms of the CLI's
- * CPU a second, one from 30 s 1.2 ms). That part is a figure of its own.
+ * code and collects its start-up garbage (a 30 s window from 6 s after the start took 2.7 ms
+ * of the CLI's CPU a second, one from 30 s 1.2 ms). That part is a figure of its own.
  */
 const WARM_UP_MS = 30_000;
 
