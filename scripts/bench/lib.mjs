@@ -567,17 +567,27 @@ export async function watchWindow(watch, seconds, { floorDirs = null, phasesMs =
 }
 
 /**
- * The runs of one repeat in the order that takes turns: slowdisk first in even repeats, the
- * floors alone first in odd ones, so that a machine growing busier or quieter over the run
- * weighs on both alike.
+ * One repeat's `watchRun` and the floors alone on `dirs` in a window of their own (slowdisk
+ * not running, so their phases matter only to each other), in the order that takes turns:
+ * slowdisk first in even repeats, the floors first in odd ones, so that a machine growing
+ * busier or quieter over the run weighs on both alike. Resolves to watchRun's figures with the
+ * floors' `plainPct` and `checkedPct`.
  */
-export async function inTurn(repeat, watchRun, floorsRun) {
+export async function inTurn(repeat, watchRun, dirs, onFloors = () => {}) {
+  const floorsRun = () => {
+    onFloors();
+    return cFloors(dirs, SETTINGS.windowS, floorPhasesMs(0));
+  };
+  let watched;
+  let floors;
   if (repeat % 2 === 0) {
-    const watched = await watchRun();
-    return { watched, floors: await floorsRun() };
+    watched = await watchRun();
+    floors = await floorsRun();
+  } else {
+    floors = await floorsRun();
+    watched = await watchRun();
   }
-  const floors = await floorsRun();
-  return { watched: await watchRun(), floors };
+  return { ...watched, plainPct: floors.plainPct, checkedPct: floors.checkedPct };
 }
 
 export async function run(command, args, options = {}) {

@@ -14,7 +14,6 @@ import {
   HARNESS,
   SETTINGS,
   benchDir,
-  cFloors,
   floorPhasesMs,
   inTurn,
   cpuMs,
@@ -82,12 +81,6 @@ async function watchTwoDisks(disks, spin, r) {
   }
 }
 
-/** The floors in a window of their own, on the same disks, with slowdisk not running. */
-async function floorsAlone(disks, spin, r) {
-  spin.set(`overhead: the C loops alone, 2 disks, run ${r + 1}/${SETTINGS.repeats}: ${SETTINGS.windowS} s`);
-  return cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS, floorPhasesMs(0));
-}
-
 /** A small tmpfs of the bench's own, unmounted at the end. */
 function makeTmpfs(dir) {
   mkdirSync(dir, { recursive: true });
@@ -134,8 +127,9 @@ export async function overhead() {
   const disks = [makeDisk(join(base, 'a'), 64), makeDisk(join(base, 'b'), 64)];
   const runs = [];
   for (let r = 0; r < SETTINGS.repeats; r += 1) {
-    const { watched, floors } = await inTurn(r, () => watchTwoDisks(disks, spin, r), () => floorsAlone(disks, spin, r));
-    runs.push({ ...watched, plainPct: floors.plainPct, checkedPct: floors.checkedPct });
+    const dirs = disks.map((disk) => disk.dir);
+    const onFloors = () => spin.set(`overhead: the C loops alone, 2 disks, run ${r + 1}/${SETTINGS.repeats}: ${SETTINGS.windowS} s`);
+    runs.push(await inTurn(r, () => watchTwoDisks(disks, spin, r), dirs, onFloors));
   }
 
   const tmpfs = makeTmpfs(join(base, 'tmpfs'));

@@ -11,7 +11,6 @@ import {
   SETTINGS,
   alive,
   benchDir,
-  cFloors,
   floorPhasesMs,
   inTurn,
   freezeDisk,
@@ -91,12 +90,6 @@ async function measuredRun(disks, { freeze = null, label, spin }) {
   }
 }
 
-/** The floors in a window of their own, on the same disks, with slowdisk not running. */
-async function floorsAlone(disks, { label, spin }) {
-  spin.set(`scale: ${label}: the C loops alone, ${SETTINGS.windowS} s`);
-  return cFloors(disks.map((disk) => disk.dir), SETTINGS.windowS, floorPhasesMs(0));
-}
-
 /** Tick lateness, and whether every healthy disk got its inspection on every tick, seen from inside the CLI. */
 async function observedRun(disks, { freeze = null, label, spin }) {
   const targets = disks.map((disk) => ({ name: disk.name, dir: disk.dir }));
@@ -160,8 +153,7 @@ async function observedRun(disks, { freeze = null, label, spin }) {
 async function runAll(disks, repeat, options) {
   const measure = async () => ({ ...(await measuredRun(disks, options)), ...(await observedRun(disks, options)) });
   if (options.freeze) return measure();
-  const { watched, floors } = await inTurn(repeat, measure, () => floorsAlone(disks, options));
-  return { ...watched, plainPct: floors.plainPct, checkedPct: floors.checkedPct };
+  return inTurn(repeat, measure, disks.map((disk) => disk.dir), () => options.spin.set(`scale: ${options.label}: the C loops alone, ${SETTINGS.windowS} s`));
 }
 
 export async function scale() {
