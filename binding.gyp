@@ -9,6 +9,7 @@
         "native/probe_dir.cc",
         "native/probe_file.cc",
         "native/record_batch.cc",
+        "native/record_json.cc",
         "native/resolve.cc",
         "native/sys_error.cc",
         "native/tick_loop.cc",

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inspection.h"
+#include "monotonic.h"
 #include "record_batch.h"
 #include "probe_file.h"
 #include "resolve.h"
@@ -246,16 +247,26 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
   }
 
   // complete(json, failed) -> atMs: the tick asked of JS is done; its result
-  // (`json`) goes into the batch, stamped with the time, which is returned.
+  // (`json`, an object without atMs; none if empty) goes into the batch,
+  // stamped with the time, which is returned.
   Napi::Value Complete(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    LoopRecord record;
-    record.kind = LoopRecord::Kind::kExternal;
-    record.json = String(env, info[0], "json");
+    std::string json = String(env, info[0], "json");
     bool failed = Boolean(env, info[1], "failed");
-    std::vector<LoopRecord> records;
-    records.push_back(std::move(record));
-    double atMs = RecordBatch::Instance().Append(std::move(records), true);
+    double atMs;
+    if (json.empty()) {
+      atMs = MonotonicMs();
+    } else {
+      if (json.size() < 2 || json.front() != '{' || json.back() != '}') {
+        throw Napi::TypeError::New(env, "json must be a JSON object");
+      }
+      LoopRecord record;
+      record.kind = LoopRecord::Kind::kExternal;
+      record.json = std::move(json);
+      std::vector<LoopRecord> records;
+      records.push_back(std::move(record));
+      atMs = RecordBatch::Instance().Append(std::move(records), true);
+    }
     thread_.WithLoop([&](TickLoop& loop) { loop.FreeAt(atMs, failed); });
     return Napi::Number::New(env, atMs);
   }
@@ -329,7 +340,8 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
   ProbeThread thread_;
 };
 
-// listen(callback(coveredMs, records)): where every thread's records go.
+// listen(callback(coveredMs, recordsJson, notices)): where every thread's
+// records go (native/record_json.h).
 Napi::Value Listen(const Napi::CallbackInfo& info) {
   if (!info[0].IsFunction()) {
     throw Napi::TypeError::New(info.Env(), "callback must be a function");

@@ -6,62 +6,68 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 
 #include "js_error.h"
 #include "monotonic.h"
+#include "record_json.h"
 
 namespace {
 
 struct Batch {
   double coveredMs;
-  std::vector<LoopRecord> records;
+  std::string json;  // every record for the CLI, in order
+  // The records the prober acts on: a tick asked of JS, a new resolution, a
+  // probe file made again.
+  std::vector<LoopRecord> notices;
 };
 
-// The fields of a record of a tick: its kind, the name inspected, the tick.
-void SetTick(Napi::Object o, const char* kind, const LoopRecord& r) {
-  o.Set("kind", kind);
-  o.Set("name", r.name);
-  o.Set("tick", static_cast<double>(r.tick));
+bool IsNotice(const LoopRecord& r) {
+  switch (r.kind) {
+    case LoopRecord::Kind::kAskJs:
+    case LoopRecord::Kind::kResolved:
+      return true;
+    case LoopRecord::Kind::kInspected:
+      return r.result.created || r.result.dirReplaced;
+    case LoopRecord::Kind::kFailed:
+    case LoopRecord::Kind::kExternal:
+      return false;
+  }
+  return false;
 }
 
-Napi::Value ToJs(Napi::Env env, const LoopRecord& r) {
+std::unique_ptr<Batch> MakeBatch(double coveredMs,
+                                 std::vector<LoopRecord> records) {
+  auto batch = std::make_unique<Batch>();
+  batch->coveredMs = coveredMs;
+  // A plain inspection's row is about 130 bytes.
+  batch->json.reserve(2 + records.size() * 160);
+  batch->json += '[';
+  for (auto& record : records) {
+    size_t mark = batch->json.size();
+    if (mark > 1) batch->json += ',';
+    if (!AppendRecordJson(batch->json, record)) batch->json.resize(mark);
+    if (IsNotice(record)) batch->notices.push_back(std::move(record));
+  }
+  batch->json += ']';
+  return batch;
+}
+
+Napi::Value NoticeToJs(Napi::Env env, const LoopRecord& r) {
   Napi::Object o = Napi::Object::New(env);
-  o.Set("atMs", r.atMs);
+  o.Set("name", r.name);
   switch (r.kind) {
-    case LoopRecord::Kind::kInspected:
-      SetTick(o, "inspected", r);
-      o.Set("startedMs", r.startedMs);
-      o.Set("openNs", static_cast<double>(r.result.openNs));
-      o.Set("writeNs", static_cast<double>(r.result.writeNs));
-      o.Set("syncNs", static_cast<double>(r.result.syncNs));
-      o.Set("readNs", static_cast<double>(r.result.readNs));
-      o.Set("closeNs", static_cast<double>(r.result.closeNs));
-      o.Set("totalNs", static_cast<double>(r.result.totalNs));
-      if (r.result.created || r.result.dirReplaced) {
-        o.Set("created", r.result.created);
-        o.Set("dirReplaced", r.result.dirReplaced);
-        o.Set("ino", static_cast<double>(r.result.id.ino));
-        o.Set("identity", EncodeFileId(r.result.id));
-      }
-      break;
-    case LoopRecord::Kind::kFailed:
-      SetTick(o, "failed", r);
-      o.Set("startedMs", r.startedMs);
-      o.Set("error", ErrorFields(env, *r.error));
-      break;
     case LoopRecord::Kind::kAskJs:
-      SetTick(o, "ask", r);
+      o.Set("kind", "ask");
+      o.Set("tick", static_cast<double>(r.tick));
       o.Set("freshBlock", r.freshBlock);
       if (r.error) o.Set("nameTaken", ErrorFields(env, *r.error));
       break;
     case LoopRecord::Kind::kResolved:
       o.Set("kind", "resolved");
-      o.Set("name", r.name);
-      if (r.error) {
-        o.Set("error", ErrorFields(env, *r.error));
-      } else {
+      if (!r.error) {
         Napi::Object id = Napi::Object::New(env);
         id.Set("mntId", static_cast<double>(r.resolution.mntId));
         id.Set("devMajor", static_cast<double>(r.resolution.devMajor));
@@ -71,9 +77,10 @@ Napi::Value ToJs(Napi::Env env, const LoopRecord& r) {
         o.Set("resolution", id);
       }
       break;
-    case LoopRecord::Kind::kExternal:
-      o.Set("kind", "external");
-      o.Set("json", r.json);
+    default:  // kInspected: a probe file made again (IsNotice)
+      o.Set("kind", "file");
+      o.Set("ino", static_cast<double>(r.result.id.ino));
+      o.Set("identity", EncodeFileId(r.result.id));
       break;
   }
   return o;
@@ -83,11 +90,12 @@ void CallJs(Napi::Env env, Napi::Function callback, std::nullptr_t*,
             Batch* raw) {
   std::unique_ptr<Batch> batch(raw);
   if (env == nullptr) return;
-  Napi::Array records = Napi::Array::New(env, batch->records.size());
-  for (uint32_t i = 0; i < batch->records.size(); ++i) {
-    records.Set(i, ToJs(env, batch->records[i]));
+  Napi::Array notices = Napi::Array::New(env, batch->notices.size());
+  for (uint32_t i = 0; i < batch->notices.size(); ++i) {
+    notices.Set(i, NoticeToJs(env, batch->notices[i]));
   }
-  callback.Call({Napi::Number::New(env, batch->coveredMs), records});
+  callback.Call({Napi::Number::New(env, batch->coveredMs),
+                 Napi::String::New(env, batch->json), notices});
 }
 
 using Tsfn = Napi::TypedThreadSafeFunction<std::nullptr_t, Batch, CallJs>;
@@ -127,9 +135,14 @@ struct RecordBatch::State {
       // vector grown from nothing moves them all at every doubling.
       std::vector<LoopRecord> fresh;
       fresh.reserve(state->pending.size());
-      auto batch = std::make_unique<Batch>(
-          Batch{MonotonicMs(), std::exchange(state->pending, std::move(fresh))});
+      double coveredMs = MonotonicMs();
+      std::vector<LoopRecord> records =
+          std::exchange(state->pending, std::move(fresh));
+      // Written without the lock: the probe threads go on recording.
+      lock.unlock();
+      auto batch = MakeBatch(coveredMs, std::move(records));
       if (state->tsfn.NonBlockingCall(batch.get()) == napi_ok) batch.release();
+      lock.lock();
     }
   }
 };

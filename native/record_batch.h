@@ -17,8 +17,9 @@ class RecordBatch {
  public:
   static RecordBatch& Instance();
 
-  // Batches go to `callback(coveredMs, records)`: every record made before
-  // coveredMs is in that batch or an earlier one.
+  // Batches go to `callback(coveredMs, recordsJson, notices)`: every record
+  // made before coveredMs is in that batch's JSON or an earlier one's, and
+  // those the prober acts on are also in its notices.
   void Listen(Napi::Env env, Napi::Function callback);
   // Flushes at startMs + n * periodMs + slackMs.
   void FlushEvery(double startMs, double periodMs, double slackMs);

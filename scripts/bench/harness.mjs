@@ -120,7 +120,7 @@ if (mode === 'worker') {
   await new Promise((resolve) => {
     client.on('message', (message) => {
       if (message.type !== 'batch') return;
-      for (const record of message.records) {
+      for (const record of JSON.parse(message.recordsJson)) {
         if (!Array.isArray(record) && record.kind !== 'inspected') continue;
         const row = Array.isArray(record) ? record : record.timings ? [record.name, record.tick, record.atMs, ...Object.values(record.timings), record.atMs] : null;
         if (!row) throw new Error(`inspection failed: ${record.error?.message}`);

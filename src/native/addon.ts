@@ -117,30 +117,20 @@ export interface LoopSchedule {
 }
 
 /**
- * What the workers' ticks did, in the order they were recorded (`atMs`, on
- * CLOCK_MONOTONIC). A result that changes what a user sees (a failure after successes, a new probe
- * file, a new resolution, a tick asked of JS) is sent at once; the others in the next batch.
+ * What a batch tells the prober to act on, beside its records' JSON (src/native/batch-records.ts),
+ * which it passes on unread: a tick asked of JS, a directory resolved otherwise, a probe file
+ * made again by the thread itself.
  */
-export type LoopRecord =
-  | (PhaseNs & {
-      kind: 'inspected';
-      name: string;
-      tick: number;
-      atMs: number;
-      startedMs: number;
-      /** Set when the probe file was made again (`identity` is the new file's). */
-      created?: boolean;
-      dirReplaced?: boolean;
-      ino?: number;
-      identity?: string;
-    })
-  | { kind: 'failed'; name: string; tick: number; atMs: number; startedMs: number; error: ErrorFields }
+export type LoopNotice =
   /** No probe file is armed (none yet, or `nameTaken`): JS makes one and inspects the tick, then calls complete(). */
-  | { kind: 'ask'; name: string; tick: number; atMs: number; freshBlock: boolean; nameTaken?: ErrorFields }
-  /** The directory resolves otherwise than at the last round (or for the first time). */
-  | { kind: 'resolved'; name: string; atMs: number; resolution?: ResolveResult; error?: ErrorFields }
-  /** What JS passed to complete(). */
-  | { kind: 'external'; atMs: number; json: string };
+  | { kind: 'ask'; name: string; tick: number; freshBlock: boolean; nameTaken?: ErrorFields }
+  /** The directory resolves otherwise than at the last round (or for the first time); no `resolution` when it failed. */
+  | { kind: 'resolved'; name: string; resolution?: ResolveResult }
+  /** The thread made the probe file again, or another directory took its place: it inspects this file now. */
+  | { kind: 'file'; name: string; ino: number; identity: string };
+
+/** A batch of every worker's records, in the order they were recorded (on CLOCK_MONOTONIC). */
+export type RecordsListener = (coveredMs: number, recordsJson: string, notices: LoopNotice[]) => void;
 
 /** The probe files a released worker leaves to remove: its armed one, and those whose directory was replaced. */
 export interface ReleasedFiles {
@@ -225,7 +215,7 @@ interface NativeWorker {
 
 interface NativeAddon {
   ProbeWorker: new (name: string) => NativeWorker;
-  listen(callback: (coveredMs: number, records: LoopRecord[]) => void): void;
+  listen(callback: RecordsListener): void;
   flushEvery(startMs: number, periodMs: number, slackMs: number): void;
   flushNow(): void;
 }
@@ -442,8 +432,12 @@ export class ProbeWorker {
   }
 }
 
-/** Where every worker's records go, in batches: each holds every record made before `coveredMs`. */
-export function listenForRecords(callback: (coveredMs: number, records: LoopRecord[]) => void): void {
+/**
+ * Where every worker's records go, in batches: each holds every record made before `coveredMs`.
+ * A result that changes what a user sees (a failure after successes, a new probe file, a new
+ * resolution, a tick asked of JS) is sent at once; the others in the next batch.
+ */
+export function listenForRecords(callback: RecordsListener): void {
   loadAddon().listen(callback);
 }
 

@@ -1,9 +1,9 @@
 // The prober: the only process that makes syscalls on the disks under test. Each directory's
 // native thread runs its inspections on the schedule's deadlines by itself (the addon's
-// TickLoop), and their records come here in batches, about once a round, to be passed on to
-// the CLI in one message. JS acts per inspection only when a probe file has to be made: at
-// a disk's first tick, and when its name was taken. One hung disk holds its own thread only,
-// and the prober outlives a stuck syscall only as long as the kernel makes it.
+// TickLoop), and their records come here in batches, about once a round, as JSON the addon
+// wrote, passed on to the CLI unread. JS acts per inspection only when a probe file has to be
+// made: at a disk's first tick, and when its name was taken. One hung disk holds its own
+// thread only, and the prober outlives a stuck syscall only as long as the kernel makes it.
 import {
   ProbeError,
   ProbeWorker,
@@ -11,13 +11,13 @@ import {
   flushRecordsNow,
   listenForRecords,
   type ErrorFields,
-  type LoopRecord,
+  type LoopNotice,
   type ProbeFile,
 } from '../native/addon.js';
 import type { ProbeParams } from './probe-params.js';
 import { wallOf } from '../common/monotonic-clock.js';
 import { ProberRegistration } from './prober-registry.js';
-import type { BatchRecord, FromProber, InspectedRecord, Placement, ProberSchedule, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
+import type { FromProber, InspectedRecord, Placement, ProberSchedule, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
 
 /** A directory, probed by its own thread under whichever of its names is placed. */
 interface ProbedDir {
@@ -97,7 +97,7 @@ async function prepare(dir: ProbedDir, params: ProbeParams, device: string | und
  * inspection, so that a disk that hangs at start is scored like any other hang) and
  * inspected, and the thread inspects it from the next tick on.
  */
-async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopRecord & { kind: 'ask' }): Promise<void> {
+async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopNotice & { kind: 'ask' }): Promise<void> {
   const { name, tick } = ask;
   let nameTaken = ask.nameTaken ? serialize(ask.nameTaken) : undefined;
   // Someone else's file, link or anything else at our name is theirs: it is left alone, and
@@ -105,7 +105,8 @@ async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopRecord
   // make a healthy disk look hung. The old one is still ours to remove if it comes back.
   if (nameTaken && dir.file) dir.released.push(dir.file);
   if (nameTaken) dir.file = null;
-  let record: InspectedRecord;
+  // Stamped with the time it is recorded at by the addon.
+  let record: Omit<InspectedRecord, 'atMs'>;
   try {
     let prepared = dir.file ? null : await prepare(dir, params, dir.placed?.device);
     let file = prepared?.file ?? dir.file!;
@@ -135,7 +136,6 @@ async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopRecord
       kind: 'inspected',
       name,
       tick,
-      atMs: 0,
       created: result.created,
       ...(staleRemoved.length > 0 ? { staleRemoved } : {}),
       ...(nameTaken ? { nameTaken } : {}),
@@ -149,7 +149,7 @@ async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopRecord
       },
     };
   } catch (error) {
-    record = { kind: 'inspected', name, tick, atMs: 0, error: serialize(error), ...(nameTaken ? { nameTaken } : {}) };
+    record = { kind: 'inspected', name, tick, error: serialize(error), ...(nameTaken ? { nameTaken } : {}) };
   }
   // Let go meanwhile: the file made is removed, and the thread is handed back idle.
   if (dir.placed?.name !== name) {
@@ -214,52 +214,30 @@ function place(message: { disks: Placement[]; fromTick: number }): void {
   }
 }
 
-/** A batch of every thread's records, passed on as one message. */
-function onRecords(coveredMs: number, records: LoopRecord[]): void {
+/** A batch of every thread's records, passed on as one message, as the addon wrote it. */
+function onRecords(coveredMs: number, recordsJson: string, notices: LoopNotice[]): void {
   if (stopping || !probe) return;
-  const out: BatchRecord[] = [];
-  for (const record of records) {
-    const row = toBatchRecord(record, probe);
-    if (row) out.push(row);
-  }
+  for (const notice of notices) act(notice, probe);
   noteStuck(coveredMs);
-  send({ type: 'batch', coveredMs, records: out });
+  send({ type: 'batch', coveredMs, recordsJson });
 }
 
-function toBatchRecord(record: LoopRecord, params: ProbeParams): BatchRecord | null {
-  switch (record.kind) {
-    case 'inspected': {
-      const dir = dirOfName.get(record.name);
-      const timings = [nsToMs(record.openNs), nsToMs(record.writeNs), nsToMs(record.syncNs), nsToMs(record.readNs), nsToMs(record.closeNs), nsToMs(record.totalNs)] as const;
-      if (!record.created && !record.dirReplaced) return [record.name, record.tick, record.atMs, ...timings, record.startedMs];
-      if (dir?.file && record.identity !== undefined) dir.file = { ...dir.file, ino: record.ino ?? dir.file.ino, identity: record.identity };
-      const [openMs, writeMs, syncMs, readMs, closeMs, totalMs] = timings;
-      return { kind: 'inspected', name: record.name, tick: record.tick, atMs: record.atMs, created: true, timings: { openMs, writeMs, syncMs, readMs, closeMs, totalMs } };
-    }
-    case 'failed':
-      return { kind: 'inspected', name: record.name, tick: record.tick, atMs: record.atMs, error: serialize(record.error) };
-    case 'ask': {
-      const dir = dirOfName.get(record.name);
-      if (dir) after(dir, () => inspectAsked(dir, params, record));
-      return null;
-    }
-    case 'resolved': {
-      const dir = dirOfName.get(record.name);
-      if (dir && record.resolution) {
-        dir.target.resolvedDir ??= record.resolution.resolvedDir;
-        dir.mntId = record.resolution.mntId;
-        if (dir.placed?.device !== undefined) registration.probing(dir.placed.name, dir.placed.device, dir.mntId);
-      }
-      return {
-        kind: 'resolved',
-        name: record.name,
-        atMs: record.atMs,
-        ...(record.resolution ? { resolution: record.resolution } : {}),
-        ...(record.error ? { error: serialize(record.error) } : {}),
-      };
-    }
-    case 'external':
-      return { ...(JSON.parse(record.json) as InspectedRecord), atMs: record.atMs };
+function act(notice: LoopNotice, params: ProbeParams): void {
+  const dir = dirOfName.get(notice.name);
+  if (!dir) return;
+  switch (notice.kind) {
+    case 'ask':
+      after(dir, () => inspectAsked(dir, params, notice));
+      return;
+    case 'file':
+      if (dir.file) dir.file = { ...dir.file, ino: notice.ino, identity: notice.identity };
+      return;
+    case 'resolved':
+      if (!notice.resolution) return;
+      dir.target.resolvedDir ??= notice.resolution.resolvedDir;
+      dir.mntId = notice.resolution.mntId;
+      if (dir.placed?.device !== undefined) registration.probing(dir.placed.name, dir.placed.device, dir.mntId);
+      return;
   }
 }
 

@@ -3,6 +3,7 @@
 // their records come back in batches, about once a round: every message costs both processes
 // a wakeup, a JSON round and a syscall, and a tick's worth of them cost far more than its I/O.
 import type { ErrorFields } from '../native/addon.js';
+import type { Resolution } from '../native/batch-records.js';
 import type { ProbeParams } from './probe-params.js';
 
 export interface ProbeTarget {
@@ -18,22 +19,7 @@ export interface ProbeTarget {
 /** A ProbeError's fields, as they cross to the CLI. */
 export type SerializedProbeError = ErrorFields;
 
-export interface Resolution {
-  mntId: number;
-  devMajor: number;
-  devMinor: number;
-  fsMagic: number;
-  resolvedDir: string;
-}
-
-export interface PhaseTimings {
-  openMs: number;
-  writeMs: number;
-  syncMs: number;
-  readMs: number;
-  closeMs: number;
-  totalMs: number;
-}
+export type { BatchRecord, InspectedRecord, PhaseTimings, ResolvedRecord, Resolution, TimedRow } from '../native/batch-records.js';
 
 /**
  * When the prober's ticks and batches are due, on CLOCK_MONOTONIC in ms (both processes read
@@ -54,44 +40,6 @@ export interface Placement {
   device?: string;
 }
 
-/**
- * A plain inspection's result, the bulk of every batch, kept short: name, tick, atMs, then
- * PhaseTimings' six figures in order, then when it started (its tick's lateness is that less
- * the tick's deadline).
- */
-export type TimedRow = [name: string, tick: number, atMs: number, openMs: number, writeMs: number, syncMs: number, readMs: number, closeMs: number, totalMs: number, startedMs: number];
-
-/** Any other inspection's result. */
-export interface InspectedRecord {
-  kind: 'inspected';
-  name: string;
-  tick: number;
-  /** When it was recorded, on the schedule's clock. */
-  atMs: number;
-  timings?: PhaseTimings;
-  /** The probe file was (re)created during this inspection. */
-  created?: boolean;
-  /** Probe files of dead slowdisk runs, removed when this one's file was made. */
-  staleRemoved?: string[];
-  /**
-   * The probe file's name held something else (ENAMETAKEN, its message says what): it
-   * was left alone, and this inspection ran on a new probe file under a fresh name.
-   */
-  nameTaken?: SerializedProbeError;
-  error?: SerializedProbeError;
-}
-
-/** A directory resolved otherwise than at the last round. */
-export interface ResolvedRecord {
-  kind: 'resolved';
-  name: string;
-  atMs: number;
-  resolution?: Resolution;
-  error?: SerializedProbeError;
-}
-
-export type BatchRecord = TimedRow | InspectedRecord | ResolvedRecord;
-
 export type ToProber =
   | { type: 'configure'; targets: ProbeTarget[]; probe: ProbeParams }
   /** From now on the prober inspects on the schedule by itself. */
@@ -107,8 +55,11 @@ export type ToProber =
 
 export type FromProber =
   | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
-  /** Every record made before `coveredMs`, in the order they were made, that no earlier batch held. */
-  | { type: 'batch'; coveredMs: number; records: BatchRecord[] }
+  /**
+   * Every record made before `coveredMs`, in the order they were made, that no earlier batch
+   * held: a BatchRecord[] as JSON text, which the addon wrote and only the CLI parses.
+   */
+  | { type: 'batch'; coveredMs: number; recordsJson: string }
   /** A path's probe file was removed: when it was let go, and for each path as the prober stops. */
   | { type: 'released'; name: string; error?: SerializedProbeError }
   /** The prober has recorded the paths it is left stuck on, and is removing its probe files. */

@@ -52,7 +52,8 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
     const client = new ProberClient(this.targets, this.probe);
     this.answered = false;
     client.on('message', (message) => {
-      if (message.type === 'batch' && message.records.length > 0) this.answered = true;
+      // The addon writes a batch without records as exactly [].
+      if (message.type === 'batch' && message.recordsJson !== '[]') this.answered = true;
       this.emit('message', message);
     });
     client.on('lost', (reason) => this.onLost(reason));

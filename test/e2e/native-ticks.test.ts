@@ -5,11 +5,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MONOTONIC_CLOCK } from '../../src/common/monotonic-clock.js';
-import { ProbeWorker, flushRecordsEvery, flushRecordsNow, listenForRecords, type LoopRecord } from '../../src/native/addon.js';
+import { ProbeWorker, flushRecordsEvery, flushRecordsNow, listenForRecords, type LoopNotice } from '../../src/native/addon.js';
+import type { BatchRecord, TimedRow } from '../../src/native/batch-records.js';
 
 const base = fs.mkdtempSync('/tmp/slowdisk-native-ticks-');
-const batches: { coveredMs: number; records: LoopRecord[]; atMs: number }[] = [];
-listenForRecords((coveredMs, records) => batches.push({ coveredMs, records, atMs: MONOTONIC_CLOCK.now() }));
+const batches: { coveredMs: number; records: BatchRecord[]; notices: LoopNotice[]; atMs: number }[] = [];
+listenForRecords((coveredMs, recordsJson, notices) => batches.push({ coveredMs, records: JSON.parse(recordsJson) as BatchRecord[], notices, atMs: MONOTONIC_CLOCK.now() }));
+
+const isRow = (record: BatchRecord): record is TimedRow => Array.isArray(record);
+const atMsOf = (record: BatchRecord): number => (isRow(record) ? record[2] : record.atMs);
 
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
@@ -23,17 +27,23 @@ describe('a scheduled worker', () => {
     const worker = new ProbeWorker('ticks');
     const intervalMs = 20;
     const startMs = MONOTONIC_CLOCK.now();
-    worker.schedule({ startMs, intervalMs, roundTicks: 10, seedBase: 7, resolveName: 'd', dir });
+    // The records' JSON carries the name as given, whatever it holds.
+    const name = 'd "1"\\\t€';
+    worker.schedule({ startMs, intervalMs, roundTicks: 10, seedBase: 7, resolveName: name, dir });
     flushRecordsEvery(startMs, 200, 1);
-    worker.place('d', 1);
+    worker.place(name, 1);
     const all = () => batches.flatMap((batch) => batch.records);
-    await until(() => all().some((record) => record.kind === 'ask'), 2000);
-    const ask = all().find((record) => record.kind === 'ask');
-    expect(ask).toMatchObject({ kind: 'ask', name: 'd', tick: 1 });
+    const rows = () => all().filter(isRow);
+    const notices = () => batches.flatMap((batch) => batch.notices);
+    await until(() => notices().some((notice) => notice.kind === 'ask'), 2000);
+    const ask = notices().find((notice) => notice.kind === 'ask');
+    expect(ask).toMatchObject({ kind: 'ask', name, tick: 1 });
+    // The prober's alone: the CLI's records hold the round's resolution, not the ask.
+    expect(all()).toEqual([expect.objectContaining({ kind: 'resolved', name, resolution: expect.objectContaining({ resolvedDir: fs.realpathSync(dir) }) })]);
     const { staleRemoved: _, ...file } = await worker.prepare(dir, { ioSize: 4096, direct: true });
     worker.arm(file, true, 'fdatasync');
     const doneAt = worker.complete(null, false);
-    await until(() => all().filter((record) => record.kind === 'inspected').length >= 40, 5000);
+    await until(() => rows().length >= 40, 5000);
     // Let go: the inspection under way ends, no other starts, and the probe file is handed over.
     const released = await worker.release();
     expect(released).toEqual({ identity: file.identity, replaced: [] });
@@ -43,34 +53,38 @@ describe('a scheduled worker', () => {
       await until(() => batches.length > seen, 1000);
     };
     await flushed();
-    const inspected = all().filter((record): record is LoopRecord & { kind: 'inspected' } => record.kind === 'inspected');
+    const inspected = rows();
     await new Promise((resolve) => setTimeout(resolve, 5 * intervalMs));
     await flushed();
     expect(worker.inFlightSince()).toBeNull();
-    expect(all().filter((record) => record.kind === 'inspected').length).toBe(inspected.length);
+    expect(rows().length).toBe(inspected.length);
     await worker.remove(file);
     worker.close();
     expect(inspected.length).toBeGreaterThanOrEqual(40);
     // From the first tick due after the handover, one inspection a tick, none skipped.
-    const ticks = inspected.map((record) => record.tick);
+    const ticks = inspected.map(([, tick]) => tick);
     expect(ticks[0]).toBe(Math.floor((doneAt - startMs) / intervalMs) + 1);
     expect(ticks).toEqual(ticks.map((_, i) => ticks[0]! + i));
-    for (const record of inspected) {
+    for (const [rowName, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs, startedMs] of inspected) {
+      expect(rowName).toBe(name);
       // Started at its deadline (never before it), and recorded after it finished.
-      const late = record.startedMs - (startMs + record.tick * intervalMs);
+      const late = startedMs - (startMs + tick * intervalMs);
       expect(late).toBeGreaterThanOrEqual(0);
       expect(late).toBeLessThan(intervalMs);
-      expect(record.atMs - record.startedMs).toBeGreaterThanOrEqual(record.totalNs / 1e6);
+      expect(atMs - startedMs).toBeGreaterThanOrEqual(totalMs);
+      // The phases, each in ms, add up to the whole but for the comparison, untimed.
+      expect(openMs + writeMs + syncMs + readMs + closeMs).toBeLessThanOrEqual(totalMs + 1e-9);
+      expect(syncMs).toBeGreaterThan(0);
     }
     // 40 inspections at 20 ms in about 4 batches of 200 ms, not 40 calls; every record
     // came in the first batch covering the time it was recorded.
-    const carrying = batches.filter((batch) => batch.records.some((record) => record.kind === 'inspected'));
+    const carrying = batches.filter((batch) => batch.records.some(isRow));
     expect(carrying.length).toBeLessThanOrEqual(8);
     let covered = -Infinity;
     for (const batch of batches) {
       for (const record of batch.records) {
-        expect(record.atMs).toBeGreaterThan(covered);
-        expect(record.atMs).toBeLessThanOrEqual(batch.coveredMs);
+        expect(atMsOf(record)).toBeGreaterThan(covered);
+        expect(atMsOf(record)).toBeLessThanOrEqual(batch.coveredMs);
       }
       covered = batch.coveredMs;
     }

@@ -1,0 +1,166 @@
+#include "record_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace {
+
+// The shortest text that reads back as the same double, as JS prints it.
+void Number(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";  // as JSON.stringify writes it
+    return;
+  }
+  char text[32];
+  auto written = std::to_chars(text, text + sizeof text, value);
+  out.append(text, written.ptr);
+}
+
+void Quoted(std::string& out, const std::string& text) {
+  out += '"';
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+// `,"key":` (no comma for the first field of an object).
+void Key(std::string& out, const char* key, bool first = false) {
+  if (!first) out += ',';
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// {"kind":KIND,"name":...,["tick":...,]"atMs":...
+void OpenRecord(std::string& out, const char* kind, const LoopRecord& r,
+                bool withTick) {
+  Key(out, "kind", true);
+  Quoted(out, kind);
+  Key(out, "name");
+  Quoted(out, r.name);
+  if (withTick) {
+    Key(out, "tick");
+    Number(out, static_cast<double>(r.tick));
+  }
+  Key(out, "atMs");
+  Number(out, r.atMs);
+}
+
+void Error(std::string& out, const SysError& e) {
+  Key(out, "code", true);
+  Quoted(out, e.code);
+  Key(out, "errno");
+  Number(out, e.errnum);
+  Key(out, "syscall");
+  Quoted(out, e.syscall);
+  Key(out, "path");
+  Quoted(out, e.path);
+  Key(out, "message");
+  Quoted(out, e.Message());
+  if (e.offset >= 0) {
+    Key(out, "offset");
+    Number(out, static_cast<double>(e.offset));
+  }
+}
+
+void Timings(std::string& out, const InspectResult& t) {
+  Key(out, "openMs", true);
+  Number(out, Ms(t.openNs));
+  Key(out, "writeMs");
+  Number(out, Ms(t.writeNs));
+  Key(out, "syncMs");
+  Number(out, Ms(t.syncNs));
+  Key(out, "readMs");
+  Number(out, Ms(t.readNs));
+  Key(out, "closeMs");
+  Number(out, Ms(t.closeNs));
+  Key(out, "totalMs");
+  Number(out, Ms(t.totalNs));
+}
+
+// [name, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs, startedMs]
+void TimedRow(std::string& out, const LoopRecord& r) {
+  const InspectResult& t = r.result;
+  out += '[';
+  Quoted(out, r.name);
+  for (double value : {static_cast<double>(r.tick), r.atMs, Ms(t.openNs),
+                       Ms(t.writeNs), Ms(t.syncNs), Ms(t.readNs),
+                       Ms(t.closeNs), Ms(t.totalNs), r.startedMs}) {
+    out += ',';
+    Number(out, value);
+  }
+  out += ']';
+}
+
+}  // namespace
+
+bool AppendRecordJson(std::string& out, const LoopRecord& r) {
+  switch (r.kind) {
+    case LoopRecord::Kind::kInspected:
+      if (!r.result.created && !r.result.dirReplaced) {
+        TimedRow(out, r);
+        return true;
+      }
+      out += '{';
+      OpenRecord(out, "inspected", r, true);
+      out += ",\"created\":true,\"timings\":{";
+      Timings(out, r.result);
+      out += "}}";
+      return true;
+    case LoopRecord::Kind::kFailed:
+      out += '{';
+      OpenRecord(out, "inspected", r, true);
+      out += ",\"error\":{";
+      Error(out, *r.error);
+      out += "}}";
+      return true;
+    case LoopRecord::Kind::kResolved:
+      out += '{';
+      OpenRecord(out, "resolved", r, false);
+      if (r.error) {
+        out += ",\"error\":{";
+        Error(out, *r.error);
+      } else {
+        out += ",\"resolution\":{";
+        Key(out, "mntId", true);
+        Number(out, static_cast<double>(r.resolution.mntId));
+        Key(out, "devMajor");
+        Number(out, r.resolution.devMajor);
+        Key(out, "devMinor");
+        Number(out, r.resolution.devMinor);
+        Key(out, "fsMagic");
+        Number(out, static_cast<double>(r.resolution.fsMagic));
+        Key(out, "resolvedDir");
+        Quoted(out, r.resolution.resolvedDir);
+      }
+      out += "}}";
+      return true;
+    case LoopRecord::Kind::kExternal:
+      // JS's own object, stamped: complete() takes only "{...}".
+      out += "{\"atMs\":";
+      Number(out, r.atMs);
+      if (r.json.size() > 2) {
+        out += ',';
+        out.append(r.json, 1, std::string::npos);
+      } else {
+        out += '}';
+      }
+      return true;
+    case LoopRecord::Kind::kAskJs:
+      return false;
+  }
+  return false;
+}

@@ -1,0 +1,54 @@
+// A batch's records, as the addon writes them (native/record_json.cc) and the CLI reads them:
+// the prober passes the batch's JSON on as it is, so that 640 inspections a second at 64
+// disks cost it one string, not 640 objects made only to be serialized again.
+import type { ErrorFields, ResolveResult } from './addon.js';
+
+/** Where a directory led, and the filesystem it is on. */
+export type Resolution = ResolveResult;
+
+export interface PhaseTimings {
+  openMs: number;
+  writeMs: number;
+  syncMs: number;
+  readMs: number;
+  closeMs: number;
+  totalMs: number;
+}
+
+/**
+ * A plain inspection's result, the bulk of every batch, kept short: name, tick, atMs, then
+ * PhaseTimings' six figures in order, then when it started (its tick's lateness is that less
+ * the tick's deadline).
+ */
+export type TimedRow = [name: string, tick: number, atMs: number, openMs: number, writeMs: number, syncMs: number, readMs: number, closeMs: number, totalMs: number, startedMs: number];
+
+/** Any other inspection's result. */
+export interface InspectedRecord {
+  kind: 'inspected';
+  name: string;
+  tick: number;
+  /** When it was recorded, on the schedule's clock. */
+  atMs: number;
+  timings?: PhaseTimings;
+  /** The probe file was (re)created during this inspection. */
+  created?: boolean;
+  /** Probe files of dead slowdisk runs, removed when this one's file was made. */
+  staleRemoved?: string[];
+  /**
+   * The probe file's name held something else (ENAMETAKEN, its message says what): it
+   * was left alone, and this inspection ran on a new probe file under a fresh name.
+   */
+  nameTaken?: ErrorFields;
+  error?: ErrorFields;
+}
+
+/** A directory resolved otherwise than at the last round. */
+export interface ResolvedRecord {
+  kind: 'resolved';
+  name: string;
+  atMs: number;
+  resolution?: Resolution;
+  error?: ErrorFields;
+}
+
+export type BatchRecord = TimedRow | InspectedRecord | ResolvedRecord;
