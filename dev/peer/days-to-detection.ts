@@ -2,7 +2,8 @@
 // operators' labels.
 import type { HostDay } from '../../src/peer/day.js';
 import type { PeerParams } from '../../src/peer/params.js';
-import { judgeHost, naturalCompare } from '../../src/peer/verdict.js';
+import { naturalCompare } from '../../src/common/natural-compare.js';
+import { judgeHost } from '../../src/peer/verdict.js';
 
 /**
  * How many days of data each drive needed to be judged slow: the verdict is taken on the

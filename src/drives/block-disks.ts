@@ -5,6 +5,7 @@
 // told apart, so that one drive's counters or history are never charged to another.
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { naturalCompare } from '../common/natural-compare.js';
 import { deviceClass } from './device-class.js';
 
 /** Kinds of /sys/block entries left out of --all-devices, with why. */
@@ -24,13 +25,11 @@ export interface DiskSelection {
   excluded: Record<string, string[]>;
 }
 
-const byName = new Intl.Collator('en', { numeric: true }).compare;
-
 /** Every whole disk of the host but the excluded kinds. Partitions are not in /sys/block. */
 export function allDisks(sysRoot = '/sys'): DiskSelection {
   const devices: string[] = [];
   const excluded: Record<string, string[]> = {};
-  for (const name of readdirSync(path.join(sysRoot, 'block')).sort(byName)) {
+  for (const name of readdirSync(path.join(sysRoot, 'block')).sort(naturalCompare)) {
     const kind = EXCLUDED_KINDS.find((one) => one.pattern.test(name));
     if (kind) (excluded[kind.kind] ??= []).push(name);
     else devices.push(name);

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { readDiskstats, type DiskCounters } from '../kernel/diskstats.js';
 import type { PeerParams } from '../peer/params.js';
-import { groupMinimum, naturalCompare, tooFewToJudge, type DriveVerdict, type HostVerdict } from '../peer/verdict.js';
+import { naturalCompare } from '../common/natural-compare.js';
+import { groupMinimum, tooFewToJudge, type DriveVerdict, type HostVerdict } from '../peer/verdict.js';
 import { driveIdentity, readDeviceClass } from './block-disks.js';
 import { judgeHistory, recordSnapshot, type DriveHistory, type Recorded, type Snapshot } from './history.js';
 import type { DriveParams } from './params.js';

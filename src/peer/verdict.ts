@@ -2,6 +2,7 @@
 // device class on most of the host's recent days, not on one; one that was and has recovered
 // is told apart, with its past episodes.
 
+import { naturalCompare } from '../common/natural-compare.js';
 import type { DriveDay, HostDay } from './day.js';
 import type { PeerParams } from './params.js';
 import { median, medianAbsoluteDeviation } from './robust.js';
@@ -94,13 +95,6 @@ type WindowEvidence = Omit<DriveVerdict, 'peerClass' | 'episodes'>;
 
 /** The MAD never counts as less than this on the log scale (1 %), so that identical drives do not give infinite z. */
 const MIN_LOG_SPREAD = 0.01;
-
-const COLLATOR = new Intl.Collator('en', { numeric: true });
-
-/** Compares names with their numbers as numbers: disk2 before disk10. */
-export function naturalCompare(a: string, b: string): number {
-  return COLLATOR.compare(a, b);
-}
 
 /** The drives a group needs to be judged: one and its `minPeers` peers. */
 export const groupMinimum = (params: PeerParams): number => params.minPeers + 1;

@@ -3,7 +3,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { naturalCompare } from '../peer/verdict.js';
+import { naturalCompare } from '../common/natural-compare.js';
 import { countBadFile, type ReadCounters } from './csv.js';
 
 export interface HostDir {

@@ -1,7 +1,8 @@
 // What `slowdisk analyze` prints: for a person, a block per host with its slow and recovered
 // drives and a summary line; with --json, one {"type":"drive"} line per drive and a summary.
 import type { PeerParams } from '../peer/params.js';
-import { naturalCompare, tooFewToJudge, type DriveVerdict, type PeerGroup, type SlowEpisode } from '../peer/verdict.js';
+import { naturalCompare } from '../common/natural-compare.js';
+import { tooFewToJudge, type DriveVerdict, type PeerGroup, type SlowEpisode } from '../peer/verdict.js';
 import type { HostAnalysis } from '../perseus/analyze.js';
 import type { ReadCounters } from '../perseus/csv.js';
 import { driveVerdictFields } from './drive-verdicts.js';
