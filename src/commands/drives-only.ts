@@ -3,7 +3,7 @@ import type { DriveRequest } from '../drives/params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
-import { OutputWriter } from '../output/output-writer.js';
+import { OutputWriter, tellNotWritten } from '../output/output-writer.js';
 import type { ListenAddress } from '../report/metrics-server.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 
@@ -46,7 +46,8 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
     await server?.close();
     const judgement = await run.finish();
     run.report(judgement);
-    writer.end(run.notWritten());
+    tellNotWritten(run.notWritten());
+    writer.end();
     await stoppingRunFlushed();
     process.exit(code ?? run.exitCode(judgement));
   };

@@ -6,7 +6,7 @@ import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
 import type { HookParams } from '../hooks/hook-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
-import { OutputWriter } from '../output/output-writer.js';
+import { OutputWriter, tellNotWritten } from '../output/output-writer.js';
 import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { SessionRecorder } from '../record/session-recorder.js';
@@ -59,8 +59,10 @@ export async function runProbe(options: RunOptions): Promise<void> {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
   }
-  // The CLI makes no syscall on an output's path: the writer process does them all.
-  const writer = options.output?.textfile !== undefined || options.record !== undefined || options.drives ? new OutputWriter() : null;
+  // The CLI makes no syscall on an output's path: the prober writes the textfile, and a
+  // process of its own, the output writer, the trace and the drives' files. A textfile alone
+  // takes no third process, and no third share of memory.
+  const writer = options.record !== undefined || options.drives ? new OutputWriter() : null;
   let drives: DriveRun | null = null;
   if (options.drives) {
     try {
@@ -76,7 +78,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       throw error;
     }
   }
-  const metricsExport = await MetricsExport.start({ ...options.output, output: writer }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
+  const metricsExport = await MetricsExport.start({ ...options.output, output: session }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
     await session.stop();
     await drives?.finish();
     return fail(error.message, EXIT_UNKNOWN);
@@ -115,9 +117,11 @@ export async function runProbe(options: RunOptions): Promise<void> {
     finishing = true;
     reporter?.stop();
     const disks = session.statuses();
+    // The textfile's last write goes through the prober, before it stops.
+    await metricsExport?.stop();
     await session.stop();
     // Each output bounded by the output deadline, side by side.
-    const [, , judgement] = await Promise.all([recorder?.stop(), metricsExport?.stop(), drives?.finish()]);
+    const [, judgement] = await Promise.all([recorder?.stop(), drives?.finish()]);
     const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
     if (mode === 'check') {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
@@ -125,7 +129,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
     }
     // After check's line: a Nagios-style reader takes the first line as the status.
     if (judgement) drives?.report(judgement);
-    writer?.end([recorder?.notWritten(), metricsExport?.notWritten(), ...(drives?.notWritten() ?? [])]);
+    tellNotWritten([recorder?.notWritten(), metricsExport?.notWritten(), ...(drives?.notWritten() ?? [])]);
+    writer?.end();
     await stoppingRunFlushed();
     await hooks?.settle();
     process.exit(exitCode);

@@ -261,6 +261,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.prober.detach();
   }
 
+  /** Puts an output file (a textfile) at dir/name through the prober, before stop(): see ProberClient.replace. */
+  replaceFile(dir: string, name: string, text: string, mode: number): Promise<void> {
+    return this.prober.replace(dir, name, text, mode);
+  }
+
   statuses(): DiskStatus[] {
     const now = MONOTONIC_CLOCK.now();
     return [...this.disks.values()].map((disk) => {

@@ -14,6 +14,12 @@ const THREADS = '16';
 
 type Request = ToWriter extends infer M ? (M extends { id: number } ? Omit<M, 'id'> : never) : never;
 
+/** At the end of a run: says on stderr which outputs were `notWritten` (nulls are those written). */
+export function tellNotWritten(notWritten: readonly (string | null | undefined)[]): void {
+  const unwritten = notWritten.filter((what) => typeof what === 'string');
+  if (unwritten.length > 0) writeStderrLine(`not written: ${unwritten.join(', ')}`);
+}
+
 /** A write the writer reported failed (its message names the syscall, errno and path). */
 export class OutputError extends Error {
   readonly code?: string;
@@ -64,6 +70,11 @@ export class OutputWriter {
     });
   }
 
+  /** Puts `text` at dir/name atomically (a textfile). */
+  replaceFile(dir: string, name: string, text: string, mode: number): Promise<void> {
+    return this.request({ type: 'replace', dir, name, text, mode });
+  }
+
   /** More of a file made by a `create` request; `onFailure` hears of the first write error. */
   append(file: string, text: string): void {
     if (this.lost === null && this.child.connected) this.child.send({ type: 'append', file, text } satisfies ToWriter);
@@ -74,13 +85,10 @@ export class OutputWriter {
   }
 
   /**
-   * At the end of the run: says on stderr which outputs were `notWritten` (nulls are those
-   * written), and lets the writer go: it exits once disconnected; one with a request still
-   * pending is stuck on a disk and is killed.
+   * At the end of the run: lets the writer go: it exits once disconnected; one with a request
+   * still pending is stuck on a disk and is killed.
    */
-  end(notWritten: readonly (string | null | undefined)[]): void {
-    const unwritten = notWritten.filter((what) => typeof what === 'string');
-    if (unwritten.length > 0) writeStderrLine(`not written: ${unwritten.join(', ')}`);
+  end(): void {
     if (this.pending.size > 0 && this.child.pid !== undefined && this.child.exitCode === null) {
       try {
         process.kill(this.child.pid, 'SIGKILL');

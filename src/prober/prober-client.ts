@@ -20,6 +20,8 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   private stderrTail = '';
   private stopRequested = false;
   private exited = false;
+  private nextReplaceId = 1;
+  private readonly replacing = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
 
   constructor(targets: ProbeTarget[], probe: ProbeParams) {
     super();
@@ -37,10 +39,11 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEPT);
     });
     (this.child.stderr as unknown as { unref?: () => void })?.unref?.();
-    this.child.on('message', (message) => this.emit('message', message as FromProber));
+    this.child.on('message', (message) => this.receive(message as FromProber));
     this.child.on('error', (error) => this.lose(error.message));
     this.child.on('exit', (code, signal) => {
       this.exited = true;
+      this.failReplaces(`the prober (pid ${this.child.pid}) ended`);
       if (!this.stopRequested) {
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const detail = this.stderrTail.trim().split('\n').pop();
@@ -88,10 +91,40 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     });
   }
 
+  /**
+   * Has the prober put `text` at dir/name atomically (an output file: the CLI makes no
+   * syscall on its path). Rejects with the prober's error, or if it ends first; never settles
+   * while the directory's disk hangs, so the caller bounds the wait.
+   */
+  replace(dir: string, name: string, text: string, mode: number): Promise<void> {
+    if (this.exited || !this.child.connected) return Promise.reject(new Error('the prober is gone'));
+    const id = this.nextReplaceId++;
+    return new Promise((resolve, reject) => {
+      this.replacing.set(id, { resolve, reject });
+      this.child.send({ type: 'replace', id, dir, name, text, mode } satisfies ToProber);
+    });
+  }
+
   /** Closes the channel without waiting; the prober then cleans up and exits by itself. */
   detach(): void {
     this.stopRequested = true;
     if (this.child.connected) this.child.disconnect();
+  }
+
+  private receive(message: FromProber): void {
+    if (message.type !== 'replaced') {
+      this.emit('message', message);
+      return;
+    }
+    const request = this.replacing.get(message.id);
+    this.replacing.delete(message.id);
+    if (message.error) request?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
+    else request?.resolve();
+  }
+
+  private failReplaces(reason: string): void {
+    for (const request of this.replacing.values()) request.reject(new Error(reason));
+    this.replacing.clear();
   }
 
   private lose(reason: string): void {

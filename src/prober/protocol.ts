@@ -51,7 +51,9 @@ export type ToProber =
   /** A batch now, not at its time. */
   | { type: 'flush' }
   /** `leaving`: the paths the CLI will not wait for (hung): the prober records them as stuck. */
-  | { type: 'stop'; leaving?: string[] };
+  | { type: 'stop'; leaving?: string[] }
+  /** An output file (a textfile) to put at dir/name atomically; answered by `replaced` with the same id. */
+  | { type: 'replace'; id: number; dir: string; name: string; text: string; mode: number };
 
 export type FromProber =
   | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
@@ -64,4 +66,6 @@ export type FromProber =
   | { type: 'released'; name: string; error?: SerializedProbeError }
   /** The prober has recorded the paths it is left stuck on, and is removing its probe files. */
   | { type: 'stopping' }
-  | { type: 'stopped' };
+  | { type: 'stopped' }
+  /** The `replace` of that id is done; `error`'s message names the syscall, errno and path. */
+  | { type: 'replaced'; id: number; error?: { message: string; code?: string } };

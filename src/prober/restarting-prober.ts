@@ -38,6 +38,11 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
     this.client.send(message);
   }
 
+  /** See ProberClient.replace: a prober that dies fails its writes, and the next one takes the later ones. */
+  replace(dir: string, name: string, text: string, mode: number): Promise<void> {
+    return this.client.replace(dir, name, text, mode);
+  }
+
   /** See ProberClient.stop. */
   stop(waitMs: number, only?: readonly string[], leaving?: readonly string[]): Promise<void> {
     return this.client.stop(waitMs, only, leaving);

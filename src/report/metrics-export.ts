@@ -4,14 +4,13 @@ import type { Registry } from 'prom-client';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeSession } from '../live/probe-session.js';
 import type { ListenAddress, MetricsServer } from './metrics-server.js';
-import type { OutputWriter } from '../output/output-writer.js';
-import type { TextfileWriter } from './textfile.js';
+import type { FileReplacer, TextfileWriter } from './textfile.js';
 
 export interface MetricsTargets {
   /** node_exporter's --collector.textfile.directory. */
   textfile?: string;
-  /** Writes the textfile (needed with `textfile`). */
-  output?: OutputWriter | null;
+  /** Writes the textfile (needed with `textfile`): the session's prober. */
+  output?: FileReplacer | null;
   listen?: ListenAddress;
 }
 

@@ -1,14 +1,19 @@
 // --textfile DIR: DIR/slowdisk.prom for node_exporter's textfile collector, rewritten every
-// round. The output writer process writes the metrics to a temporary file of an unguessable
-// name in the same directory, then renames it over slowdisk.prom, so that a reader sees the
-// old file or the new one, never a partial one; the collector reads *.prom only, so it never
-// sees the temporary file. A directory on a hung disk stalls that writer, never the run.
+// round. A helper process (the prober in a probe run, the output writer for the drives alone)
+// writes the metrics to a temporary file of an unguessable name in the same directory, then
+// renames it over slowdisk.prom, so that a reader sees the old file or the new one, never a
+// partial one; the collector reads *.prom only, so it never sees the temporary file. A
+// directory on a hung disk stalls that helper's write, never the run.
 import path from 'node:path';
 import { deadlineText, withinDeadline } from '../output/deadline.js';
-import type { OutputWriter } from '../output/output-writer.js';
 import { writeStderrLine } from '../common/visible-text.js';
 
 export const TEXTFILE_NAME = 'slowdisk.prom';
+
+/** A helper process that puts a file in place atomically: the CLI makes no syscall on an output's path. */
+export interface FileReplacer {
+  replaceFile(dir: string, name: string, text: string, mode: number): Promise<void>;
+}
 
 export class TextfileWriter {
   readonly file: string;
@@ -24,7 +29,7 @@ export class TextfileWriter {
   private late = false;
 
   constructor(
-    private readonly writer: OutputWriter,
+    private readonly writer: FileReplacer,
     dir: string,
     private readonly render: () => Promise<string>,
     name: string = TEXTFILE_NAME,
@@ -115,7 +120,7 @@ export class TextfileWriter {
   private async replace(): Promise<void> {
     const text = await this.render();
     this.written = false;
-    await this.writer.request({ type: 'replace', dir: this.dir, name: this.name, text, mode: 0o644 });
+    await this.writer.replaceFile(this.dir, this.name, text, 0o644);
     this.written = true;
     this.late = false;
   }

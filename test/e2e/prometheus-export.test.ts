@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { childPids, probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-prometheus-export-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -67,6 +67,8 @@ describe.skipIf(gate.skip)('--textfile DIR', () => {
     const file = path.join(textfiles, 'slowdisk.prom');
     const cli = startCli(['watch', '--raft', dir, ...FAST_AND_TIMING_OUT, '--textfile', textfiles]);
     await waitFor(() => existsSync(file), 10_000, 'the first textfile');
+    // Written by the prober: a textfile takes no process, and no memory, of its own.
+    expect(childPids(cli.child.pid!)).toHaveLength(1);
     const seen = new Set<string>();
     let reads = 0;
     const until = performance.now() + 3000;
