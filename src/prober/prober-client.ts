@@ -43,7 +43,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     this.child.on('error', (error) => this.lose(error.message));
     this.child.on('exit', (code, signal) => {
       this.exited = true;
-      this.failReplaces(`the prober (pid ${this.child.pid}) ended`);
+      this.failReplaces(this.endedText());
       if (!this.stopRequested) {
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const detail = this.stderrTail.trim().split('\n').pop();
@@ -97,7 +97,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
    * while the directory's disk hangs, so the caller bounds the wait.
    */
   replace(dir: string, name: string, text: string, mode: number): Promise<void> {
-    if (this.exited || !this.child.connected) return Promise.reject(new Error('the prober is gone'));
+    if (this.exited || !this.child.connected) return Promise.reject(new Error(this.endedText()));
     const id = this.nextReplaceId++;
     return new Promise((resolve, reject) => {
       this.replacing.set(id, { resolve, reject });
@@ -120,6 +120,10 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     this.replacing.delete(message.id);
     if (message.error) request?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
     else request?.resolve();
+  }
+
+  private endedText(): string {
+    return `the prober (pid ${this.child.pid}) ended`;
   }
 
   private failReplaces(reason: string): void {

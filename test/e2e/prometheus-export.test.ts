@@ -1,6 +1,6 @@
 // --textfile and --listen: the metrics node_exporter and Prometheus read, complete at every
 // moment and valid for promtool.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,6 +102,26 @@ describe.skipIf(gate.skip)('--textfile DIR', () => {
     expect(Date.now() / 1000 - sample(text, 'slowdisk_last_round_timestamp_seconds')).toBeLessThan(10);
     // Only the file itself is left: no temporary file.
     expect(readdirSync(textfiles)).toEqual(['slowdisk.prom']);
+  });
+
+  it('goes on being written when the prober that writes it is killed: by the one that replaces it', async () => {
+    const dir = mkdtempSync(path.join(work, 'probed-'));
+    const textfiles = mkdtempSync(path.join(work, 'textfile-'));
+    const file = path.join(textfiles, 'slowdisk.prom');
+    const cli = startCli(['watch', '--raft', dir, ...FAST_AND_TIMING_OUT, '--textfile', textfiles]);
+    await waitFor(() => existsSync(file), 10_000, 'the first textfile');
+    const [prober] = childPids(cli.child.pid!);
+    process.kill(prober!, 'SIGKILL');
+    await waitFor(() => childPids(cli.child.pid!).some((pid) => pid !== prober), 5000, 'a new prober');
+    const restartedAtMs = Date.now();
+    await waitFor(() => statSync(file).mtimeMs > restartedAtMs, 5000, 'the textfile written by the new prober');
+    cli.child.kill('SIGTERM');
+    const result = await cli.done;
+    expect(result.code).toBe(143);
+    // A write the killed prober had under way is told once, as not written; no other line.
+    expect(result.stderr).toMatch(new RegExp(`^(slowdisk: cannot write the textfile ${file}: the prober \\(pid ${prober}\\) ended\\n)?$`));
+    expect(families(readFileSync(file, 'utf8'))).toEqual(FAMILIES);
+    expect(probeFiles(dir)).toEqual([]);
   });
 
   it('a directory that cannot take the file: one line, exit 3, no probe file left', async () => {
