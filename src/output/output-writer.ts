@@ -5,6 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
+import { PendingReplies } from '../common/pending-replies.js';
 import { writeStderrLine } from '../common/visible-text.js';
 
 // Both src/output and dist/output sit two levels below the package root.
@@ -32,8 +33,7 @@ export class OutputError extends Error {
 
 export class OutputWriter {
   private readonly child: ChildProcess;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  private readonly pending = new PendingReplies();
   private readonly failures = new Map<string, (error: OutputError) => void>();
   private lost: string | null = null;
 
@@ -63,11 +63,7 @@ export class OutputWriter {
   request<T = void>(message: Request): Promise<T> {
     if (this.lost === null && !this.child.connected) this.lost = 'the output writer is gone';
     if (this.lost !== null) return Promise.reject(new OutputError({ message: this.lost }));
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
-      this.child.send({ ...message, id } as ToWriter);
-    });
+    return this.pending.add<T>((id) => this.child.send({ ...message, id } as ToWriter));
   }
 
   /** Puts `text` at dir/name atomically (a textfile). */
@@ -105,16 +101,11 @@ export class OutputWriter {
       this.failures.get(message.file)?.(new OutputError(message.error));
       return;
     }
-    const request = this.pending.get(message.id);
-    if (!request) return;
-    this.pending.delete(message.id);
-    if (message.error) request.reject(new OutputError(message.error));
-    else request.resolve(message.result);
+    this.pending.settle(message.id, message.error ? new OutputError(message.error) : null, message.result);
   }
 
   private lose(reason: string): void {
     this.lost ??= reason;
-    for (const request of this.pending.values()) request.reject(new OutputError({ message: reason }));
-    this.pending.clear();
+    this.pending.failAll(new OutputError({ message: reason }));
   }
 }

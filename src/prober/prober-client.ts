@@ -2,6 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { PendingReplies } from '../common/pending-replies.js';
 import type { ProbeParams } from './probe-params.js';
 import type { FromProber, ProbeTarget, ToProber } from './protocol.js';
 
@@ -20,8 +21,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   private stderrTail = '';
   private stopRequested = false;
   private exited = false;
-  private nextReplaceId = 1;
-  private readonly replacing = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly replacing = new PendingReplies();
 
   constructor(targets: ProbeTarget[], probe: ProbeParams) {
     super();
@@ -43,7 +43,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     this.child.on('error', (error) => this.lose(error.message));
     this.child.on('exit', (code, signal) => {
       this.exited = true;
-      this.failReplaces(this.endedText());
+      this.replacing.failAll(new Error(this.endedText()));
       if (!this.stopRequested) {
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const detail = this.stderrTail.trim().split('\n').pop();
@@ -98,11 +98,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
    */
   replace(dir: string, name: string, text: string, mode: number): Promise<void> {
     if (this.exited || !this.child.connected) return Promise.reject(new Error(this.endedText()));
-    const id = this.nextReplaceId++;
-    return new Promise((resolve, reject) => {
-      this.replacing.set(id, { resolve, reject });
-      this.child.send({ type: 'replace', id, dir, name, text, mode } satisfies ToProber);
-    });
+    return this.replacing.add((id) => this.child.send({ type: 'replace', id, dir, name, text, mode } satisfies ToProber));
   }
 
   /** Closes the channel without waiting; the prober then cleans up and exits by itself. */
@@ -116,19 +112,11 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       this.emit('message', message);
       return;
     }
-    const request = this.replacing.get(message.id);
-    this.replacing.delete(message.id);
-    if (message.error) request?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
-    else request?.resolve();
+    this.replacing.settle(message.id, message.error ? Object.assign(new Error(message.error.message), { code: message.error.code }) : null);
   }
 
   private endedText(): string {
     return `the prober (pid ${this.child.pid}) ended`;
-  }
-
-  private failReplaces(reason: string): void {
-    for (const request of this.replacing.values()) request.reject(new Error(reason));
-    this.replacing.clear();
   }
 
   private lose(reason: string): void {
