@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { childPids, probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { childPids, probeFiles, runCli, startCli, waitFor, type RunningCli } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-prometheus-export-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -45,6 +45,16 @@ const FAMILIES = [
   'slowdisk_inspection_errors_total',
 ];
 
+/** `watch` at 50 rounds a second with --textfile, once its first textfile is there. */
+async function watchWritingTextfile(): Promise<{ dir: string; textfiles: string; file: string; cli: RunningCli }> {
+  const dir = mkdtempSync(path.join(work, 'probed-'));
+  const textfiles = mkdtempSync(path.join(work, 'textfile-'));
+  const file = path.join(textfiles, 'slowdisk.prom');
+  const cli = startCli(['watch', '--raft', dir, ...FAST_AND_TIMING_OUT, '--textfile', textfiles]);
+  await waitFor(() => existsSync(file), 10_000, 'the first textfile');
+  return { dir, textfiles, file, cli };
+}
+
 function families(text: string): string[] {
   return [...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]);
 }
@@ -62,11 +72,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 describe.skipIf(gate.skip)('--textfile DIR', () => {
   it('DIR/slowdisk.prom is complete whenever it is read, 50 rounds a second, and valid for promtool', async () => {
-    const dir = mkdtempSync(path.join(work, 'probed-'));
-    const textfiles = mkdtempSync(path.join(work, 'textfile-'));
-    const file = path.join(textfiles, 'slowdisk.prom');
-    const cli = startCli(['watch', '--raft', dir, ...FAST_AND_TIMING_OUT, '--textfile', textfiles]);
-    await waitFor(() => existsSync(file), 10_000, 'the first textfile');
+    const { dir, textfiles, file, cli } = await watchWritingTextfile();
     // Written by the prober: a textfile takes no process, and no memory, of its own.
     expect(childPids(cli.child.pid!)).toHaveLength(1);
     const seen = new Set<string>();
@@ -105,11 +111,9 @@ describe.skipIf(gate.skip)('--textfile DIR', () => {
   });
 
   it('goes on being written when the prober that writes it is killed: by the one that replaces it', async () => {
-    const dir = mkdtempSync(path.join(work, 'probed-'));
-    const textfiles = mkdtempSync(path.join(work, 'textfile-'));
-    const file = path.join(textfiles, 'slowdisk.prom');
-    const cli = startCli(['watch', '--raft', dir, ...FAST_AND_TIMING_OUT, '--textfile', textfiles]);
-    await waitFor(() => existsSync(file), 10_000, 'the first textfile');
+    const { dir, file, cli } = await watchWritingTextfile();
+    // A prober is replaced once it has answered (else it would only die again): its inspections are in the file.
+    await waitFor(() => /^slowdisk_inspection_duration_seconds_count\{disk="raft",phase="total"\} [1-9]/m.test(readFileSync(file, 'utf8')), 10_000, 'an inspection in the textfile');
     const [prober] = childPids(cli.child.pid!);
     process.kill(prober!, 'SIGKILL');
     await waitFor(() => childPids(cli.child.pid!).some((pid) => pid !== prober), 5000, 'a new prober');
