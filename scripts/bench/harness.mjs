@@ -97,7 +97,8 @@ if (mode === 'worker') {
 } else {
   const { ProberClient } = await import(dist('prober/prober-client.js'));
   const { DEFAULT_PROBE_PARAMS } = await import(dist('prober/probe-params.js'));
-  const client = new ProberClient([{ name: 'bench', dir }], { ...DEFAULT_PROBE_PARAMS });
+  const { PROBER_WITH_OUTPUTS } = await import(dist('output/prober-program.js'));
+  const client = new ProberClient(PROBER_WITH_OUTPUTS, [{ name: 'bench', dir }], { ...DEFAULT_PROBE_PARAMS });
   client.on('lost', (reason) => {
     process.stderr.write(`harness: ${reason}\n`);
     process.exit(1);

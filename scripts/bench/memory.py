@@ -140,7 +140,7 @@ def other_node_processes(ours):
 def role(pid):
     with open(f'/proc/{pid}/cmdline', 'rb') as f:
         cmdline = f.read().decode(errors='replace')
-    if 'dist/prober/child.js' in cmdline:
+    if 'dist/output/prober-with-outputs.js' in cmdline:
         return 'prober'
     if 'dist/output/writer-child.js' in cmdline:
         return 'output writer'
@@ -262,7 +262,7 @@ def main():
     system_node = shutil.which('node')
     if system_node is None:
         sys.exit('node not found on PATH')
-    if not os.path.exists(os.path.join(ROOT, 'dist', 'prober', 'child.js')):
+    if not os.path.exists(os.path.join(ROOT, 'dist', 'output', 'prober-with-outputs.js')):
         sys.exit('not built: run `npx tsc -p tsconfig.json`')
     scratch = tempfile.mkdtemp(prefix='slowdisk-bench-memory-')
     made, results, failed = [], [], False

@@ -29,7 +29,7 @@ export interface DriveRunOptions {
   sysRoot?: string;
   params?: DriveParams;
   peer?: PeerParams;
-  /** The output writer process: the history and the textfile are written by it (else the history in this process). */
+  /** The output writer: the history and the textfile are written by it (else the history in this process). */
   output?: OutputWriter;
   /** node_exporter's textfile directory: DIR/slowdisk-drives.prom after every sample (needs `output`). */
   textfile?: string;

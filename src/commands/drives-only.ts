@@ -20,8 +20,8 @@ export interface DriveOnlyOptions {
 }
 
 export async function runDrives(options: DriveOnlyOptions): Promise<void> {
-  // The state directory and the textfile are written by the output writer process, never by the CLI's.
-  const writer = new OutputWriter();
+  // The state directory and the textfile are written by the output writer, a process of its own here (there is no prober), never by the CLI.
+  const writer = OutputWriter.inProcess();
   let run: DriveRun;
   try {
     run = await DriveRun.start(options.drives, { json: options.json, output: writer, textfile: options.textfile, serveMetrics: options.listen !== undefined });

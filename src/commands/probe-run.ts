@@ -7,6 +7,7 @@ import type { ProbeParams } from '../prober/probe-params.js';
 import type { HookParams } from '../hooks/hook-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { OutputWriter, tellNotWritten } from '../output/output-writer.js';
+import { PROBER_WITH_OUTPUTS } from '../output/prober-program.js';
 import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { SessionRecorder } from '../record/session-recorder.js';
@@ -54,15 +55,14 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const buffered = !probe.direct;
   let session: ProbeSession;
   try {
-    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.predictor, options.criticalOn);
+    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.predictor, options.criticalOn, PROBER_WITH_OUTPUTS);
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
   }
-  // The CLI makes no syscall on an output's path: the prober writes the textfile, and a
-  // process of its own, the output writer, the trace and the drives' files. A textfile alone
-  // takes no third process, and no third share of memory.
-  const writer = options.record !== undefined || options.drives ? new OutputWriter() : null;
+  // The CLI makes no syscall on an output's path: the prober process writes them all, the
+  // textfile, the trace and the drives' files, so that they take no third process.
+  const writer = options.record !== undefined || options.drives ? OutputWriter.hostedBy(session.hosted) : null;
   let drives: DriveRun | null = null;
   if (options.drives) {
     try {
@@ -117,11 +117,10 @@ export async function runProbe(options: RunOptions): Promise<void> {
     finishing = true;
     reporter?.stop();
     const disks = session.statuses();
-    // The textfile's last write goes through the prober, before it stops.
-    await metricsExport?.stop();
+    // The outputs are written by the prober's process, so they are done before it stops: each
+    // bounded by the output deadline, side by side.
+    const [, , judgement] = await Promise.all([metricsExport?.stop(), recorder?.stop(), drives?.finish()]);
     await session.stop();
-    // Each output bounded by the output deadline, side by side.
-    const [, judgement] = await Promise.all([recorder?.stop(), drives?.finish()]);
     const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
     if (mode === 'check') {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
@@ -144,9 +143,9 @@ export async function runProbe(options: RunOptions): Promise<void> {
   session.on('event', (event) => reporter?.event(event));
   session.on('fatal', (message) => {
     reporter?.stop();
-    void session
-      .stop()
-      .then(() => recorder?.stop())
+    // The trace is closed by the prober's process, which may be gone: recorder.stop() is bounded.
+    void Promise.resolve(recorder?.stop())
+      .then(() => session.stop())
       .then(() => hooks?.settle())
       .then(() => fail(message, EXIT_UNKNOWN));
   });

@@ -5,7 +5,7 @@
 // does not parse, is reported, renamed aside (never deleted, never silently reset) and a new
 // history begun; an entry that is not a regular file (a FIFO, a symlink) is refused. A lock
 // file keeps two runs (a cron check and a watch) from interleaving their writes. This runs in
-// the output writer process (../output/), never in the CLI's.
+// the output writer (../output/: in the prober's process, or its own), never in the CLI's.
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';

@@ -12,14 +12,14 @@ import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-la
 import { MountTable } from '../mounts/mount-table.js';
 import { DeviceCounters, type DeviceFigures } from '../kernel/device-counters.js';
 import type { DetectorState } from '../statistical/statistical-detector.js';
-import { DEFAULT_PREDICTOR_PARAMS, type PredictorParams } from '../early-warning/predictor-params.js';
+import type { PredictorParams } from '../early-warning/predictor-params.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { StatisticalParams } from '../statistical/statistical-params.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
-import type { BatchRecord, FromProber, InspectedRecord, PhaseTimings, Placement, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
+import type { BatchRecord, FromProber, InspectedRecord, PhaseTimings, Placement, ProberProgram, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
 import { stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
-import { RestartingProber } from '../prober/restarting-prober.js';
+import { RestartingProber, type HostedChannel } from '../prober/restarting-prober.js';
 import { reportedScore, type Severity } from '../score/store-score.js';
 import { MONOTONIC_CLOCK, wallOf, wallOffsetMs } from '../common/monotonic-clock.js';
 import { TickSchedule } from '../ticks/tick-schedule.js';
@@ -174,10 +174,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     score: ScoreParams,
     probe: ProbeParams,
     statistical: StatisticalParams,
-    predictor: PredictorParams = DEFAULT_PREDICTOR_PARAMS,
-    criticalOn: 'evict' | 'any' = 'evict',
+    predictor: PredictorParams,
+    criticalOn: 'evict' | 'any',
+    program: ProberProgram,
   ): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, statistical, new RestartingProber(targets, probe), predictor, criticalOn, probe.hangAfterMs);
+    const session = new ProbeSession(targets, score, statistical, new RestartingProber(program, targets, probe), predictor, criticalOn, probe.hangAfterMs);
     try {
       await session.resolveAtStart();
       // The first round's outputs name every disk's devices, and its figures have a start.
@@ -259,6 +260,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     // the hung ones as stuck, so that the next run starts no prober of its own there.
     await this.prober.stop(2000, this.targets.map(({ name }) => name).filter((name) => !hung.has(name)), [...hung]);
     this.prober.detach();
+  }
+
+  /** What the prober process hosts beside the probes (the run's outputs), until stop(). */
+  get hosted(): HostedChannel {
+    return this.prober.hosted;
   }
 
   /** Puts an output file (a textfile) at dir/name through the prober, before stop(): see ProberClient.replace. */

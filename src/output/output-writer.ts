@@ -1,19 +1,25 @@
-// The CLI's side of the output writer: spawns it, sends it what to write, and never waits on
-// it: each request is a promise the caller bounds with withinDeadline. At the end of the run
-// a writer still stuck on a hung disk is killed by PID; one in D state dies when its disk
-// lets it, having renamed nothing into place, and the CLI has exited long before.
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// The CLI's side of the output writer: sends it what to write, and never waits on it: each
+// request is a promise the caller bounds with withinDeadline. The writer is the prober of a
+// probe run (prober-with-outputs.ts), or a process of its own for the drives alone
+// (writer-child.ts); either way the CLI makes no syscall on an output's path.
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
+import type { HostedChannel } from '../prober/restarting-prober.js';
 import { PendingReplies } from '../common/pending-replies.js';
 import { writeStderrLine } from '../common/visible-text.js';
-
-// Both src/output and dist/output sit two levels below the package root.
-const CHILD_PATH = fileURLToPath(new URL('../../dist/output/writer-child.js', import.meta.url));
-/** libuv's threads run the file syscalls: enough for every output to have one stuck and still write the others. */
-const THREADS = '16';
+import { WriterProcess } from './writer-process.js';
 
 type Request = ToWriter extends infer M ? (M extends { id: number } ? Omit<M, 'id'> : never) : never;
+
+/** How the CLI reaches the process that writes. */
+export interface WriterLink {
+  /** False when no writer is there to take it. */
+  send(message: ToWriter): boolean;
+  onReply(listener: (message: FromWriter) => void): void;
+  /** The writing process ended: what it had under way or open is lost with it. */
+  onEnded(listener: (reason: string) => void): void;
+  /** The run is done with it; `stuck`: requests are still pending (a hung disk). */
+  end(stuck: boolean): void;
+}
 
 /** At the end of a run: says on stderr which outputs were `notWritten` (nulls are those written). */
 export function tellNotWritten(notWritten: readonly (string | null | undefined)[]): void {
@@ -32,38 +38,35 @@ export class OutputError extends Error {
 }
 
 export class OutputWriter {
-  private readonly child: ChildProcess;
   private readonly pending = new PendingReplies();
   private readonly failures = new Map<string, (error: OutputError) => void>();
-  private lost: string | null = null;
+  private ended: string | null = null;
 
-  constructor() {
-    // Detached and unreferenced, as the prober: Ctrl-C reaches the CLI alone, and the CLI's
-    // exit never waits for this process.
-    this.child = fork(CHILD_PATH, [], {
-      cwd: '/',
-      detached: true,
-      execArgv: [],
-      env: { ...process.env, UV_THREADPOOL_SIZE: THREADS },
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-      serialization: 'advanced',
-    });
-    this.child.unref();
-    this.child.channel?.unref();
-    this.child.on('message', (message) => this.receive(message as FromWriter));
-    this.child.on('error', (error) => this.lose(`the output writer could not run: ${error.message}`));
-    this.child.on('exit', (code, signal) => this.lose(`the output writer (pid ${this.child.pid}) ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`));
+  private constructor(private readonly link: WriterLink) {
+    link.onReply((message) => this.receive(message));
+    link.onEnded((reason) => this.lose(reason));
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
+  /** A process of its own (a run without probes). */
+  static inProcess(): OutputWriter {
+    return new OutputWriter(new WriterProcess());
+  }
+
+  /** Hosted by the session's prober: a prober that dies takes what it had open with it, and its replacement takes the later requests. */
+  static hostedBy(channel: HostedChannel): OutputWriter {
+    return new OutputWriter({
+      send: (message) => channel.send(message),
+      onReply: (listener) => channel.onMessage((message) => listener(message as FromWriter)),
+      onEnded: (listener) => channel.onEnded(listener),
+      end: () => {},
+    });
   }
 
   /** Sends a request; resolves with the writer's answer, rejects with an OutputError, or never settles if its disk hangs. */
   request<T = void>(message: Request): Promise<T> {
-    if (this.lost === null && !this.child.connected) this.lost = 'the output writer is gone';
-    if (this.lost !== null) return Promise.reject(new OutputError({ message: this.lost }));
-    return this.pending.add<T>((id) => this.child.send({ ...message, id } as ToWriter));
+    return this.pending.add<T>((id) => {
+      if (!this.link.send({ ...message, id } as ToWriter)) this.pending.settle(id, new OutputError({ message: this.ended ?? 'the output writer is gone' }));
+    });
   }
 
   /** Puts `text` at dir/name atomically (a textfile). */
@@ -73,39 +76,43 @@ export class OutputWriter {
 
   /** More of a file made by a `create` request; `onFailure` hears of the first write error. */
   append(file: string, text: string): void {
-    if (this.lost === null && this.child.connected) this.child.send({ type: 'append', file, text } satisfies ToWriter);
+    this.link.send({ type: 'append', file, text });
   }
 
+  /** Flushes and closes a file made by a `create` request: from then on, its writer's end is not its failure. */
+  async closeFile(file: string): Promise<void> {
+    await this.request({ type: 'close', file });
+    this.failures.delete(file);
+  }
+
+  /** `listener` hears once that `file` is written no further: a write failed, or its writer ended. */
   onFailure(file: string, listener: (error: OutputError) => void): void {
     this.failures.set(file, listener);
   }
 
-  /**
-   * At the end of the run: lets the writer go: it exits once disconnected; one with a request
-   * still pending is stuck on a disk and is killed.
-   */
+  /** At the end of the run: lets the writer go; one with a request still pending is stuck on a disk. */
   end(): void {
-    if (this.pending.size > 0 && this.child.pid !== undefined && this.child.exitCode === null) {
-      try {
-        process.kill(this.child.pid, 'SIGKILL');
-      } catch {
-        // Gone already.
-      }
-    }
-    this.lost ??= 'the output writer was stopped';
-    if (this.child.connected) this.child.disconnect();
+    this.link.end(this.pending.size > 0);
   }
 
   private receive(message: FromWriter): void {
     if (message.type === 'failed') {
-      this.failures.get(message.file)?.(new OutputError(message.error));
+      this.fail(message.file, new OutputError(message.error));
       return;
     }
     this.pending.settle(message.id, message.error ? new OutputError(message.error) : null, message.result);
   }
 
+  private fail(file: string, error: OutputError): void {
+    const listener = this.failures.get(file);
+    this.failures.delete(file);
+    listener?.(error);
+  }
+
   private lose(reason: string): void {
-    this.lost ??= reason;
-    this.pending.failAll(new OutputError({ message: reason }));
+    this.ended = reason;
+    const error = new OutputError({ message: reason });
+    this.pending.failAll(error);
+    for (const file of [...this.failures.keys()]) this.fail(file, error);
   }
 }

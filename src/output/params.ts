@@ -1,6 +1,6 @@
 // The output writer's one parameter. Outputs (--textfile, --record, --state-dir) are written by
-// a helper process (writer-child.ts), so that a disk that hangs under one stalls that helper,
-// never the command.
+// a helper process (the prober of a probe run, writer-child.ts for the drives alone), so that a
+// disk that hangs under one stalls that helper, never the command.
 
 /**
  * How long a write to an output (a textfile replaced, the trace created or closed, the drive

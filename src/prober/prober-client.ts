@@ -1,17 +1,18 @@
 // The CLI's side of the prober: spawns it, talks to it, and never waits on it for long.
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { PendingReplies } from '../common/pending-replies.js';
 import type { ProbeParams } from './probe-params.js';
-import type { FromProber, ProbeTarget, ToProber } from './protocol.js';
+import type { FromProber, ProberProgram, ProbeTarget, ToProber } from './protocol.js';
 
-// Both src/prober and dist/prober sit two levels below the package root.
-const CHILD_PATH = fileURLToPath(new URL('../../dist/prober/child.js', import.meta.url));
 const STDERR_KEPT = 4096;
 
 export interface ProberClientEvents {
   message: [FromProber];
+  /** A message from what the prober process hosts. */
+  hosted: [unknown];
+  /** The prober process ended, asked to or not: what it hosted is gone with it. */
+  ended: [string];
   /** The prober ended without being asked to. */
   lost: [string];
 }
@@ -23,16 +24,17 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   private exited = false;
   private readonly replacing = new PendingReplies();
 
-  constructor(targets: ProbeTarget[], probe: ProbeParams) {
+  constructor(program: ProberProgram, targets: ProbeTarget[], probe: ProbeParams) {
     super();
     // Detached: a Ctrl-C on the terminal reaches the CLI, which then stops the prober in
     // order; stdout is not inherited, so `out=$(slowdisk check)` returns when the CLI exits.
-    this.child = fork(CHILD_PATH, [], {
+    this.child = fork(program.entry, [], {
       cwd: '/',
       detached: true,
       execArgv: [],
+      env: { ...process.env, ...program.env },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
+      serialization: 'advanced',
     });
     this.child.unref();
     this.child.stderr?.on('data', (chunk: Buffer) => {
@@ -40,15 +42,16 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     });
     (this.child.stderr as unknown as { unref?: () => void })?.unref?.();
     this.child.on('message', (message) => this.receive(message as FromProber));
-    this.child.on('error', (error) => this.lose(error.message));
+    // A send to a prober that just died fails too (EPIPE): its exit, which follows, says how it ended.
+    this.child.on('error', (error) => this.child.pid === undefined && this.lose(error.message));
     this.child.on('exit', (code, signal) => {
       this.exited = true;
       this.replacing.failAll(new Error(this.endedText()));
-      if (!this.stopRequested) {
-        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        const detail = this.stderrTail.trim().split('\n').pop();
-        this.lose(`the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`);
-      }
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      const detail = this.stderrTail.trim().split('\n').pop();
+      const reason = `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`;
+      this.emit('ended', reason);
+      if (!this.stopRequested) this.lose(reason);
     });
     this.send({ type: 'configure', targets, probe });
   }
@@ -101,6 +104,13 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     return this.replacing.add((id) => this.child.send({ type: 'replace', id, dir, name, text, mode } satisfies ToProber));
   }
 
+  /** A message for what the prober process hosts; dropped once the prober is gone. */
+  sendHosted(message: unknown): boolean {
+    if (this.exited || !this.child.connected) return false;
+    this.child.send({ type: 'hosted', message } satisfies ToProber);
+    return true;
+  }
+
   /** Closes the channel without waiting; the prober then cleans up and exits by itself. */
   detach(): void {
     this.stopRequested = true;
@@ -108,6 +118,10 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   }
 
   private receive(message: FromProber): void {
+    if (message.type === 'hosted') {
+      this.emit('hosted', message.message);
+      return;
+    }
     if (message.type !== 'replaced') {
       this.emit('message', message);
       return;

@@ -1,4 +1,5 @@
-// Messages between the CLI process and the prober child (Node IPC, JSON). The CLI gives the
+// Messages between the CLI process and the prober child (Node IPC, advanced serialization: a
+// hosted output's messages hold NaN). The CLI gives the
 // prober a schedule and the disks to inspect; the prober's native threads keep the ticks, and
 // their records come back in batches, about once a round: every message costs both processes
 // a wakeup, a JSON round and a syscall, and a tick's worth of them cost far more than its I/O.
@@ -53,7 +54,9 @@ export type ToProber =
   /** `leaving`: the paths the CLI will not wait for (hung): the prober records them as stuck. */
   | { type: 'stop'; leaving?: string[] }
   /** An output file (a textfile) to put at dir/name atomically; answered by `replaced` with the same id. */
-  | { type: 'replace'; id: number; dir: string; name: string; text: string; mode: number };
+  | { type: 'replace'; id: number; dir: string; name: string; text: string; mode: number }
+  /** For what the prober process hosts beside the probes (the output writer, src/output/); the prober reads none of it. */
+  | { type: 'hosted'; message: unknown };
 
 export type FromProber =
   | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
@@ -68,4 +71,12 @@ export type FromProber =
   | { type: 'stopping' }
   | { type: 'stopped' }
   /** The `replace` of that id is done; `error`'s message names the syscall, errno and path. */
-  | { type: 'replaced'; id: number; error?: { message: string; code?: string } };
+  | { type: 'replaced'; id: number; error?: { message: string; code?: string } }
+  /** From what the process hosts beside the probes. */
+  | { type: 'hosted'; message: unknown };
+
+/** The program a prober runs as: a module that calls startProber, and its environment. */
+export interface ProberProgram {
+  entry: string;
+  env?: Record<string, string>;
+}

@@ -5,7 +5,19 @@
 import { EventEmitter } from 'node:events';
 import type { ProbeParams } from './probe-params.js';
 import { ProberClient } from './prober-client.js';
-import type { FromProber, ProbeTarget, ToProber } from './protocol.js';
+import type { FromProber, ProberProgram, ProbeTarget, ToProber } from './protocol.js';
+
+/**
+ * The channel to what the session's prober process hosts beside the probes. A prober that
+ * dies takes what it hosted with it; the one that replaces it hosts anew from its first message.
+ */
+export interface HostedChannel {
+  /** False when no prober is there to take it. */
+  send(message: unknown): boolean;
+  onMessage(listener: (message: unknown) => void): void;
+  /** A prober process ended (its reason names its pid and how). */
+  onEnded(listener: (reason: string) => void): void;
+}
 
 export interface RestartingProberEvents {
   message: [FromProber];
@@ -13,6 +25,8 @@ export interface RestartingProberEvents {
   lost: [string];
   /** The prober died and a new one took over, on the same schedule, nothing placed yet; inspections in flight will not come back. */
   restarted: [{ reason: string; pid: number | undefined }];
+  hosted: [unknown];
+  ended: [string];
 }
 
 export class RestartingProber extends EventEmitter<RestartingProberEvents> {
@@ -22,6 +36,7 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
   private schedule: ToProber | null = null;
 
   constructor(
+    private readonly program: ProberProgram,
     private readonly targets: ProbeTarget[],
     private readonly probe: ProbeParams,
   ) {
@@ -43,6 +58,12 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
     return this.client.replace(dir, name, text, mode);
   }
 
+  readonly hosted: HostedChannel = {
+    send: (message) => this.client.sendHosted(message),
+    onMessage: (listener) => this.on('hosted', listener),
+    onEnded: (listener) => this.on('ended', listener),
+  };
+
   /** See ProberClient.stop. */
   stop(waitMs: number, only?: readonly string[], leaving?: readonly string[]): Promise<void> {
     return this.client.stop(waitMs, only, leaving);
@@ -54,14 +75,16 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
   }
 
   private spawn(): ProberClient {
-    const client = new ProberClient(this.targets, this.probe);
+    const client = new ProberClient(this.program, this.targets, this.probe);
     this.answered = false;
     client.on('message', (message) => {
       // The addon writes a batch without records as exactly [].
       if (message.type === 'batch' && message.recordsJson !== '[]') this.answered = true;
       this.emit('message', message);
     });
-    client.on('lost', (reason) => this.onLost(reason));
+    client.on('hosted', (message) => this.emit('hosted', message));
+    client.on('ended', (reason) => this.emit('ended', reason));
+    client.on('lost', (reason) => client === this.client && this.onLost(reason));
     return client;
   }
 

@@ -1,6 +1,6 @@
 // Connects a live probe session to a TraceWriter: `watch --record` and `check --record`. The
-// trace file is created and written by the output writer process: a trace on a hung disk
-// stalls that process, never the run.
+// trace file is created and written by the output writer, in the prober's process: a trace on
+// a hung disk stalls a thread of that process, never the run.
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
 import type { InspectionRecord, ProbeSession } from '../live/probe-session.js';
@@ -15,6 +15,7 @@ export class SessionRecorder {
   /** Lines were lost: a write failed (ENOSPC, EIO). */
   private lostLines = false;
   private failing = false;
+  private stopping = false;
 
   private constructor(
     private readonly file: string,
@@ -22,8 +23,9 @@ export class SessionRecorder {
     private readonly session: ProbeSession,
     private readonly close: () => Promise<void>,
   ) {
-    session.on('inspection', (record) => this.write(record));
+    session.on('inspection', (record) => this.stopping || this.write(record));
     session.on('round', (report) => {
+      if (this.stopping) return;
       const wallMs = Date.now();
       for (const figures of report.devices) writer.device(report.tick, figures, wallMs);
     });
@@ -47,7 +49,7 @@ export class SessionRecorder {
       stages,
     });
     const creating = output.request({ type: 'create', file, text: header, mode: TRACE_MODE });
-    const sink = { write: (text: string) => output.append(file, text), close: () => output.request({ type: 'close', file }) };
+    const sink = { write: (text: string) => output.append(file, text), close: () => output.closeFile(file) };
     const recorder = new SessionRecorder(file, TraceWriter.to(sink, params), session, () => sink.close());
     output.onFailure(file, (error) => {
       recorder.lostLines = true;
@@ -67,6 +69,8 @@ export class SessionRecorder {
 
   /** Marks the last tick, so that inspections that never returned replay as timeouts, and closes the file (waited for up to the deadline). */
   async stop(): Promise<void> {
+    // The session goes on until the prober stops, after the trace: what comes later is not the run's.
+    this.stopping = true;
     this.writer.clock(this.session.currentTick);
     if (!this.created) return;
     const closing = this.close().then(() => (this.closed = true));

@@ -1,5 +1,5 @@
 // The recorder behind `watch --record FILE` and `check --record FILE`: one JSON line per
-// result as it arrives, handed to a sink (the output writer process, in a live run) so a slow
+// result as it arrives, handed to a sink (the output writer, in the prober's process, in a live run) so a slow
 // trace file never stalls the ticks. What it writes is what replay needs to give the live
 // timeline back exactly.
 import os from 'node:os';

@@ -4,6 +4,8 @@
 // wrote, passed on to the CLI unread. JS acts per inspection only when a probe file has to be
 // made: at a disk's first tick, and when its name was taken. One hung disk holds its own
 // thread only, and the prober outlives a stuck syscall only as long as the kernel makes it.
+// The process may host more beside the probes (startProber's `host`): the outputs of a run,
+// so that they take no process of their own.
 import {
   ProbeError,
   ProbeWorker,
@@ -19,6 +21,13 @@ import { replaceFile } from '../common/exclusive-file.js';
 import { wallOf } from '../common/monotonic-clock.js';
 import { ProberRegistration } from './prober-registry.js';
 import type { FromProber, InspectedRecord, Placement, ProberSchedule, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
+
+/** What a prober process hosts beside the probes: it gets the CLI's `hosted` messages, even while the prober stops. */
+export interface ProberHost {
+  handle(message: unknown): void;
+  /** Work is under way or open (a file the CLI has not closed): after a stop the CLI asked for, the process stays until the CLI lets it go. */
+  busy(): boolean;
+}
 
 /** A directory, probed by its own thread under whichever of its names is placed. */
 interface ProbedDir {
@@ -41,13 +50,11 @@ interface ProbedDir {
   stuckSinceMs: number | null;
 }
 
-// A working directory on a probed filesystem would keep it busy for umount.
-process.chdir('/');
-
 const dirs: ProbedDir[] = [];
 const dirOfName = new Map<string, ProbedDir>();
 let probe: ProbeParams | null = null;
 let stopping = false;
+let host: ProberHost | null = null;
 const registration = new ProberRegistration();
 // Distinct data on every inspection, and across restarts, so a stale read cannot pass.
 const seedBase = Math.floor(Math.random() * 2 ** 20) * 2 ** 32;
@@ -289,7 +296,8 @@ function resolve(dir: ProbedDir): void {
  * Removes every probe file, each after its directory's pending I/O, saying so path by path
  * (a CLI leaving a hung disk behind waits for the others only), then exits. The paths in
  * `leaving` (all those with an inspection in flight, when the CLI is gone unannounced) are
- * recorded as stuck at once: this prober stays there until the disk lets it go.
+ * recorded as stuck at once: this prober stays there until the disk lets it go. A stop the
+ * CLI asked for leaves a busy host its channel until the CLI lets go of it.
  */
 async function shutdown(leaving: readonly string[] | 'in-flight'): Promise<void> {
   if (stopping) return;
@@ -315,7 +323,8 @@ async function shutdown(leaving: readonly string[] | 'in-flight'): Promise<void>
   for (const dir of dirs) dir.worker.close();
   registration.removeAll();
   send({ type: 'stopped' });
-  process.exit(0);
+  if (leaving === 'in-flight' || !host?.busy() || !process.connected) process.exit(0);
+  process.once('disconnect', () => process.exit(0));
 }
 
 function configure(targets: ProbeTarget[]): void {
@@ -349,6 +358,10 @@ function replace(message: ToProber & { type: 'replace' }): void {
 }
 
 function handle(message: ToProber): void {
+  if (message.type === 'hosted') {
+    host?.handle(message.message);
+    return;
+  }
   if (message.type === 'replace') {
     if (stopping) send({ type: 'replaced', id: message.id, error: { message: 'the prober is stopping' } });
     else replace(message);
@@ -381,10 +394,17 @@ function handle(message: ToProber): void {
   }
 }
 
-process.on('message', (message) => handle(message as ToProber));
-// The CLI is gone (it exited, or was killed): clean up and leave.
-process.on('disconnect', () => void shutdown('in-flight'));
-process.on('SIGTERM', () => void shutdown('in-flight'));
-process.on('SIGINT', () => void shutdown('in-flight'));
-// Whatever ends the process, no entry is left to name it.
-process.on('exit', () => registration.removeAll());
+/** Runs this process as the prober, hosting `hosted` beside the probes; returns how the host answers the CLI. */
+export function startProber(hosted: ProberHost | null = null): (message: unknown) => void {
+  host = hosted;
+  // A working directory on a probed filesystem would keep it busy for umount.
+  process.chdir('/');
+  process.on('message', (message) => handle(message as ToProber));
+  // The CLI is gone (it exited, or was killed): clean up and leave.
+  process.on('disconnect', () => void shutdown('in-flight'));
+  process.on('SIGTERM', () => void shutdown('in-flight'));
+  process.on('SIGINT', () => void shutdown('in-flight'));
+  // Whatever ends the process, no entry is left to name it.
+  process.on('exit', () => registration.removeAll());
+  return (message) => send({ type: 'hosted', message });
+}
