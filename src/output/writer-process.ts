@@ -40,7 +40,8 @@ export class WriterProcess implements WriterLink {
   }
 
   onEnded(listener: (reason: string) => void): void {
-    this.child.on('error', (error) => listener(`the output writer could not run: ${error.message}`));
+    // A send to a writer that just died fails too (EPIPE): its exit, which follows, says how it ended.
+    this.child.on('error', (error) => this.child.pid === undefined && listener(`the output writer could not run: ${error.message}`));
     this.child.on('exit', (code, signal) => listener(`the output writer (pid ${this.child.pid}) ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`));
   }
 
