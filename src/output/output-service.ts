@@ -51,9 +51,13 @@ export class OutputService {
         return;
       case 'close': {
         const file = this.created.get(message.file);
+        // Done with, closed or failed: either way nothing more is written to it.
         this.inOrder(message.file, message.id, async () => {
-          await (await file)?.close();
-          this.created.delete(message.file);
+          try {
+            await (await file)?.close();
+          } finally {
+            this.created.delete(message.file);
+          }
         });
         return;
       }
@@ -71,8 +75,11 @@ export class OutputService {
         return;
       case 'state-close':
         this.inOrder(message.dir, message.id, async () => {
-          await (await this.storeOf(message.dir)).close();
-          this.stores.delete(message.dir);
+          try {
+            await (await this.storeOf(message.dir)).close();
+          } finally {
+            this.stores.delete(message.dir);
+          }
         });
         return;
     }
