@@ -264,10 +264,14 @@ bool SameDevIno(const struct stat& st, const ProbeFileId& id) {
          minor(st.st_dev) == id.dir.devMinor && st.st_ino == id.ino;
 }
 
-// Why the open file `fd`, with the name's inode number, is not `id`'s; null
-// if it is.
+// Why the open file `fd` is not `id`'s; null if it is. "" for another inode
+// (there is nothing more to say of it than what it is).
 const char* NotOurs(int fd, const std::string& path, const ProbeFileId& id) {
   struct statx stx = StatxFd(fd, path, STATX_BTIME);
+  if (!S_ISREG(stx.stx_mode) || stx.stx_dev_major != id.dir.devMajor ||
+      stx.stx_dev_minor != id.dir.devMinor || stx.stx_ino != id.ino) {
+    return "";
+  }
   if (id.hasBtime && ((stx.stx_mask & STATX_BTIME) == 0 ||
                       stx.stx_btime.tv_sec != id.btimeSec ||
                       stx.stx_btime.tv_nsec != id.btimeNsec)) {
@@ -585,17 +589,15 @@ UniqueFd OpenOwnProbeFile(int dirFd, const std::string& name,
     if (errno == ENOENT) return UniqueFd();
     ThrowErrno(errno, "open", path);
   }
-  if (fstat(fd.get(), &st) != 0) ThrowErrno(errno, "fstat", path);
-  if (!S_ISREG(st.st_mode) || !SameDevIno(st, id)) {
-    ThrowNameTaken(dirFd, name, path, st);
-  }
   if (const char* why = NotOurs(fd.get(), path, id)) {
+    // What took the name is described as it is now, on this rare path only.
+    if (fstat(fd.get(), &st) != 0) ThrowErrno(errno, "fstat", path);
     ThrowNameTaken(dirFd, name, path, st, why);
   }
-  int flags = fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || fcntl(fd.get(), F_SETFL, (flags & ~O_NONBLOCK) | ioFlags) != 0) {
-    ThrowErrno(errno, "fcntl", path);
-  }
+  // F_SETFL changes only O_APPEND, O_ASYNC, O_DIRECT, O_NOATIME and
+  // O_NONBLOCK, and of those the file was opened with O_NONBLOCK alone:
+  // setting ioFlags clears it, with no F_GETFL first.
+  if (fcntl(fd.get(), F_SETFL, ioFlags) != 0) ThrowErrno(errno, "fcntl", path);
   return fd;
 }
 

@@ -23,7 +23,7 @@
 // With PLAIN_LOOP_CHECKED=1 in the environment each inspection also makes the checks
 // slowdisk's makes before it touches a file it holds for its own (native/inspection.cc,
 // native/probe_file.cc): the directory's statx, open and fstat, the name's fstatat, the
-// file opened without O_DIRECT and fstat'd, its birth time (statx) and header (pread,
+// file opened without O_DIRECT, its inode and birth time (one statx) and header (pread,
 // from the page cache) read, then O_DIRECT set (fcntl); and every 10th writes the
 // round's fresh block (O_TMPFILE). That is the floor of what slowdisk does, not of the
 // I/O alone.
@@ -150,11 +150,10 @@ int main(int argc, char** argv) {
       if (dir_fd < 0 || fstat(dir_fd, &st) != 0) die("open", dir);
       if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) die("fstatat", path);
       fd = openat(dir_fd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-      if (fd < 0 || fstat(fd, &st) != 0) die("open", path);
-      if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) != 0) die("statx", path);
+      if (fd < 0) die("open", path);
+      if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_BTIME, &stx) != 0) die("statx", path);
       if (pread(fd, header, sizeof header, 0) <= 0) die("pread", path);
-      int flags = fcntl(fd, F_GETFL);
-      if (flags < 0 || fcntl(fd, F_SETFL, (flags & ~O_NONBLOCK) | O_DIRECT) != 0) die("fcntl", path);
+      if (fcntl(fd, F_SETFL, O_DIRECT) != 0) die("fcntl", path);
     } else {
       fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_DIRECT);
       if (fd < 0) die("open", path);

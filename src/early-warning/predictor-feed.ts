@@ -94,20 +94,8 @@ export class PredictorFeed {
    * one; at the end of a sample period each disk's predictor is fed.
    */
   tick(tickId: number, devices: readonly DeviceFigures[] = []): void {
-    const recorded = devices.map(recordedFigures);
-    for (const disk of this.samples.keys()) {
-      const figures = nearestDevice(disk, recorded);
-      if (!figures) continue;
-      const sums = this.deviceSums.get(disk);
-      const iops = (figures.readIops ?? 0) + (figures.writeIops ?? 0) + (figures.flushIops ?? 0);
-      if (sums && sums.device === figures.name) {
-        sums.queueDepth += figures.averageQueueDepth;
-        sums.iops += iops;
-        sums.rounds += 1;
-      } else {
-        this.deviceSums.set(disk, { queueDepth: figures.averageQueueDepth, iops, rounds: 1, device: figures.name });
-      }
-    }
+    // Figures come once a round: the other ticks have nothing to sum.
+    if (devices.length > 0) this.sumDevices(devices.map(recordedFigures));
     if (tickId % this.ticksPerSample !== 0) return;
     for (const [disk, sample] of this.samples) {
       const sums = this.deviceSums.get(disk);
@@ -123,6 +111,23 @@ export class PredictorFeed {
       sample.errors = 0;
     }
     this.deviceSums.clear();
+  }
+
+  /** Adds a round's figures to each disk's sums: those of the device nearest to it. */
+  private sumDevices(recorded: readonly DeviceFigures[]): void {
+    for (const disk of this.samples.keys()) {
+      const figures = nearestDevice(disk, recorded);
+      if (!figures) continue;
+      const sums = this.deviceSums.get(disk);
+      const iops = (figures.readIops ?? 0) + (figures.writeIops ?? 0) + (figures.flushIops ?? 0);
+      if (sums && sums.device === figures.name) {
+        sums.queueDepth += figures.averageQueueDepth;
+        sums.iops += iops;
+        sums.rounds += 1;
+      } else {
+        this.deviceSums.set(disk, { queueDepth: figures.averageQueueDepth, iops, rounds: 1, device: figures.name });
+      }
+    }
   }
 
   /** The disk's latest prediction, or undefined before its first sample. */

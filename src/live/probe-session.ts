@@ -340,8 +340,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const atMs = schedule.deadlineMs(tick);
     const out = this.pipeline.tick({ tick, atMs });
     const startedWallMs = wallOf(atMs);
-    for (const name of out.start) {
-      const disk = this.disks.get(name);
+    // Indexed loops on this path: unoptimised (watch), for...of costs objects a disk a tick.
+    for (let i = 0; i < out.start.length; i += 1) {
+      const disk = this.disks.get(out.start[i]!);
       if (disk && !disk.stuckProber) disk.inFlightSinceWallMs = startedWallMs;
     }
     for (const told of out.hung) this.announceHung(told);
@@ -357,14 +358,19 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     if (!this.schedule) return;
     // One reading of the clocks a batch, not two an inspection: its records are a second old at most.
     const wallOffset = wallOffsetMs();
-    for (const record of records) {
+    const told = this.listenerCount('inspection') > 0;
+    for (let i = 0; i < records.length; i += 1) {
+      const record = records[i]!;
       if (Array.isArray(record)) {
-        const [disk, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs] = record;
+        // Indexed, not destructured: watch runs unoptimised code, where destructuring an array
+        // walks its iterator, two objects an element (bin/slowdisk.js).
+        const atMs = record[2];
         this.advanceTo(atMs);
-        this.onTimed(disk, tick, atMs, { openMs, writeMs, syncMs, readMs, closeMs, totalMs }, wallOffset);
+        const timings = { openMs: record[3], writeMs: record[4], syncMs: record[5], readMs: record[6], closeMs: record[7], totalMs: record[8] };
+        this.onTimed(record[0], record[1], atMs, timings, wallOffset, told);
       } else if (record.kind === 'inspected') {
         this.advanceTo(record.atMs);
-        this.onInspected(record, wallOffset);
+        this.onInspected(record, wallOffset, told);
       } else {
         this.advanceTo(record.atMs);
         this.onResolved(record);
@@ -417,12 +423,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
    */
   private releaseLeftStuck(tick: number): void {
     let released = false;
-    for (const disk of this.disks.values()) {
-      if (!disk.stuckProber || stillStuck(disk.stuckProber)) continue;
+    this.disks.forEach((disk) => {
+      if (!disk.stuckProber || stillStuck(disk.stuckProber)) return;
       disk.stuckProber = null;
       this.pipeline.abandoned(disk.status.name);
       released = true;
-    }
+    });
     if (released) this.sendPlacement(tick);
   }
 
@@ -518,7 +524,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   /** An inspection that completed; `wallOffset` turns its clock reading into the wall clock's. */
-  private onTimed(name: string, tick: number, atMs: number, timings: PhaseTimings, wallOffset: number): void {
+  private onTimed(name: string, tick: number, atMs: number, timings: PhaseTimings, wallOffset: number, told: boolean): void {
     const disk = this.disks.get(name);
     // A skipped path's last inspection, come back after its release, says nothing of it.
     if (!disk?.status.inspected) return;
@@ -526,7 +532,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const status = disk.status;
     const out = this.pipeline.inspection({ tick, disk: name, ms: timings.totalMs, atMs });
     // Made for a listener only (an output, a hook): 640 a second at 64 disks.
-    if (this.listenerCount('inspection') > 0) this.emit('inspection', { tick, disk: name, timings, late: out?.late ?? false, wallMs: atMs + wallOffset });
+    if (told) this.emit('inspection', { tick, disk: name, timings, late: out?.late ?? false, wallMs: atMs + wallOffset });
     status.last = timings;
     const wasDown = status.state === 'down';
     status.state = 'up';
@@ -534,14 +540,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     if (wasDown || out?.hangEnded) this.emit('event', { kind: 'back', disk: name });
   }
 
-  private onInspected(message: InspectedRecord, wallOffset: number): void {
+  private onInspected(message: InspectedRecord, wallOffset: number, told: boolean): void {
     const disk = this.disks.get(message.name);
     if (!disk?.status.inspected) return;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
     if (message.nameTaken) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.nameTaken });
     const { atMs } = message;
     if (message.timings) {
-      this.onTimed(message.name, message.tick, atMs, message.timings, wallOffset);
+      this.onTimed(message.name, message.tick, atMs, message.timings, wallOffset, told);
       return;
     }
     const firstAttempt = !disk.attempted;

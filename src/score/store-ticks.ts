@@ -69,7 +69,8 @@ export class StoreTicks {
   tick(nowMs: number): StoreTick {
     this.tickId += 1;
     const start: string[] = [];
-    for (const [name, disk] of this.disks) {
+    // forEach, not for...of: unoptimised (watch), the entries' iterator costs two objects a disk a tick.
+    this.disks.forEach((disk, name) => {
       // The score charges the previous tick as a timeout when its inspection has not finished.
       if (!disk.score.lastTickFinished) {
         this.charge(name);
@@ -80,7 +81,7 @@ export class StoreTicks {
         disk.inFlight = this.tickId;
         start.push(name);
       }
-    }
+    });
     return { tickId: this.tickId, start, updated: this.tickId % this.params.roundTicks === 0 };
   }
 

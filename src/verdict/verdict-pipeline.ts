@@ -187,7 +187,8 @@ export class VerdictPipeline {
     this.closesRound = updated;
     let hung: HungDisk[] | null = null;
     let anyHung = false;
-    for (const disk of this.inspectedList) {
+    for (let i = 0; i < this.inspectedList.length; i += 1) {
+      const disk = this.inspectedList[i]!;
       disk.inFlight.tick(tick, atMs);
       const told = this.judgeHang(disk, atMs);
       if (told) (hung ??= []).push(told);
