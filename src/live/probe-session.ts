@@ -363,7 +363,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       const record = records[i]!;
       if (Array.isArray(record)) {
         // Indexed, not destructured: watch runs unoptimised code, where destructuring an array
-        // walks its iterator, two objects an element (bin/slowdisk.js).
+        // walks its iterator, an object an element (bin/slowdisk.js).
         const atMs = record[2];
         this.advanceTo(atMs);
         const timings = { openMs: record[3], writeMs: record[4], syncMs: record[5], readMs: record[6], closeMs: record[7], totalMs: record[8] };
