@@ -64,14 +64,17 @@ export function formatBlockDevices(disk: Pick<DiskStatus, 'blockDevices' | 'stal
 }
 
 /**
- * The early warning, once the predictor has a probability: ` warn 0.82` for a disk in state
- * warning, else ` predict 0.12` (the chance its P99 exceeds the SLA within 5 minutes), and
- * ` cleared steady` (or `gap`) at the sample whose warning ended.
+ * The early warning, once the predictor has a probability: ` predict 0.12` (the chance the
+ * disk's P99 exceeds the SLA within 5 minutes); ` warning (predict 0.13)` for a disk in state
+ * warning, whose probability may have fallen since it was warned of (the state holds until it
+ * clears); and at the sample whose warning ended, ` warning cleared: steady` (or `gap`) with no
+ * figure, which would read as the warning's.
  */
 export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'warning' | 'cleared'> | undefined): string {
   if (prediction?.probability == null) return '';
-  const cleared = prediction.cleared ? ` cleared ${prediction.cleared}` : '';
-  return ` ${prediction.warning ? 'warn' : 'predict'} ${prediction.probability.toFixed(2)}${cleared}`;
+  if (prediction.cleared) return ` warning cleared: ${prediction.cleared}`;
+  const figure = `predict ${prediction.probability.toFixed(2)}`;
+  return prediction.warning ? ` warning (${figure})` : ` ${figure}`;
 }
 
 /** One line per disk: name, score, state, latest phases, early warning, block devices, flags. */
