@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
+import { parseUntil, WATCH_DURATION_SPEC, type UntilEvent } from '../commands/watch-params.js';
 import { VERSION } from '../common/version.js';
 import { EXIT_CODE_HELP } from './exit-code-help.js';
 import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
@@ -20,7 +21,7 @@ import {
   targetsFrom,
   type TargetOptionValues,
 } from './options.js';
-import { attributeOf, HELP_HEADINGS, paramOption, type OptionValues } from './param-options.js';
+import { asArgument, attributeOf, HELP_HEADINGS, paramOption, type OptionValues } from './param-options.js';
 import { addFormatOption, addOutputOptions, outputOptionsFrom, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
@@ -108,14 +109,27 @@ export function buildProgram(): Command {
   slowdisk watch --kv /data/tikv/db --keep-going --listen :9258            # Prometheus scrapes http://HOST:9258/metrics
   slowdisk watch --kv /data/tikv/db --keep-going --textfile /var/lib/prometheus/node-exporter
   slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'
+  slowdisk watch --kv /data/tikv/db --json --until evict,hung --duration 2m > run.jsonl   # a fault-injection script waits on it
   slowdisk watch --all-devices                     # every drive of the host against its peers, over days (no path probed)
   slowdisk watch --devices sdb,sdc,sdd,sde --state-dir /srv/slowdisk --json | jq -c 'select(.type == "drive")'`,
   )
     .addOption(new Option('--keep-going', 'go on past the eviction threshold instead of exiting').helpGroup(HELP_HEADINGS.run))
+    .addOption(paramOption(WATCH_DURATION_SPEC))
+    .addOption(
+      new Option('--until <events>', 'stop at the first of these events (comma-separated: evict, slow, hung, down, back, evict-cleared, ...), with the exit code of the verdict so far')
+        .argParser((text: string) => asArgument(() => parseUntil(text)))
+        .helpGroup(HELP_HEADINGS.run),
+    )
     .addOption(new Option('--verbose', VERBOSE_HELP).helpGroup(HELP_HEADINGS.outputs));
-  watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
-    run({ ...(await runOptions('watch', values, command)), keepGoing: values.keepGoing === true }),
-  );
+  watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean; until?: UntilEvent[] }, command: Command) => {
+    const durationMs = values[attributeOf(WATCH_DURATION_SPEC)] as number | undefined;
+    return run({
+      ...(await runOptions('watch', values, command)),
+      keepGoing: values.keepGoing === true,
+      ...(values.until === undefined ? {} : { until: values.until }),
+      ...(durationMs === undefined ? {} : { durationMs }),
+    });
+  });
 
   const check = probeCommand(
     'check',

@@ -24,6 +24,7 @@ import { reportedScore, type Severity } from '../score/store-score.js';
 import { MONOTONIC_CLOCK, wallOf, wallOffsetMs } from '../common/monotonic-clock.js';
 import { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
+import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import { VerdictPipeline, type HungDisk, type RoundVerdict } from '../verdict/verdict-pipeline.js';
 import { BatchWatchdog } from './batch-watchdog.js';
 import { describeError, shownError } from './shown-error.js';
@@ -66,6 +67,8 @@ export interface RoundReport {
   devices: DeviceFigures[];
   /** What the round made the run: the score's severity and the detectors' (a hang is the verdict's between rounds). */
   severity: Severity;
+  /** The thresholds the reported store score crossed at this round. */
+  crossings: readonly ThresholdCrossing[];
 }
 
 export type SessionEvent =
@@ -463,6 +466,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       disks: this.statuses(),
       devices,
       severity: round.severity,
+      crossings: round.crossings,
     });
   }
 

@@ -3,6 +3,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { SessionEvent, DiskStatus } from '../live/probe-session.js';
 import { describeError } from '../live/shown-error.js';
+import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 
 export function formatScore(score: number): string {
   return score >= 100 ? '100' : score.toFixed(2);
@@ -128,4 +129,11 @@ export function formatEvent(event: SessionEvent): string {
         .map((disk) => (disk.inspected ? `${disk.name} on ${disk.mount?.source ?? disk.device ?? '?'}` : `${disk.name} skipped (same filesystem as ${disk.sameAs})`))
         .join(', ')}`;
   }
+}
+
+/** A threshold crossed, its name first as `watch --until` takes it: "evict: store score 100 (evict at 100), worst disk kv". */
+export function formatCrossing(crossing: ThresholdCrossing): string {
+  const worst = crossing.disk === undefined ? '' : `, worst disk ${crossing.disk}`;
+  const level = crossing.event.endsWith('-cleared') ? `cleared at ${crossing.clearScore} or under` : `${crossing.threshold} at ${crossing.thresholdScore}`;
+  return `${crossing.event}: store score ${crossing.reportedScore} (${level})${worst}`;
 }

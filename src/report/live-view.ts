@@ -5,7 +5,7 @@ import type { Ora } from 'ora';
 import type { ScoreParams } from '../score/score-params.js';
 import type { DiskStatus, RoundReport, SessionEvent } from '../live/probe-session.js';
 import { severityOf } from '../score/store-score.js';
-import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
+import { formatCrossing, formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 import type { Reporter } from './round-lines.js';
 import { loadOra, spinnerColor } from './terminal.js';
 import { visible } from '../common/visible-text.js';
@@ -35,12 +35,18 @@ export class LiveView implements Reporter {
 
   round(report: RoundReport): void {
     this.last = report;
+    for (const crossing of report.crossings) this.line(formatCrossing(crossing));
     this.redraw();
   }
 
   event(event: SessionEvent): void {
+    this.line(formatEvent(event));
+  }
+
+  /** An event, above the view, which stays drawn below it. */
+  private line(text: string): void {
     this.spinner.clear();
-    process.stdout.write(`${visible(formatEvent(event))}\n`);
+    process.stdout.write(`${visible(text)}\n`);
     this.spinner.render();
   }
 

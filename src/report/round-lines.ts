@@ -2,7 +2,7 @@
 // block device after each round's.
 import type { RoundReport, SessionEvent } from '../live/probe-session.js';
 import { visible } from '../common/visible-text.js';
-import { formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
+import { formatCrossing, formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 
 export interface Reporter {
   round(report: RoundReport): void;
@@ -23,6 +23,7 @@ export class RoundLines implements Reporter {
       visible(`${formatElapsed(report.elapsedMs)} tick ${report.tick} store ${report.reportedScore} (${formatScore(report.storeScore)}) | ${disks.join(' | ')}`),
     );
     if (this.verbose) for (const device of report.devices) this.write(visible(`  ${formatDeviceLine(device)}`));
+    for (const crossing of report.crossings) this.write(visible(`event: ${formatCrossing(crossing)}`));
   }
 
   event(event: SessionEvent): void {

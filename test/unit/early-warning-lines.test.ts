@@ -38,7 +38,7 @@ describe('the early warning on the lines', () => {
   it("follows each disk's state on watch's round lines: nothing before a probability, predict, then warning", () => {
     const written: string[] = [];
     const lines = new RoundLines(false, false, (line) => written.push(line));
-    const round = (disks: DiskStatus[]) => ({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks, devices: [] });
+    const round = (disks: DiskStatus[]) => ({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks, devices: [], crossings: [] });
     lines.round(round([disk('raft'), disk('kv', { prediction: prediction(null) })]));
     lines.round(round([disk('raft', { prediction: prediction(0.123) }), disk('kv', { prediction: prediction(0.8251, true), blockDevices: ['loop3'] })]));
     expect(written[0]).toBe(
@@ -52,7 +52,7 @@ describe('the early warning on the lines', () => {
   it('says on the round line and in the JSON line why a warning cleared, at the sample it did', () => {
     const written: string[] = [];
     const lines = new RoundLines(false, false, (line) => written.push(line));
-    lines.round({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks: [disk('kv', { prediction: prediction(0.78, false, 'steady') })], devices: [] });
+    lines.round({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks: [disk('kv', { prediction: prediction(0.78, false, 'steady') })], devices: [], crossings: [] });
     // No figure beside the warning that ended: it would read as the warning's.
     expect(written[0]).toMatch(/\| kv \/data\/kv score 1\.00 up .* stat ok warning cleared: steady$/);
     const json: string[] = [];
