@@ -22,7 +22,7 @@ import {
   type TargetOptionValues,
 } from './options.js';
 import { asArgument, attributeOf, HELP_HEADINGS, paramOption, type OptionValues } from './param-options.js';
-import { addFormatOption, addOutputOptions, outputOptionsFrom, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
+import { addFormatOption, addOutputOptions, outputOptionsFrom, UTC_HELP, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
 import { runDrives } from '../commands/drives-only.js';
@@ -120,7 +120,8 @@ export function buildProgram(): Command {
         .argParser((text: string) => asArgument(() => parseUntil(text)))
         .helpGroup(HELP_HEADINGS.run),
     )
-    .addOption(new Option('--verbose', VERBOSE_HELP).helpGroup(HELP_HEADINGS.outputs));
+    .addOption(new Option('--verbose', VERBOSE_HELP).helpGroup(HELP_HEADINGS.outputs))
+    .addOption(new Option('--utc', UTC_HELP).helpGroup(HELP_HEADINGS.outputs));
   watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean; until?: UntilEvent[] }, command: Command) => {
     const durationMs = values[attributeOf(WATCH_DURATION_SPEC)] as number | undefined;
     return run({

@@ -5,6 +5,7 @@ import type { Prediction } from '../../src/early-warning/predictor.js';
 import { checkSummary } from '../../src/report/check-summary.js';
 import { JsonLines } from '../../src/report/json-lines.js';
 import { RoundLines } from '../../src/report/round-lines.js';
+import { LineClock } from '../../src/report/line-time.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import type { DiskStatus } from '../../src/live/probe-session.js';
 
@@ -37,15 +38,15 @@ const disk = (name: string, extra: Partial<DiskStatus> = {}): DiskStatus => ({
 describe('the early warning on the lines', () => {
   it("follows each disk's state on watch's round lines: nothing before a probability, predict, then warning", () => {
     const written: string[] = [];
-    const lines = new RoundLines(false, false, (line) => written.push(line));
+    const lines = new RoundLines(false, false, (line) => written.push(line), new LineClock(true, () => Date.UTC(2026, 11, 1, 8, 27, 55)));
     const round = (disks: DiskStatus[]) => ({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks, devices: [], crossings: [] });
     lines.round(round([disk('raft'), disk('kv', { prediction: prediction(null) })]));
     lines.round(round([disk('raft', { prediction: prediction(0.123) }), disk('kv', { prediction: prediction(0.8251, true), blockDevices: ['loop3'] })]));
     expect(written[0]).toBe(
-      '60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok',
+      '2026-12-01T08:27:55Z 60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok',
     );
     expect(written[1]).toBe(
-      '60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict 0.12 | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warning (predict 0.83) on loop3',
+      '2026-12-01T08:27:55Z 60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict 0.12 | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warning (predict 0.83) on loop3',
     );
   });
 
