@@ -4,7 +4,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
 import { parseUntil, WATCH_DURATION_SPEC, type UntilEvent } from '../commands/watch-params.js';
 import { VERSION } from '../common/version.js';
-import { EXIT_CODE_HELP } from './exit-code-help.js';
+import { exitCodeHelp } from './exit-code-help.js';
 import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import { addHookOptions, hookParamsFrom } from './hook-options.js';
@@ -73,7 +73,7 @@ function run(options: RunOptions): Promise<void> {
   });
 }
 
-function probeCommand(name: string, summary: string, examples: string): Command {
+function probeCommand(name: 'watch' | 'check', summary: string, examples: string): Command {
   const command = new Command(name).summary(summary).description(summary);
   addTargetOptions(command);
   addTikvConfigOptions(command);
@@ -87,7 +87,7 @@ function probeCommand(name: string, summary: string, examples: string): Command 
   addRecordOption(command);
   // The flags added after these, and --help, under commander's own heading.
   command.optionsGroup('Options:');
-  return command.addHelpText('after', `\n${examples}\n\n${EXIT_CODE_HELP}\n`);
+  return command.addHelpText('after', `\n${examples}\n\n${exitCodeHelp(name)}\n`);
 }
 
 export function buildProgram(): Command {
@@ -95,7 +95,7 @@ export function buildProgram(): Command {
     .description("Tells whether a storage node's disks have gone slow but alive: TiKV's slow score, measured with timed O_DIRECT writes, syncs and reads.")
     .version(VERSION)
     .showHelpAfterError(false)
-    .addHelpText('after', `\n${EXIT_CODE_HELP}\n`);
+    .addHelpText('after', `\nEach command's --help lists its exit codes (3: bad arguments).\n`);
 
   const watch = probeCommand(
     'watch',
@@ -138,12 +138,12 @@ export function buildProgram(): Command {
     `Examples:
   slowdisk check                                   # 30 s on the filesystem of the current directory
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --duration 1m
-  */5 * * * * root slowdisk check --kv /data/tikv/db || logger -t slowdisk "exit $?"
+  */5 * * * * root out=$(/usr/local/bin/slowdisk check --kv /data/tikv/db 2>&1) || echo "$out"   # /etc/cron.d: mails what is not OK
   slowdisk check --tikv-config /etc/tikv/tikv.toml --on-evict 'cat > /var/tmp/slowdisk-evict.json'   # the hook's JSON report on stdin
   slowdisk check --kv /data/tikv/db --format nagios      # SLOWDISK OK - store score 1 ... | 'store_score'=1;80;100;1;100 ...
   slowdisk check --kv /data/tikv/db --json | jq -c 'select(.type == "summary")'
-  */5 * * * * root slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
-  */5 * * * * root out=$(slowdisk check --all-devices --duration 30s) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
+  */5 * * * * root /usr/local/bin/slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
+  */5 * * * * root out=$(/usr/local/bin/slowdisk check --all-devices --duration 30s 2>&1) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json`,
   ).addOption(paramOption(CHECK_DURATION_SPEC));
   addFormatOption(check);
@@ -171,6 +171,11 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) process.exit(0);
+      // No command at all: the usage, where the error would go, and bad arguments' exit code.
+      if (error.code === 'commander.help') {
+        process.stderr.write(program.helpInformation());
+        process.exit(EXIT_UNKNOWN);
+      }
       fail(error.message.replace(/^error: /, ''), EXIT_UNKNOWN);
     }
     if (error instanceof Error && error.name === 'InvalidArgumentError') fail(error.message, EXIT_UNKNOWN);
