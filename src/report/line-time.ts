@@ -25,4 +25,9 @@ export class LineClock {
   stamp(): string {
     return formatLineTime(this.now(), this.utc);
   }
+
+  /** The time of day now, to the second, in the same zone: what an event above the live view starts with. */
+  timeOfDay(): string {
+    return this.stamp().slice(11, 19);
+  }
 }

@@ -95,12 +95,12 @@ function render(parts: readonly Part[], colour: boolean): string {
   return parts.map(({ text, tone }) => (colour && tone ? `${SGR[tone]}${text}${RESET}` : text)).join('');
 }
 
-/** Parts joined by `gap`, the empty ones left out. */
-function joined(parts: readonly (Part | null)[], gap = ' '): Part[] {
+/** Parts joined by a space, the empty ones left out. */
+function joined(parts: readonly (Part | null)[]): Part[] {
   const out: Part[] = [];
   for (const each of parts) {
     if (!each || each.text === '') continue;
-    if (out.length > 0) out.push({ text: gap });
+    if (out.length > 0) out.push({ text: ' ' });
     out.push(each);
   }
   return out;
@@ -115,7 +115,8 @@ function header(frame: LiveFrame): Part[] {
   const tick = part(`tick ${frame.tick}`);
   const elapsed = part(formatElapsed(frame.elapsedMs));
   const limits = part(`slow ${params.slowThreshold} evict ${params.evictThreshold}`);
-  const form = (...rest: Part[]) => [...head, ...joined(rest.map((each) => ({ ...each, text: `  ${each.text}` })), '')];
+  // Two spaces between the header's fields, one within them.
+  const form = (...rest: Part[]) => [...head, ...rest.map((each) => ({ ...each, text: `  ${each.text}` }))];
   return fit([form(store, tick, elapsed, limits), form(store, tick, elapsed), form(store, tick), form(store), head], frame.columns);
 }
 
@@ -202,4 +203,9 @@ export function liveViewText(frame: LiveFrame): string {
     }
   }
   return lines.map((parts) => render(parts, frame.colour)).join('\n');
+}
+
+/** An event line written above the view: the time of day and the event, cut to the width rather than wrapped. */
+export function eventLineText(timeOfDay: string, event: string, columns: number): string {
+  return render(fit([[part(`${timeOfDay} ${event}`)]], columns), false);
 }

@@ -7,10 +7,9 @@ import type { ScoreParams } from '../score/score-params.js';
 import type { Severity } from '../score/store-score.js';
 import type { DiskStatus, RoundReport, SessionEvent } from '../live/probe-session.js';
 import { formatCrossing, formatEvent } from './format.js';
-import { liveViewText, viewVerdict } from './live-view-text.js';
+import { eventLineText, liveViewText, viewVerdict } from './live-view-text.js';
 import type { Reporter } from './round-lines.js';
 import { loadOra, spinnerColor } from './terminal.js';
-import { visible } from '../common/visible-text.js';
 import type { LineClock } from './line-time.js';
 
 const REDRAW_MS = 250;
@@ -62,10 +61,10 @@ export class LiveView implements Reporter {
     else this.spinner.stop();
   }
 
-  /** An event, above the view, which stays drawn below it. */
+  /** An event, above the view, which stays drawn below it; the round lines and --json have it whole. */
   private line(text: string): void {
     this.spinner.clear();
-    process.stdout.write(`${this.clock.stamp()} ${visible(text)}\n`);
+    process.stdout.write(`${eventLineText(this.clock.timeOfDay(), text, this.columns())}\n`);
     this.spinner.render();
   }
 
@@ -86,9 +85,13 @@ export class LiveView implements Reporter {
       ...(this.verbose ? { devices: report.devices } : {}),
       params: this.params,
       buffered: this.buffered,
-      // A line as wide as the terminal would wrap at its last column on some terminals.
-      columns: Math.max(20, (process.stdout.columns || 80) - SPINNER_COLUMNS),
+      columns: this.columns(),
       colour: spinnerColor() !== false,
     });
+  }
+
+  /** The width every line keeps to: the spinner takes the first line's first columns. */
+  private columns(): number {
+    return Math.max(20, (process.stdout.columns || 80) - SPINNER_COLUMNS);
   }
 }

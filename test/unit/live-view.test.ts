@@ -3,7 +3,7 @@
 // are coloured by severity only when colour is wanted.
 import { describe, expect, it } from 'vitest';
 import type { DiskStatus } from '../../src/live/probe-session.js';
-import { liveViewText, viewVerdict, type LiveFrame } from '../../src/report/live-view-text.js';
+import { eventLineText, liveViewText, viewVerdict, type LiveFrame } from '../../src/report/live-view-text.js';
 import type { Severity } from '../../src/score/store-score.js';
 import type { Prediction } from '../../src/early-warning/predictor.js';
 
@@ -122,5 +122,14 @@ describe('the live view', () => {
     const text = liveViewText(frame('down', 30));
     for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(30);
     expect(text).toMatch(/…$/m);
+  });
+
+  it('an event above the view starts with the time of day and is cut to the width, not wrapped', () => {
+    const hung = 'kv is hung: an inspection in flight for 5.0s since 2026-12-01T08:27:55Z';
+    expect(eventLineText('08:28:00', hung, 80)).toBe(`08:28:00 ${hung}`);
+    const narrow = eventLineText('08:28:00', hung, 60);
+    expect(narrow).toHaveLength(60);
+    expect(narrow).toMatch(/^08:28:00 kv is hung: an inspection in flight for 5\.0s .*…$/);
+    expect(eventLineText('08:28:00', 'kv\x1b[2J is back', 80)).toBe('08:28:00 kv\\x1b[2J is back');
   });
 });
