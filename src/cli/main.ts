@@ -2,8 +2,9 @@
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
+import { parseUntil, WATCH_DURATION_SPEC, type UntilEvent } from '../commands/watch-params.js';
 import { VERSION } from '../common/version.js';
-import { EXIT_CODE_HELP } from './exit-code-help.js';
+import { exitCodeHelp } from './exit-code-help.js';
 import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import { addHookOptions, hookParamsFrom } from './hook-options.js';
@@ -20,8 +21,8 @@ import {
   targetsFrom,
   type TargetOptionValues,
 } from './options.js';
-import { attributeOf, HELP_HEADINGS, paramOption, type OptionValues } from './param-options.js';
-import { addFormatOption, addOutputOptions, outputOptionsFrom, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
+import { asArgument, attributeOf, HELP_HEADINGS, paramOption, type OptionValues } from './param-options.js';
+import { addFormatOption, addOutputOptions, outputOptionsFrom, UTC_HELP, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
 import { runDrives } from '../commands/drives-only.js';
@@ -72,7 +73,7 @@ function run(options: RunOptions): Promise<void> {
   });
 }
 
-function probeCommand(name: string, summary: string, examples: string): Command {
+function probeCommand(name: 'watch' | 'check', summary: string, examples: string): Command {
   const command = new Command(name).summary(summary).description(summary);
   addTargetOptions(command);
   addTikvConfigOptions(command);
@@ -86,7 +87,7 @@ function probeCommand(name: string, summary: string, examples: string): Command 
   addRecordOption(command);
   // The flags added after these, and --help, under commander's own heading.
   command.optionsGroup('Options:');
-  return command.addHelpText('after', `\n${examples}\n\n${EXIT_CODE_HELP}\n`);
+  return command.addHelpText('after', `\n${examples}\n\n${exitCodeHelp(name)}\n`);
 }
 
 export function buildProgram(): Command {
@@ -94,7 +95,7 @@ export function buildProgram(): Command {
     .description("Tells whether a storage node's disks have gone slow but alive: TiKV's slow score, measured with timed O_DIRECT writes, syncs and reads.")
     .version(VERSION)
     .showHelpAfterError(false)
-    .addHelpText('after', `\n${EXIT_CODE_HELP}\n`);
+    .addHelpText('after', `\nEach command's --help lists its exit codes (3: bad arguments).\n`);
 
   const watch = probeCommand(
     'watch',
@@ -108,14 +109,28 @@ export function buildProgram(): Command {
   slowdisk watch --kv /data/tikv/db --keep-going --listen :9258            # Prometheus scrapes http://HOST:9258/metrics
   slowdisk watch --kv /data/tikv/db --keep-going --textfile /var/lib/prometheus/node-exporter
   slowdisk watch --kv /data/tikv/db --json | jq -c 'select(.type == "store" or .type == "event")'
+  slowdisk watch --kv /data/tikv/db --json --until evict,hung --duration 2m > run.jsonl   # a fault-injection script waits on it
   slowdisk watch --all-devices                     # every drive of the host against its peers, over days (no path probed)
   slowdisk watch --devices sdb,sdc,sdd,sde --state-dir /srv/slowdisk --json | jq -c 'select(.type == "drive")'`,
   )
     .addOption(new Option('--keep-going', 'go on past the eviction threshold instead of exiting').helpGroup(HELP_HEADINGS.run))
-    .addOption(new Option('--verbose', VERBOSE_HELP).helpGroup(HELP_HEADINGS.outputs));
-  watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean }, command: Command) =>
-    run({ ...(await runOptions('watch', values, command)), keepGoing: values.keepGoing === true }),
-  );
+    .addOption(paramOption(WATCH_DURATION_SPEC))
+    .addOption(
+      new Option('--until <events>', 'stop at the first of these events (comma-separated: evict, slow, hung, down, back, evict-cleared, ...), with the exit code of the verdict so far')
+        .argParser((text: string) => asArgument(() => parseUntil(text)))
+        .helpGroup(HELP_HEADINGS.run),
+    )
+    .addOption(new Option('--verbose', VERBOSE_HELP).helpGroup(HELP_HEADINGS.outputs))
+    .addOption(new Option('--utc', UTC_HELP).helpGroup(HELP_HEADINGS.outputs));
+  watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean; until?: UntilEvent[] }, command: Command) => {
+    const durationMs = values[attributeOf(WATCH_DURATION_SPEC)] as number | undefined;
+    return run({
+      ...(await runOptions('watch', values, command)),
+      keepGoing: values.keepGoing === true,
+      ...(values.until === undefined ? {} : { until: values.until }),
+      ...(durationMs === undefined ? {} : { durationMs }),
+    });
+  });
 
   const check = probeCommand(
     'check',
@@ -123,12 +138,12 @@ export function buildProgram(): Command {
     `Examples:
   slowdisk check                                   # 30 s on the filesystem of the current directory
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --duration 1m
-  */5 * * * * root slowdisk check --kv /data/tikv/db || logger -t slowdisk "exit $?"
+  */5 * * * * root out=$(/usr/local/bin/slowdisk check --kv /data/tikv/db 2>&1) || echo "$out"   # /etc/cron.d: mails what is not OK
   slowdisk check --tikv-config /etc/tikv/tikv.toml --on-evict 'cat > /var/tmp/slowdisk-evict.json'   # the hook's JSON report on stdin
   slowdisk check --kv /data/tikv/db --format nagios      # SLOWDISK OK - store score 1 ... | 'store_score'=1;80;100;1;100 ...
   slowdisk check --kv /data/tikv/db --json | jq -c 'select(.type == "summary")'
-  */5 * * * * root slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
-  */5 * * * * root out=$(slowdisk check --all-devices --duration 30s) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
+  */5 * * * * root /usr/local/bin/slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
+  */5 * * * * root out=$(/usr/local/bin/slowdisk check --all-devices --duration 30s 2>&1) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json`,
   ).addOption(paramOption(CHECK_DURATION_SPEC));
   addFormatOption(check);
@@ -156,6 +171,11 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) process.exit(0);
+      // No command at all: the usage, where the error would go, and bad arguments' exit code.
+      if (error.code === 'commander.help') {
+        process.stderr.write(program.helpInformation());
+        process.exit(EXIT_UNKNOWN);
+      }
       fail(error.message.replace(/^error: /, ''), EXIT_UNKNOWN);
     }
     if (error instanceof Error && error.name === 'InvalidArgumentError') fail(error.message, EXIT_UNKNOWN);

@@ -9,6 +9,7 @@ import { asArgument, HELP_HEADINGS } from './param-options.js';
 export interface OutputOptionValues {
   json?: boolean;
   verbose?: boolean;
+  utc?: boolean;
   format?: CheckFormat;
   textfile?: string;
   listen?: ListenAddress;
@@ -26,6 +27,9 @@ export function addOutputOptions(command: Command): Command {
     .option('--listen <addr:port>', 'serve Prometheus metrics at http://ADDR:PORT/metrics (e.g. 127.0.0.1:9258, or :9258 for every interface)', listenArg);
 }
 
+/** The help of watch's --utc. */
+export const UTC_HELP = 'start the plain lines with the time in UTC (2026-12-01T08:27:55Z), not local time with its offset';
+
 /** The help of --verbose, on watch and replay. */
 export const VERBOSE_HELP = "also show each block device behind the disks, every round: read, write and flush IOPS and latency, requests in flight, utilisation (the kernel's counters)";
 
@@ -42,6 +46,7 @@ export function outputOptionsFrom(values: OutputOptionValues, cwd: string = proc
     json: values.json === true,
     format,
     ...(values.verbose ? { verbose: true } : {}),
+    ...(values.utc ? { utc: true } : {}),
     ...(values.textfile === undefined ? {} : { textfile: path.resolve(cwd, values.textfile) }),
     ...(values.listen === undefined ? {} : { listen: values.listen }),
   };

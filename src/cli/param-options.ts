@@ -36,7 +36,7 @@ export function valueArg(value: ParamValue) {
 }
 
 export function paramOption(spec: ParamSpec): Option {
-  const range = spec.kind === 'choice' || spec.kind === 'boolean' || spec.kind === 'probability' ? undefined : rangeText(spec);
+  const range = spec.kind === 'choice' || spec.kind === 'boolean' ? undefined : rangeText(spec);
   const option = new Option(spec.flag, range === undefined ? spec.meaning : `${spec.meaning} (${range})`).helpGroup(HELP_HEADINGS[spec.group]);
   if (spec.kind === 'boolean') return option;
   option.argParser(valueArg(spec));

@@ -6,6 +6,7 @@ import { HOOK_SPECS } from '../hooks/hook-params.js';
 import { SCORE_SPECS } from '../score/score-params.js';
 import { PROBE_SPECS } from '../prober/probe-params.js';
 import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
+import { WATCH_DURATION_SPEC } from '../commands/watch-params.js';
 import { PEER_SPECS } from '../peer/params.js';
 import { PREDICTOR_SPECS } from '../early-warning/predictor-params.js';
 
@@ -13,6 +14,7 @@ export const ALL_PARAM_SPECS: readonly ParamSpec[] = Object.freeze([
   ...PROBE_SPECS,
   ...SCORE_SPECS,
   CHECK_DURATION_SPEC,
+  WATCH_DURATION_SPEC,
   ...STATISTICAL_SPECS,
   CRITICAL_ON_SPEC,
   ...PREDICTOR_SPECS,

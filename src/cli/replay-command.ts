@@ -6,7 +6,7 @@ import { writeStderrLine } from '../common/visible-text.js';
 import { openReplayTrace, runReplay } from '../commands/replay.js';
 import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import { HEADER_SPECS, headerValueOf, type TraceHeader } from '../trace/trace-format.js';
-import { EXIT_CODE_HELP } from './exit-code-help.js';
+import { exitCodeHelp } from './exit-code-help.js';
 import { VERBOSE_HELP } from './output-options.js';
 import { addParamOptions, attributeOf, HELP_HEADINGS, numberArg, type OptionValues } from './param-options.js';
 import { addPredictorOptions, predictorParamsFrom } from './predictor-options.js';
@@ -38,7 +38,7 @@ export function replayCommand(): Command {
   addParamOptions(command, [HANG_AFTER_SPEC]);
   return command
     .optionsGroup(HELP_HEADINGS.run)
-    .option('--ticks <n>', 'replay exactly this many ticks (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
+    .option('--ticks <n>', 'replay exactly this many ticks (1 or more) (default: up to the last tick in the trace)', numberArg(1, Number.MAX_SAFE_INTEGER, true))
     .optionsGroup(HELP_HEADINGS.outputs)
     .option('--json', "print JSON Lines instead: each disk's score and the store score at every update")
     .option('--verbose', VERBOSE_HELP.replace('every round', 'at every update, as recorded'))
@@ -52,8 +52,7 @@ Examples:
   slowdisk replay night.jsonl --min-ttr 10m --plot night.svg
   ./inject-fault.sh | slowdisk replay - --json     # assert on the scores, without waiting
 
-${EXIT_CODE_HELP}
-  A trace that cannot be read, or breaks the format, also exits 3, naming the line.
+${exitCodeHelp('replay')}
 `,
     )
     .action((source: string, values: ReplayValues, self: Command) => replay(source, values, self));

@@ -19,16 +19,20 @@ import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_W
 import { fail } from '../report/fail.js';
 import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
+import { exitCodeOf } from '../verdict/exit-codes.js';
+import { EXIT_UNTIL_TIMED_OUT, type UntilEvent } from './watch-params.js';
 
 export interface RunOptions {
   mode: 'watch' | 'check';
   targets: ProbeTarget[];
   score: ScoreParams;
   probe: ProbeParams;
-  /** check: how long to probe. */
+  /** check: how long to probe; watch: when to stop, if ever. */
   durationMs?: number;
   /** watch: go on past the eviction threshold. */
   keepGoing?: boolean;
+  /** watch: stop at the first of these events. */
+  until?: readonly UntilEvent[];
   /** Write every inspection to this trace file (never over an existing file). */
   record?: string;
   /** --json, --format, --textfile, --listen. */
@@ -135,12 +139,21 @@ export async function runProbe(options: RunOptions): Promise<void> {
     process.exit(exitCode);
   };
 
+  // watch --until: the run ends at the first of its events, once it is written, with the verdict so far.
+  const until = new Set<string>(options.until ?? []);
+  const endIfAwaited = (event: string) => {
+    if (until.has(event)) void finish(exitCodeOf(session.verdict.severity));
+  };
   session.on('round', (report) => {
     storeScore = report.storeScore;
     reporter?.round(report);
     if (report.severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
+    for (const crossing of report.crossings) endIfAwaited(crossing.event);
   });
-  session.on('event', (event) => reporter?.event(event));
+  session.on('event', (event) => {
+    reporter?.event(event);
+    endIfAwaited(event.kind);
+  });
   session.on('fatal', (message) => {
     reporter?.stop();
     // The trace is closed by the prober's process, which may be gone: recorder.stop() is bounded.
@@ -156,6 +169,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
   if (mode === 'check') {
     // The last records first: the prober sends them about once a round.
     setTimeout(() => void session.catchUp().then(() => finish(session.checkEnd())), options.durationMs);
+  } else if (options.durationMs !== undefined) {
+    setTimeout(() => void finish(until.size > 0 ? EXIT_UNTIL_TIMED_OUT : exitCodeOf(session.verdict.severity)), options.durationMs);
   }
   session.start();
 }

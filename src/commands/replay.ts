@@ -72,7 +72,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         blockDevices: blockDevices[name],
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
       }));
-      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks, devices: shown });
+      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks, devices: shown, crossings: update.crossings });
       plot?.recorder.update(update);
       progress?.at(update.tick);
     },

@@ -4,6 +4,7 @@ import type { ScoreParams } from '../score/score-params.js';
 import { checkSummary, type CheckOutcome } from '../report/check-summary.js';
 import { JsonLines } from '../report/json-lines.js';
 import { LiveView } from '../report/live-view.js';
+import { LineClock } from '../report/line-time.js';
 import { nagiosLine } from '../report/nagios.js';
 import { PhaseLatencies } from '../report/phase-latencies.js';
 import { RoundLines, type Reporter } from '../report/round-lines.js';
@@ -33,9 +34,10 @@ export class RunOutput {
       json = new JsonLines(params, undefined, { now: Date.now, currentTick: () => session.currentTick, buffered });
       reporter = json;
     } else if (mode === 'watch') {
+      const clock = new LineClock(options.utc === true);
       reporter = canRedraw(process.stdout)
-        ? await LiveView.start(() => session.statuses(), params, buffered, options.verbose === true)
-        : new RoundLines(buffered, options.verbose);
+        ? await LiveView.start({ statuses: () => session.statuses(), runSeverity: () => session.verdict.severity }, params, buffered, options.verbose === true, clock)
+        : new RoundLines(buffered, options.verbose, undefined, clock);
     }
     return new RunOutput(mode, options, reporter, json, session, params, buffered, warnProbability);
   }

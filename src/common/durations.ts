@@ -16,11 +16,15 @@ export const DAY_MS = 24 * HOUR_MS;
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: HOUR_MS, d: DAY_MS };
 
-/** Parses "100ms", "3s", "5m", "1.5h", "7d" or a bare number of milliseconds. */
+/**
+ * Parses "100ms", "3s", "5m", "1.5h", "7d". A bare number is refused: `--duration 5` read
+ * as 5 ms made a check that saw nothing, where 5 s was meant.
+ */
 export function parseDuration(text: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
   if (!match) throw new RangeError(`not a duration: '${text}' (use e.g. 100ms, 3s, 5m)`);
-  const ms = Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'];
+  if (match[2] === undefined) throw new RangeError(`a duration needs a unit: did you mean ${match[1]}s? (ms, s, m, h or d)`);
+  const ms = Number(match[1]) * DURATION_UNITS[match[2]];
   if (!Number.isFinite(ms)) throw new RangeError(`not a duration: '${text}'`);
   return ms;
 }

@@ -24,6 +24,7 @@ import { reportedScore, type Severity } from '../score/store-score.js';
 import { MONOTONIC_CLOCK, wallOf, wallOffsetMs } from '../common/monotonic-clock.js';
 import { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
+import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import { VerdictPipeline, type HungDisk, type RoundVerdict } from '../verdict/verdict-pipeline.js';
 import { BatchWatchdog } from './batch-watchdog.js';
 import { describeError, shownError } from './shown-error.js';
@@ -66,6 +67,8 @@ export interface RoundReport {
   devices: DeviceFigures[];
   /** What the round made the run: the score's severity and the detectors' (a hang is the verdict's between rounds). */
   severity: Severity;
+  /** The thresholds the reported store score crossed at this round. */
+  crossings: readonly ThresholdCrossing[];
 }
 
 export type SessionEvent =
@@ -121,6 +124,14 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private schedule: TickSchedule | null = null;
   /** The last tick the pipeline has been told of. */
   private tickDone = 0;
+  /**
+   * The clock up to which the pipeline has been told everything: the last batch's cover, or
+   * the watchdog's reading when it charged an overdue batch's ticks. The disks are judged at
+   * it, not at the view's clock: an inspection that started just before a batch was cut and
+   * ended 5 ms later is in the next batch, and judged at the view's clock a second on it
+   * would read as waiting a second for an inspection that was over.
+   */
+  private knownMs = 0;
   private readonly watchdog: BatchWatchdog;
   /** What the prober was last told to inspect, as sent. */
   private placementSent = '';
@@ -207,7 +218,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
 
   /** A check ends now: its exit code, a disk hung or with no inspection completed counted in. */
   checkEnd(): number {
-    this.pipeline.checkEnd(MONOTONIC_CLOCK.now());
+    // Judged at the check's own clock, as the watchdog judges an overdue batch: its last disks too.
+    this.knownMs = MONOTONIC_CLOCK.now();
+    this.pipeline.checkEnd(this.knownMs);
     return this.pipeline.exitCode();
   }
 
@@ -272,8 +285,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return this.prober.replace(dir, name, text, mode);
   }
 
+  /** Each disk as the records that have come say it was, at the clock they reach (knownMs). */
   statuses(): DiskStatus[] {
-    const now = MONOTONIC_CLOCK.now();
+    const now = this.knownMs;
     return [...this.disks.values()].map((disk) => {
       const status: DiskStatus = { ...disk.status, ...this.pipeline.countsOf(disk.status.name), score: 1 };
       const verdict = this.pipeline.disk(status.name, now);
@@ -330,6 +344,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   private advanceTo(ms: number): void {
     const schedule = this.schedule;
     if (!schedule) return;
+    if (ms > this.knownMs) this.knownMs = ms;
     const due = schedule.dueBy(ms);
     while (this.tickDone < due && this.schedule) this.onTick(++this.tickDone, schedule);
   }
@@ -451,6 +466,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       disks: this.statuses(),
       devices,
       severity: round.severity,
+      crossings: round.crossings,
     });
   }
 

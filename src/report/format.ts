@@ -3,6 +3,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { SessionEvent, DiskStatus } from '../live/probe-session.js';
 import { describeError } from '../live/shown-error.js';
+import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 
 export function formatScore(score: number): string {
   return score >= 100 ? '100' : score.toFixed(2);
@@ -64,14 +65,17 @@ export function formatBlockDevices(disk: Pick<DiskStatus, 'blockDevices' | 'stal
 }
 
 /**
- * The early warning, once the predictor has a probability: ` warn 0.82` for a disk in state
- * warning, else ` predict 0.12` (the chance its P99 exceeds the SLA within 5 minutes), and
- * ` cleared steady` (or `gap`) at the sample whose warning ended.
+ * The early warning, once the predictor has a probability: ` predict 0.12` (the chance the
+ * disk's P99 exceeds the SLA within 5 minutes); ` warning (predict 0.13)` for a disk in state
+ * warning, whose probability may have fallen since it was warned of (the state holds until it
+ * clears); and at the sample whose warning ended, ` warning cleared: steady` (or `gap`) with no
+ * figure, which would read as the warning's.
  */
 export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'warning' | 'cleared'> | undefined): string {
   if (prediction?.probability == null) return '';
-  const cleared = prediction.cleared ? ` cleared ${prediction.cleared}` : '';
-  return ` ${prediction.warning ? 'warn' : 'predict'} ${prediction.probability.toFixed(2)}${cleared}`;
+  if (prediction.cleared) return ` warning cleared: ${prediction.cleared}`;
+  const figure = `predict ${prediction.probability.toFixed(2)}`;
+  return prediction.warning ? ` warning (${figure})` : ` ${figure}`;
 }
 
 /** One line per disk: name, score, state, latest phases, early warning, block devices, flags. */
@@ -125,4 +129,11 @@ export function formatEvent(event: SessionEvent): string {
         .map((disk) => (disk.inspected ? `${disk.name} on ${disk.mount?.source ?? disk.device ?? '?'}` : `${disk.name} skipped (same filesystem as ${disk.sameAs})`))
         .join(', ')}`;
   }
+}
+
+/** A threshold crossed, its name first as `watch --until` takes it: "evict: store score 100 (evict at 100), worst disk kv". */
+export function formatCrossing(crossing: ThresholdCrossing): string {
+  const worst = crossing.disk === undefined ? '' : `, worst disk ${crossing.disk}`;
+  const level = crossing.event.endsWith('-cleared') ? `cleared at ${crossing.clearScore} or under` : `${crossing.threshold} at ${crossing.thresholdScore}`;
+  return `${crossing.event}: store score ${crossing.reportedScore} (${level})${worst}`;
 }

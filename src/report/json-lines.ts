@@ -14,6 +14,7 @@ import type { DiskStatus, SessionEvent } from '../live/probe-session.js';
 import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
 import type { Reporter } from './round-lines.js';
+import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
@@ -28,6 +29,8 @@ export interface JsonRound {
   disks: readonly RoundDisk[];
   /** The block devices behind the disks, over the round. */
   devices?: readonly DeviceFigures[];
+  /** The thresholds the reported store score crossed at the round. */
+  crossings?: readonly ThresholdCrossing[];
 }
 
 /** What only a live run knows. */
@@ -41,11 +44,6 @@ export interface LiveContext {
 }
 
 type Json = Record<string, unknown>;
-
-const THRESHOLDS = [
-  ['slow', 'slowThreshold'],
-  ['evict', 'evictThreshold'],
-] as const;
 
 function errorFields(error: SerializedProbeError): Json {
   return { code: error.code, errno: error.errno, syscall: error.syscall, path: error.path, message: error.message };
@@ -102,29 +100,40 @@ function predictionFields(disk: RoundDisk): Json {
   };
 }
 
+/** An event's own fields after its `scope`: `disk` for one about a disk, `store` for one about them all. */
 function eventFields(event: SessionEvent): Json {
   switch (event.kind) {
     case 'down':
-      return { disk: event.disk, error: errorFields(event.error) };
+      return { scope: 'disk', disk: event.disk, error: errorFields(event.error) };
     case 'back':
-      return { disk: event.disk };
+      return { scope: 'disk', disk: event.disk };
     case 'hung':
-      return { disk: event.disk, hung_since: new Date(event.sinceMs).toISOString(), waiting_ms: event.waitingMs, stuck_prober_pid: event.stuckProber };
+      return { scope: 'disk', disk: event.disk, hung_since: new Date(event.sinceMs).toISOString(), waiting_ms: event.waitingMs, stuck_prober_pid: event.stuckProber };
     case 'stale-removed':
-      return { disk: event.disk, paths: event.paths };
+      return { scope: 'disk', disk: event.disk, paths: event.paths };
     case 'name-taken':
-      return { disk: event.disk, path: event.error.path, error: errorFields(event.error) };
+      return { scope: 'disk', disk: event.disk, path: event.error.path, error: errorFields(event.error) };
     case 'prober-restarted':
-      return { reason: event.reason, pid: event.pid };
+      return { scope: 'store', reason: event.reason, pid: event.pid };
     case 'layout':
-      return { disks: event.disks.map((disk) => ({ disk: disk.name, ...placementFields(disk) })) };
+      return { scope: 'store', disks: event.disks.map((disk) => ({ disk: disk.name, ...placementFields(disk) })) };
   }
 }
 
-export class JsonLines implements Reporter {
-  /** Whether the reported store score stood at each threshold after the last round. */
-  private readonly reached = { slow: false, evict: false };
+/** A threshold event: the store's, naming the disk whose score is the store's. */
+function crossingFields(crossing: ThresholdCrossing): Json {
+  return {
+    event: crossing.event,
+    scope: 'store',
+    disk: crossing.disk,
+    threshold: crossing.threshold,
+    threshold_score: crossing.thresholdScore,
+    clear_score: crossing.clearScore,
+    reported_score: crossing.reportedScore,
+  };
+}
 
+export class JsonLines implements Reporter {
   /**
    * `write` takes whole lines, each ending in a newline: a round's lines in one call, so that
    * a long replay makes one write per round.
@@ -135,7 +144,7 @@ export class JsonLines implements Reporter {
     private readonly live?: LiveContext,
   ) {}
 
-  /** A line per disk, one for the store, and an event for each threshold reached or cleared. */
+  /** A line per disk, one for the store, and an event for each threshold crossed. */
   round(round: JsonRound): void {
     // One time for the whole round, so that its lines group by it.
     const at = { ...this.time(), tick: round.tick, elapsed_seconds: round.elapsedMs / 1000 };
@@ -151,13 +160,7 @@ export class JsonLines implements Reporter {
     const reported = reportedScore(round.storeScore);
     const severity = severityOf(round.storeScore, this.params);
     lines.push({ type: 'store', ...at, store_score: round.storeScore, reported_score: reported, evict: severity === 'evict', severity });
-    for (const [name, param] of THRESHOLDS) {
-      const reached = reported >= this.params[param];
-      if (reached === this.reached[name]) continue;
-      this.reached[name] = reached;
-      const event = reached ? 'threshold-reached' : 'threshold-cleared';
-      lines.push({ type: 'event', ...at, event, threshold: name, threshold_score: this.params[param], reported_score: reported });
-    }
+    for (const crossing of round.crossings ?? []) lines.push({ type: 'event', ...at, ...crossingFields(crossing) });
     this.lines(...lines);
   }
 

@@ -97,7 +97,7 @@ export class SlowdiskMetrics {
     });
     this.predictedWarning = new Gauge({
       name: 'slowdisk_predicted_warning',
-      help: 'Whether the disk is in state warning: its predicted probability is above --warn-probability.',
+      help: 'Whether the disk is in state warning: its probability went above --warn-probability at samples in a row with its P99 rising, and has not cleared yet (it holds below the threshold until the disk has stayed under the SLA without a rising trend).',
       labelNames: ['disk'],
       registers,
     });

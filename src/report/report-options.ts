@@ -11,6 +11,8 @@ export interface OutputOptions {
   format: CheckFormat;
   /** watch: a line for each block device behind the disks, every round. */
   verbose?: boolean;
+  /** watch: the plain lines' times in UTC, not local time. */
+  utc?: boolean;
   /** The directory of node_exporter's textfile collector. */
   textfile?: string;
   listen?: ListenAddress;

@@ -21,6 +21,7 @@ import { exitCodeOf } from './exit-codes.js';
 import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
 import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
+import { ThresholdCrossings, type ThresholdCrossing } from './threshold-crossings.js';
 
 export interface PipelineParams {
   score: ScoreParams;
@@ -71,6 +72,8 @@ export interface RoundVerdict {
   predictions: ReadonlyMap<string, Prediction>;
   /** What the round made the run: the score's severity and the detectors'. */
   severity: Severity;
+  /** The thresholds the reported store score crossed at this round (threshold-crossings.ts). */
+  crossings: readonly ThresholdCrossing[];
 }
 
 /** A disk whose inspection has just been in flight for --hang-after: told once per hang. */
@@ -141,6 +144,7 @@ export class VerdictPipeline {
   private readonly detector: StatisticalDetector;
   private readonly predictions: PredictorFeed;
   readonly verdict: RunVerdict;
+  private readonly crossings: ThresholdCrossings;
   private readonly counts = new Map<string, InspectionCounts>();
   /** The inspected disks, also as a list for the rules on them. */
   private readonly inspected = new Map<string, InspectedDisk>();
@@ -159,6 +163,7 @@ export class VerdictPipeline {
       this.predictions.outcome(disk, tickId, durationMs);
     });
     this.verdict = new RunVerdict(params.score);
+    this.crossings = new ThresholdCrossings(params.score);
   }
 
   get currentTick(): number {
@@ -320,7 +325,8 @@ export class VerdictPipeline {
     }
     const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.params.criticalOn === 'any' });
     const severity = this.verdict.observe(storeScore, worseSeverity(detected, predictionSeverity(predictions.values())));
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity };
+    const crossings = this.crossings.round(storeScore, scores);
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity, crossings };
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */

@@ -57,15 +57,15 @@ describe('check --json', () => {
     expect(ofType(lines, 'summary')).toHaveLength(1);
   });
 
-  it('CRITICAL: the thresholds reached are events, the summary says CRITICAL; exit 2', async () => {
+  it('CRITICAL: the thresholds reached are events of the store naming the disk, the summary says CRITICAL; exit 2', async () => {
     const dir = mkdtempSync(path.join(work, 'critical-'));
     const result = await runCli(['check', '--raft', dir, ...ALWAYS_TIMING_OUT, '--json']);
     expect(result.code).toBe(2);
     const lines = parseLines(result.stdout);
     expect(ofType(lines, 'store').map((line) => line.reported_score)).toEqual([2, 4, 8, 16, 32, 64, 100]);
     expect(ofType(lines, 'event')).toEqual([
-      { type: 'event', time: expect.any(String), tick: 21, elapsed_seconds: 0.42, event: 'threshold-reached', threshold: 'slow', threshold_score: 80, reported_score: 100 },
-      { type: 'event', time: expect.any(String), tick: 21, elapsed_seconds: 0.42, event: 'threshold-reached', threshold: 'evict', threshold_score: 100, reported_score: 100 },
+      { type: 'event', time: expect.any(String), tick: 21, elapsed_seconds: 0.42, event: 'slow', scope: 'store', disk: 'raft', threshold: 'slow', threshold_score: 80, clear_score: 72, reported_score: 100 },
+      { type: 'event', time: expect.any(String), tick: 21, elapsed_seconds: 0.42, event: 'evict', scope: 'store', disk: 'raft', threshold: 'evict', threshold_score: 100, clear_score: 90, reported_score: 100 },
     ]);
     expect(lines.at(-1)).toMatchObject({ type: 'summary', status: 'CRITICAL', exit_code: 2, severity: 'evict', max_reported_score: 100 });
   });
@@ -149,7 +149,7 @@ describe.skipIf(rootGate.skip)('watch --json events', () => {
 });
 
 describe('replay --json', () => {
-  it('types every line, keeps the trace format keys, and marks the thresholds reached and cleared', async () => {
+  it('types every line, keeps the trace format keys, and marks the thresholds reached and, a tenth under them, cleared', async () => {
     const trace = path.join(work, 'hang.jsonl');
     // raft hangs until tick 211, then answers in 1 ms: 100 at tick 210, then 1 a round lower.
     const lines = [{ slowdisk_trace: 1, interval_ms: 100, disks: ['raft'] }, { tick: 1, disk: 'raft', ms: 21_050 }];
@@ -164,10 +164,10 @@ describe('replay --json', () => {
       { type: 'store', tick: 30, elapsed_seconds: 3, store_score: 2, reported_score: 2, evict: false, severity: 'ok' },
     ]);
     expect(ofType(out, 'event')).toEqual([
-      { type: 'event', tick: 210, elapsed_seconds: 21, event: 'threshold-reached', threshold: 'slow', threshold_score: 80, reported_score: 100 },
-      { type: 'event', tick: 210, elapsed_seconds: 21, event: 'threshold-reached', threshold: 'evict', threshold_score: 100, reported_score: 100 },
-      { type: 'event', tick: 270, elapsed_seconds: 27, event: 'threshold-cleared', threshold: 'evict', threshold_score: 100, reported_score: 99 },
-      { type: 'event', tick: 870, elapsed_seconds: 87, event: 'threshold-cleared', threshold: 'slow', threshold_score: 80, reported_score: 79 },
+      { type: 'event', tick: 210, elapsed_seconds: 21, event: 'slow', scope: 'store', disk: 'raft', threshold: 'slow', threshold_score: 80, clear_score: 72, reported_score: 100 },
+      { type: 'event', tick: 210, elapsed_seconds: 21, event: 'evict', scope: 'store', disk: 'raft', threshold: 'evict', threshold_score: 100, clear_score: 90, reported_score: 100 },
+      { type: 'event', tick: 540, elapsed_seconds: 54, event: 'evict-cleared', scope: 'store', disk: 'raft', threshold: 'evict', threshold_score: 100, clear_score: 90, reported_score: 90 },
+      { type: 'event', tick: 1080, elapsed_seconds: 108, event: 'slow-cleared', scope: 'store', disk: 'raft', threshold: 'slow', threshold_score: 80, clear_score: 72, reported_score: 72 },
     ]);
   });
 });
@@ -179,8 +179,8 @@ describe('the JSON Lines formatter', () => {
     live.event({ kind: 'stale-removed', disk: 'kv', paths: ['/data/kv/.slowdisk-probe-17-0a1b2c3d'] });
     live.event({ kind: 'prober-restarted', reason: 'the prober (pid 17) was killed by SIGKILL', pid: 18 });
     expect(written.map((line) => JSON.parse(line))).toEqual([
-      { type: 'event', time: '1970-01-01T00:00:00.000Z', tick: 42, event: 'stale-removed', disk: 'kv', paths: ['/data/kv/.slowdisk-probe-17-0a1b2c3d'] },
-      { type: 'event', time: '1970-01-01T00:00:00.000Z', tick: 42, event: 'prober-restarted', reason: 'the prober (pid 17) was killed by SIGKILL', pid: 18 },
+      { type: 'event', time: '1970-01-01T00:00:00.000Z', tick: 42, event: 'stale-removed', scope: 'disk', disk: 'kv', paths: ['/data/kv/.slowdisk-probe-17-0a1b2c3d'] },
+      { type: 'event', time: '1970-01-01T00:00:00.000Z', tick: 42, event: 'prober-restarted', scope: 'store', reason: 'the prober (pid 17) was killed by SIGKILL', pid: 18 },
     ]);
   });
 

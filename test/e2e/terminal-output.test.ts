@@ -21,7 +21,7 @@ describe('off a terminal: no spinner, no escape code', () => {
     await waitFor(() => /tick 10 /.test(cli.stdout()), 10_000, 'two rounds');
     cli.child.kill('SIGINT');
     const result = await cli.done;
-    expect(result.stdout).toMatch(/^0\.5s tick 5 store \d+ \([\d.]+\) \| raft /);
+    expect(result.stdout).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d) 0\.5s tick 5 store \d+ \([\d.]+\) \| raft /);
     expect(result.stdout).not.toMatch(ESCAPE);
     expect(result.stderr).toBe('');
   });
@@ -44,19 +44,23 @@ describe('off a terminal: no spinner, no escape code', () => {
 
 const gate = requireRootFacilities(['tmux']);
 
+/** The live view's header at the round of tick 10: the verdict, its reason, the store score. */
+const HEADER_AT_TICK_10 = /(?:OK|WARNING \S+|CRITICAL \S+)(?:\x1b\[\d+m)? {2}store \d+ \([\d.]+\) {2}tick 10 /;
+const SGR = /\x1b\[[\d;]*m/g;
+
 /** A tmux server of this test's own, on its own socket, so that no one else's is touched. */
 const SOCKET = `slowdisk-test-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /**
- * Runs watch in a 160x20 terminal and returns the screen once `ready` shows on it, with its
+ * Runs watch in a terminal of `columns` x 20 and returns the screen once `ready` shows on it, with its
  * colours and attributes as escape codes (capture-pane -e), then stops watch with Ctrl-C.
  */
-async function screenOfWatch(dir: string, env: string[], ready: RegExp, flags: string[] = []): Promise<{ live: string; after: string }> {
+async function screenOfWatch(dir: string, env: string[], ready: RegExp, flags: string[] = [], columns = 160): Promise<{ live: string; after: string }> {
   const session = `watch-${Math.random().toString(36).slice(2)}`;
   // CI and FORCE_COLOR from the environment of the tests would decide for the terminal.
   const command = ['env', '-u', 'CI', '-u', 'FORCE_COLOR', '-u', 'NO_COLOR', ...env, process.execPath, BIN, 'watch', '--raft', dir, '--round-ticks', '5', ...flags];
-  tmux('new-session', '-d', '-x', '160', '-y', '20', '-s', session, command.map((word) => `'${word}'`).join(' '));
+  tmux('new-session', '-d', '-x', String(columns), '-y', '20', '-s', session, command.map((word) => `'${word}'`).join(' '));
   try {
     tmux('set-option', '-t', session, 'remain-on-exit', 'on');
     let live = '';
@@ -80,15 +84,28 @@ describe.skipIf(gate.skip)('on a terminal (tmux)', () => {
     }
   });
 
-  it('the live view redraws in place, its spinner in colour', async () => {
+  it('the live view redraws in place, its spinner and its verdict in colour', async () => {
     const dir = mkdtempSync(path.join(work, 'tty-'));
-    const { live, after } = await screenOfWatch(dir, [], /store score \d+ \([\d.]+\) \w+ {2}tick 10 /);
+    const { live, after } = await screenOfWatch(dir, [], HEADER_AT_TICK_10);
     expect(live).toMatch(/\x1b\[36m/);
+    expect(live).toMatch(/\x1b\[32mOK\x1b\[39m {2}store /);
+    const plain = live.replace(SGR, '');
     // Redrawn, not scrolled: one store line on the screen.
-    expect(live.match(/store score/g)).toHaveLength(1);
-    expect(live).toMatch(new RegExp(`^  raft ${dir} score [\\d.]+ up write `, 'm'));
+    expect(plain.match(/ store \d+ /g)).toHaveLength(1);
+    expect(plain).toMatch(new RegExp(`^  raft +[\\d.]+ up write \\S+ sync \\S+ read \\S+ stat ok on \\S+ ${dir}$`, 'm'));
     // Ctrl-C leaves the last view on the screen.
-    expect(after).toMatch(/store score \d+ \([\d.]+\) \w+ {2}tick \d+ /);
+    expect(after.replace(SGR, '')).toMatch(/OK {2}store \d+ \([\d.]+\) {2}tick \d+ /);
+  });
+
+  it('60 columns: every line of the view fits, its fields shortened, none wrapped', async () => {
+    const dir = mkdtempSync(path.join(work, 'narrow-'));
+    const { live } = await screenOfWatch(dir, ['NO_COLOR=1'], HEADER_AT_TICK_10, [], 60);
+    const lines = live.split('\n').filter((line) => line !== '');
+    // The header (after the spinner) and the disk's line, nothing wrapped onto a third.
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^. OK {2}store \d+ \([\d.]+\) {2}tick 10 /);
+    expect(lines[1]).toMatch(/^  raft +[\d.]+ up (write|w) /);
+    for (const line of lines) expect(line.length).toBeLessThan(60);
   });
 
   const disks = requireRootFacilities(['tmux', 'root', 'loop']);
@@ -98,8 +115,8 @@ describe.skipIf(gate.skip)('on a terminal (tmux)', () => {
       const loop = path.basename(disk.device);
       const { live } = await screenOfWatch(disk.dir, ['NO_COLOR=1'], /tick 10 /, ['--verbose']);
       const lines = live.split('\n');
-      const diskLine = lines.findIndex((line) => line.startsWith(`  raft ${disk.dir} score `));
-      expect(lines[diskLine]).toMatch(new RegExp(` on ${loop}(,\\S+)?$`));
+      const diskLine = lines.findIndex((line) => /^  raft +[\d.]+ /.test(line));
+      expect(lines[diskLine]).toMatch(new RegExp(` on ${loop}(,\\S+)?( ${disk.dir})?$`));
       expect(lines[diskLine + 1]).toMatch(new RegExp(`^    ${loop} \\(raft\\): read [\\d.]+/s.*, write [\\d.]+/s.*, flush [\\d.]+/s.*, in flight \\d+, util \\d+%$`));
     } finally {
       await removeAllTestDisks();
@@ -108,7 +125,7 @@ describe.skipIf(gate.skip)('on a terminal (tmux)', () => {
 
   it('NO_COLOR: the same view without a single escape code', async () => {
     const dir = mkdtempSync(path.join(work, 'no-color-'));
-    const { live, after } = await screenOfWatch(dir, ['NO_COLOR=1'], /store score \d+ \([\d.]+\) \w+ {2}tick 10 /);
+    const { live, after } = await screenOfWatch(dir, ['NO_COLOR=1'], HEADER_AT_TICK_10);
     expect(live).not.toMatch(ESCAPE);
     expect(after).not.toMatch(ESCAPE);
   });
@@ -116,8 +133,8 @@ describe.skipIf(gate.skip)('on a terminal (tmux)', () => {
   it('TERM=dumb: a terminal that cannot be redrawn gets the plain round lines', async () => {
     const dir = mkdtempSync(path.join(work, 'dumb-'));
     const { live } = await screenOfWatch(dir, ['TERM=dumb'], /tick 10 store /);
-    expect(live).toMatch(/^0\.5s tick 5 store \d+ \([\d.]+\) \| raft /m);
-    expect(live).not.toMatch(/store score/);
+    expect(live).toMatch(/^\S+ 0\.5s tick 5 store \d+ \([\d.]+\) \| raft /m);
+    expect(live).not.toMatch(/ {2}store /);
     expect(live).not.toMatch(ESCAPE);
   });
 });

@@ -3,7 +3,10 @@
 import { waitFor, type RunningCli } from './run-cli.js';
 
 export interface OutputLine {
+  /** The line after the time it starts with. */
   text: string;
+  /** The time the line starts with, as watch wrote it. */
+  time: string;
   /** performance.now() when the line arrived. */
   atMs: number;
   index: number;
@@ -19,6 +22,9 @@ interface RoundDisk {
 export interface RoundLine {
   disks: Map<string, RoundDisk>;
 }
+
+/** The time each plain line starts with: ISO 8601 to the second, with its offset. */
+export const LINE_TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)) (.*)$/;
 
 const ROUND = /^\d+\.\ds tick \d+ store \d+ \(\d+(?:\.\d+)?\) \| (.*)$/;
 // name, directory, score (a skipped path has none), state.
@@ -45,7 +51,10 @@ export class WatchLines {
       const atMs = performance.now();
       const parts = (this.partial + chunk.toString()).split('\n');
       this.partial = parts.pop()!;
-      for (const text of parts) this.lines.push({ text, atMs, index: this.lines.length });
+      for (const line of parts) {
+        const [, time = '', text = line] = LINE_TIME.exec(line) ?? [];
+        this.lines.push({ text, time, atMs, index: this.lines.length });
+      }
     });
   }
 

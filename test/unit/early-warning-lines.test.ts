@@ -5,6 +5,7 @@ import type { Prediction } from '../../src/early-warning/predictor.js';
 import { checkSummary } from '../../src/report/check-summary.js';
 import { JsonLines } from '../../src/report/json-lines.js';
 import { RoundLines } from '../../src/report/round-lines.js';
+import { LineClock } from '../../src/report/line-time.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import type { DiskStatus } from '../../src/live/probe-session.js';
 
@@ -35,25 +36,26 @@ const disk = (name: string, extra: Partial<DiskStatus> = {}): DiskStatus => ({
 });
 
 describe('the early warning on the lines', () => {
-  it("follows each disk's state on watch's round lines: nothing before a probability, predict, then warn", () => {
+  it("follows each disk's state on watch's round lines: nothing before a probability, predict, then warning", () => {
     const written: string[] = [];
-    const lines = new RoundLines(false, false, (line) => written.push(line));
-    const round = (disks: DiskStatus[]) => ({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks, devices: [] });
+    const lines = new RoundLines(false, false, (line) => written.push(line), new LineClock(true, () => Date.UTC(2026, 11, 1, 8, 27, 55)));
+    const round = (disks: DiskStatus[]) => ({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks, devices: [], crossings: [] });
     lines.round(round([disk('raft'), disk('kv', { prediction: prediction(null) })]));
     lines.round(round([disk('raft', { prediction: prediction(0.123) }), disk('kv', { prediction: prediction(0.8251, true), blockDevices: ['loop3'] })]));
     expect(written[0]).toBe(
-      '60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok',
+      '2026-12-01T08:27:55Z 60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok',
     );
     expect(written[1]).toBe(
-      '60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict 0.12 | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warn 0.83 on loop3',
+      '2026-12-01T08:27:55Z 60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict 0.12 | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warning (predict 0.83) on loop3',
     );
   });
 
   it('says on the round line and in the JSON line why a warning cleared, at the sample it did', () => {
     const written: string[] = [];
     const lines = new RoundLines(false, false, (line) => written.push(line));
-    lines.round({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks: [disk('kv', { prediction: prediction(0.78, false, 'steady') })], devices: [] });
-    expect(written[0]).toMatch(/\| kv \/data\/kv score 1\.00 up .* stat ok predict 0\.78 cleared steady$/);
+    lines.round({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks: [disk('kv', { prediction: prediction(0.78, false, 'steady') })], devices: [], crossings: [] });
+    // No figure beside the warning that ended: it would read as the warning's.
+    expect(written[0]).toMatch(/\| kv \/data\/kv score 1\.00 up .* stat ok warning cleared: steady$/);
     const json: string[] = [];
     new JsonLines(DEFAULT_SCORE_PARAMS, (text) => json.push(text)).round({ tick: 600, elapsedMs: 60_000, storeScore: 1, disks: [disk('kv', { prediction: prediction(0.78, false, 'steady') }), disk('raft', { prediction: prediction(0.1) })] });
     const [kv, raft] = json.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -65,6 +67,6 @@ describe('the early warning on the lines', () => {
     const verdict = new RunVerdict(DEFAULT_SCORE_PARAMS);
     verdict.observe(1, 'slow');
     const line = checkSummary(verdict, 1, 90_000, [disk('kv', { prediction: prediction(0.91, true) })], DEFAULT_SCORE_PARAMS, false);
-    expect(line).toBe('WARNING: store score 1.00 after 90.0s (max reported 1, slow at 80, evict at 100) | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warn 0.91');
+    expect(line).toBe('WARNING: store score 1.00 after 90.0s (max reported 1, slow at 80, evict at 100) | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warning (predict 0.91)');
   });
 });

@@ -50,7 +50,7 @@ describe('early warning in replay', () => {
   it('shows the warning on the timeline', async () => {
     const result = await runCli(['replay', traceOf('ramp-timeline', ramp), ...NO_DETECTOR]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/\| kv 1\.00 stat ok warn 0\.\d\d/);
+    expect(result.stdout).toMatch(/\| kv 1\.00 stat ok warning \(predict 0\.\d\d\)/);
     expect(result.stdout).toMatch(/\| raft 1\.00 stat ok predict 0\.\d\d/);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(/^WARNING: /);
   });

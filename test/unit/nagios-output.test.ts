@@ -91,7 +91,7 @@ describe('the Nagios line', () => {
     const disks = [healthy('kv', 1, { prediction }), healthy('raft', 1, { prediction: { ...prediction, probability: 0.1, warning: false } })];
     const line = nagiosLine({ verdict, storeScore: 1, elapsedMs: 60_000, disks, exitCode: 1 }, DEFAULT_SCORE_PARAMS, false, new PhaseLatencies(), new Map(), 0.8);
     const { status, perfdata } = parse(line);
-    expect(status).toBe('SLOWDISK WARNING - store score 1 (slow at 80, evict at 100) after 60.0s; kv 1.00 up warn 0.82, raft 1.00 up predict 0.10');
+    expect(status).toBe('SLOWDISK WARNING - store score 1 (slow at 80, evict at 100) after 60.0s; kv 1.00 up warning (predict 0.82), raft 1.00 up predict 0.10');
     expect(perfdata.get('kv_breach_probability')).toBe('0.823;0.8;;0;1');
     expect(perfdata.get('raft_breach_probability')).toBe('0.1;0.8;;0;1');
   });

@@ -124,7 +124,7 @@ describe('watch --tikv-config: the inspect interval', () => {
 
   it('raftstore.inspect-interval = "200ms" sets the interval; --interval wins', async () => {
     const { config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n\n[raftstore]\ninspect-interval = "200ms"\n`);
-    expect(await firstRoundLine(['--tikv-config', config])).toMatch(/^1\.0s tick 5 /);
-    expect(await firstRoundLine(['--tikv-config', config, '--interval', '100ms'])).toMatch(/^0\.5s tick 5 /);
+    expect(await firstRoundLine(['--tikv-config', config])).toMatch(/^\S+ 1\.0s tick 5 /);
+    expect(await firstRoundLine(['--tikv-config', config, '--interval', '100ms'])).toMatch(/^\S+ 0\.5s tick 5 /);
   });
 });

@@ -72,7 +72,7 @@ describe('human outputs of a path with a newline and an escape in its name', () 
     await cli.done;
     const rounds = linesOf(cli.stdout());
     expect(rounds.length).toBeGreaterThanOrEqual(3);
-    for (const line of rounds) expect(line).toMatch(new RegExp(`^\\d+\\.\\ds tick \\d+ store 1 \\(1\\.00\\) \\| x .*${SHOWN.replaceAll('\\', '\\\\').replace('[', '\\[')} score`));
+    for (const line of rounds) expect(line).toMatch(new RegExp(`^\\S+ \\d+\\.\\ds tick \\d+ store 1 \\(1\\.00\\) \\| x .*${SHOWN.replaceAll('\\', '\\\\').replace('[', '\\[')} score`));
   });
 
   it("replay's timeline, for a disk named so in a trace", async () => {
