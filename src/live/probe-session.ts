@@ -77,6 +77,8 @@ export type SessionEvent =
   | { kind: 'stale-removed'; disk: string; paths: string[] }
   /** The probe file's name held someone else's file (the error says what): left alone, and probed under a fresh name. */
   | { kind: 'name-taken'; disk: string; error: SerializedProbeError }
+  /** The CLI itself was held up this long (stopped, or starved of CPU): the prober's records were read late, judged on their own clock. */
+  | { kind: 'held-up'; ms: number }
   /** The prober died (`reason` names its pid and how) and a new one took over. */
   | { kind: 'prober-restarted'; reason: string; pid?: number };
 
@@ -159,10 +161,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       else this.namesOfDir.set(target.dir, [target.name]);
     }
     this.pipeline = new VerdictPipeline({ score, statistical, predictor, criticalOn, hangAfterMs });
-    this.watchdog = new BatchWatchdog(
-      () => this.advanceTo(MONOTONIC_CLOCK.now()),
-      () => this.prober.send({ type: 'flush' }),
-    );
+    this.watchdog = new BatchWatchdog({
+      charge: () => this.advanceTo(MONOTONIC_CLOCK.now()),
+      ask: () => this.prober.send({ type: 'flush' }),
+      heldUp: (ms) => this.emit('event', { kind: 'held-up', ms }),
+    });
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
     prober.on('restarted', ({ reason, pid }) => this.onProberRestarted(reason, pid));
@@ -272,8 +275,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return this.prober.replace(dir, name, text, mode);
   }
 
-  statuses(): DiskStatus[] {
-    const now = MONOTONIC_CLOCK.now();
+  /**
+   * Each disk as it stands at `now`; a round's, at its close: records read late (the CLI held
+   * up) are judged in their order, and an inspection that had just started then is not hung.
+   */
+  statuses(now = MONOTONIC_CLOCK.now()): DiskStatus[] {
     return [...this.disks.values()].map((disk) => {
       const status: DiskStatus = { ...disk.status, ...this.pipeline.countsOf(disk.status.name), score: 1 };
       const verdict = this.pipeline.disk(status.name, now);
@@ -350,7 +356,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const devices = out.closesRound ? this.counters.sample() : undefined;
     const round = this.pipeline.devices({ tick, devices });
     if (!round) return;
-    this.emitRound(round, tick * schedule.intervalMs, devices ?? []);
+    this.emitRound(round, tick * schedule.intervalMs, atMs, devices ?? []);
   }
 
   /** A batch from the prober: its records and the ticks between them, in the order they came. */
@@ -440,7 +446,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.emit('event', { kind: 'hung', disk: name, sinceMs: disk.inFlightSinceWallMs, waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
   }
 
-  private emitRound(round: RoundVerdict, sinceStartMs: number, devices: DeviceFigures[]): void {
+  private emitRound(round: RoundVerdict, sinceStartMs: number, atMs: number, devices: DeviceFigures[]): void {
     // For the next round: a changed filesystem, or a device that went away, is resolved anew.
     void this.counters.follow(this.inspectedPlacements());
     this.emit('round', {
@@ -448,7 +454,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       elapsedMs: sinceStartMs,
       storeScore: round.storeScore,
       reportedScore: reportedScore(round.storeScore),
-      disks: this.statuses(),
+      disks: this.statuses(atMs),
       devices,
       severity: round.severity,
     });

@@ -118,6 +118,8 @@ export function formatEvent(event: SessionEvent): string {
       return `${event.disk}: removed probe files left by a dead slowdisk: ${event.paths.join(', ')}`;
     case 'name-taken':
       return `${event.disk}: ${event.error.message}; probing under a fresh name`;
+    case 'held-up':
+      return `slowdisk itself was held up for ${formatElapsed(event.ms)} (stopped, or starved of CPU): its prober's records were read late, each judged at the time it was made; no disk was charged for it`;
     case 'prober-restarted':
       return `${event.reason}; started a new prober (pid ${event.pid ?? '?'})`;
     case 'layout':
