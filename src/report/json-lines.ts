@@ -114,6 +114,8 @@ function eventFields(event: SessionEvent): Json {
       return { disk: event.disk, paths: event.paths };
     case 'name-taken':
       return { disk: event.disk, path: event.error.path, error: errorFields(event.error) };
+    case 'contested':
+      return { disk: event.disk, path: event.error.path, error: errorFields(event.error) };
     case 'held-up':
       return { held_ms: Math.round(event.ms) };
     case 'prober-restarted':
