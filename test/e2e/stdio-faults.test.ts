@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { BIN, probeFiles, startCli, waitFor } from '../helpers/run-cli.js';
+import { BIN, childPids, probeFiles, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
 
 const gate = requireRootFacilities(['root', 'loop', 'fsfreeze']);
@@ -115,8 +115,16 @@ describe.skipIf(gate.skip)('stdout and stderr in a log on a frozen filesystem', 
       expect(check.elapsedMs).toBeLessThan(8000);
 
       const watch = runWith(cli('watch', '--path', `a=${disk.dir}`), fd, fd);
-      // Its first rounds went to the log's writer, which is stuck.
-      await new Promise((resolve) => setTimeout(resolve, 5000));
+      // Its first round went to the log's writer, which is stuck in the frozen filesystem.
+      const writerStuck = () =>
+        childPids(watch.pid).some((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(cat) D');
+          } catch {
+            return false;
+          }
+        });
+      await waitFor(writerStuck, 20_000, "the log's writer stuck on its first round");
       const killedAt = performance.now();
       process.kill(watch.pid, 'SIGKILL');
       const killed = await watch.ended;
