@@ -1,5 +1,18 @@
-#!/usr/bin/env node
+#!/bin/bash
+':' //; n=$(ulimit -n); [ "$n" = unlimited ] || [ "$n" -ge 256 ] || { echo "slowdisk: ulimit -n is $n: slowdisk needs at least 256 file descriptors (raise it: ulimit -n 1024, or LimitNOFILE= in a unit)" >&2; exit 3; }; exec node "$0" "$@"
+// Run by bash first (the line above; node reads it as a string and a comment): with under 20
+// file descriptors node itself crashes before any JS runs (SIGSEGV, abort), so too few is
+// refused before node starts, with one line and exit 3. `node bin/slowdisk.js` checks the
+// same below.
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+
+const MIN_FILE_DESCRIPTORS = 256;
+const soft = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+if (soft !== undefined && Number(soft) < MIN_FILE_DESCRIPTORS) {
+  process.stderr.write(`slowdisk: ulimit -n is ${soft}: slowdisk needs at least ${MIN_FILE_DESCRIPTORS} file descriptors (raise it: ulimit -n 1024, or LimitNOFILE= in a unit)\n`);
+  process.exit(3);
+}
 
 // watch and check: JS no higher than the baseline compiler (Sparkplug). Their hot code is a
 // few functions per tick, and the optimising compilers' own code, paged in once they start,

@@ -246,13 +246,27 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     return info.Env().Undefined();
   }
 
-  // complete(json, failed) -> atMs: the tick asked of JS is done; its result
-  // (`json`, an object without atMs; none if empty) goes into the batch,
-  // stamped with the time, which is returned.
+  // complete(json, failed, lost?) -> atMs: the tick asked of JS is done; its
+  // result (`json`, an object without atMs; none if empty) goes into the
+  // batch, stamped with the time, which is returned. `lost` ({code, syscall,
+  // path, message}): the tick's probe file had its name taken, so the thread
+  // answers the next ticks as lost itself until a fresh file is armed.
   Napi::Value Complete(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     std::string json = String(env, info[0], "json");
     bool failed = Boolean(env, info[1], "failed");
+    std::optional<SysError> lost;
+    if (info.Length() > 2 && info[2].IsObject()) {
+      Napi::Object fields = info[2].As<Napi::Object>();
+      SysError error;
+      error.code = String(env, fields.Get("code"), "lost.code");
+      error.syscall = String(env, fields.Get("syscall"), "lost.syscall");
+      error.path = String(env, fields.Get("path"), "lost.path");
+      std::string message = String(env, fields.Get("message"), "lost.message");
+      std::string prefix = error.code + ": " + error.syscall + " " + error.path + " ";
+      error.detail = message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+      lost = std::move(error);
+    }
     double atMs;
     if (json.empty()) {
       atMs = MonotonicMs();
@@ -267,7 +281,7 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
       records.push_back(std::move(record));
       atMs = RecordBatch::Instance().Append(std::move(records), true);
     }
-    thread_.WithLoop([&](TickLoop& loop) { loop.FreeAt(atMs, failed); });
+    thread_.WithLoop([&](TickLoop& loop) { loop.FreeAt(atMs, failed, lost); });
     return Napi::Number::New(env, atMs);
   }
 

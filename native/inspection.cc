@@ -140,8 +140,18 @@ InspectResult Inspect(const InspectRequest& r) {
   if (fd.get() < 0) {
     // Removed by someone, or the directory was replaced: the probe goes on
     // with a new file under the same name.
-    CreatedProbeFile created =
-        CreateProbeFile(dirFd.get(), r.name, path, r.ioSize, r.direct);
+    CreatedProbeFile created = [&] {
+      try {
+        return CreateProbeFile(dirFd.get(), r.name, path, r.ioSize, r.direct);
+      } catch (const SysError& error) {
+        // Something was put at the name between the look and the make: a
+        // name race lost, not a fault of the disk.
+        if (error.code != "EEXIST") throw;
+        ThrowSlowdisk("ENAMETAKEN", "open", path,
+                      "is taken by someone else: made at the name while the "
+                      "probe file was being made again; left untouched");
+      }
+    }();
     fd = std::move(created.fd);
     result.created = true;
     result.id = std::move(created.id);

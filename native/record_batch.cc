@@ -31,6 +31,8 @@ bool IsNotice(const LoopRecord& r) {
       return true;
     case LoopRecord::Kind::kInspected:
       return r.result.created || r.result.dirReplaced;
+    case LoopRecord::Kind::kLost:
+      return true;
     case LoopRecord::Kind::kFailed:
     case LoopRecord::Kind::kExternal:
       return false;
@@ -63,7 +65,11 @@ Napi::Value NoticeToJs(Napi::Env env, const LoopRecord& r) {
       o.Set("kind", "ask");
       o.Set("tick", static_cast<double>(r.tick));
       o.Set("freshBlock", r.freshBlock);
-      if (r.error) o.Set("nameTaken", ErrorFields(env, *r.error));
+      break;
+    case LoopRecord::Kind::kLost:
+      o.Set("kind", "lost");
+      o.Set("tick", static_cast<double>(r.tick));
+      o.Set("nameTaken", ErrorFields(env, *r.error));
       break;
     case LoopRecord::Kind::kResolved:
       o.Set("kind", "resolved");

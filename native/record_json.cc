@@ -159,6 +159,15 @@ bool AppendRecordJson(std::string& out, const LoopRecord& r) {
         out += '}';
       }
       return true;
+    case LoopRecord::Kind::kLost:
+      out += '{';
+      OpenRecord(out, "inspected", r, true);
+      out += ",\"lost\":{";
+      Error(out, *r.error);
+      out += '}';
+      if (r.contested) out += ",\"contested\":true";
+      out += '}';
+      return true;
     case LoopRecord::Kind::kAskJs:
       return false;
   }

@@ -30,8 +30,12 @@ void TickLoop::Schedule(LoopClock clock, uint64_t seedBase,
 }
 
 void TickLoop::Place(std::string name, uint64_t fromTick) {
+  // Placed anew, or told by JS that a fresh file could not be made: the next
+  // tick without a file is asked of JS again.
+  lostName_.reset();
   if (placed_ != name) {
     armed_.reset();
+    freshArmed_ = contested_ = false;
     lastFailed_ = false;
     lastOutcome_.clear();
   }
@@ -44,9 +48,14 @@ void TickLoop::Unplace() {
   armed_.reset();
 }
 
-void TickLoop::Arm(InspectRequest file) { armed_ = std::move(file); }
+void TickLoop::Arm(InspectRequest file) {
+  armed_ = std::move(file);
+  freshArmed_ = lostName_.has_value();
+}
 
-void TickLoop::FreeAt(double atMs, bool failed) {
+void TickLoop::FreeAt(double atMs, bool failed,
+                      std::optional<SysError> lost) {
+  if (lost && !armed_) lostName_ = std::move(lost);
   askedJs_ = false;
   inFlightSinceMs_.reset();
   lastFailed_ = failed;
@@ -95,6 +104,10 @@ DueTick TickLoop::Take(double nowMs) {
   // new block meets (a full filesystem) is seen to lift at once.
   due.freshBlock = clock_.OpensRound(due.tick) || lastFailed_;
   inFlightSinceMs_ = nowMs;
+  if (!armed_ && lostName_) {
+    due.lost = true;
+    return due;
+  }
   if (!armed_) {
     due.askJs = true;
     askedJs_ = true;
@@ -115,18 +128,20 @@ LoopRecord TickLoop::Inspected(const DueTick& due, const InspectResult* result,
   record.tick = due.tick;
   record.startedMs = inFlightSinceMs_.value_or(0);
   if (error && error->code == "ENAMETAKEN") {
-    // Someone else's file at our name stays theirs: JS makes a new probe file
-    // under a fresh name and inspects this tick there.
+    // Someone else's file at our name stays theirs, and the tick is no fault
+    // of the disk: lost, as the next ones are until JS arms a fresh file. One
+    // taken before it was ever inspected makes the directory contested.
     armed_.reset();
-    askedJs_ = true;
-    record.kind = LoopRecord::Kind::kAskJs;
-    record.error = *error;
-    record.freshBlock = due.freshBlock;
+    contested_ = contested_ || freshArmed_;
+    freshArmed_ = false;
+    lostName_ = *error;
     urgent = true;
-    return record;
+    return Lost(due);
   }
   std::string outcome;
   if (result) {
+    lostName_.reset();
+    freshArmed_ = contested_ = false;
     record.kind = LoopRecord::Kind::kInspected;
     record.result = *result;
     if (armed_ && (result->created || result->dirReplaced)) {
@@ -143,6 +158,17 @@ LoopRecord TickLoop::Inspected(const DueTick& due, const InspectResult* result,
   lastFailed_ = result == nullptr;
   urgent = urgent || outcome != lastOutcome_;
   lastOutcome_ = std::move(outcome);
+  return record;
+}
+
+LoopRecord TickLoop::Lost(const DueTick& due) const {
+  LoopRecord record;
+  record.kind = LoopRecord::Kind::kLost;
+  record.name = due.name;
+  record.tick = due.tick;
+  record.startedMs = inFlightSinceMs_.value_or(0);
+  record.error = lostName_;
+  record.contested = contested_;
   return record;
 }
 

@@ -29,9 +29,12 @@ struct DueTick {
   uint64_t tick = 0;
   std::string name;      // the name inspected; empty when none is
   bool inspect = false;  // natively, with `request`
-  // No probe file is armed (none made yet, or its name was taken): JS makes
-  // one and inspects, then hands the loop back (FreeAt).
+  // No probe file is armed (none made yet): JS makes one and inspects, then
+  // hands the loop back (FreeAt).
   bool askJs = false;
+  // No probe file is armed since its name was taken: the tick is answered at
+  // once as lost (neither counted nor charged) while JS makes a fresh one.
+  bool lost = false;
   bool freshBlock = false;
   bool resolve = false;  // the round's resolution of the directory
   std::string dir, pinned;  // when resolve
@@ -40,15 +43,16 @@ struct DueTick {
 
 // One outcome of a due tick, as the batch carries it to JS.
 struct LoopRecord {
-  enum class Kind { kInspected, kFailed, kAskJs, kResolved, kExternal };
+  enum class Kind { kInspected, kFailed, kAskJs, kResolved, kExternal, kLost };
   Kind kind = Kind::kInspected;
   double atMs = 0;  // when it was recorded, on the shared clock
   std::string name;
   uint64_t tick = 0;
   double startedMs = 0;
   InspectResult result{};
-  std::optional<SysError> error;  // kFailed, kResolved; kAskJs: the name taken
+  std::optional<SysError> error;  // kFailed, kResolved, kLost: the name taken
   bool freshBlock = false;        // kAskJs
+  bool contested = false;         // kLost: a fresh file's name was taken too
   DirIdentity resolution{};       // kResolved without error
   std::string json;               // kExternal: a result JS made
 };
@@ -65,8 +69,10 @@ class TickLoop {
   void Unplace();
   // The probe file to inspect; its per-tick fields are set at each tick.
   void Arm(InspectRequest file);
-  // JS has finished the tick it was asked (at `atMs`, `failed` or not).
-  void FreeAt(double atMs, bool failed);
+  // JS has finished the tick it was asked (at `atMs`, `failed` or not;
+  // `lost`: its probe file's name was taken, and no fresh one is armed).
+  void FreeAt(double atMs, bool failed,
+              std::optional<SysError> lost = std::nullopt);
   std::optional<double> InFlightSinceMs() const;
   const std::optional<InspectRequest>& Armed() const { return armed_; }
   // Probe files another directory took the place of, since the last call.
@@ -77,10 +83,13 @@ class TickLoop {
   std::optional<double> NextRunMs() const;
   DueTick Take(double nowMs);
   // Records the tick's inspection (result or error); returns its record and
-  // whether it changes what a user sees. After ENAMETAKEN the tick is asked
-  // of JS instead (kAskJs, the error attached).
+  // whether it changes what a user sees. After ENAMETAKEN the tick is lost
+  // (kLost, the error attached), and so is every tick until JS arms a fresh
+  // probe file.
   LoopRecord Inspected(const DueTick& due, const InspectResult* result,
                        const SysError* error, bool& urgent);
+  // A tick while no probe file is armed since its name was taken.
+  LoopRecord Lost(const DueTick& due) const;
   // The round's resolution; nullopt when it is the same as the last one.
   std::optional<LoopRecord> Resolved(const DirIdentity* identity,
                                      const SysError* error);
@@ -98,6 +107,11 @@ class TickLoop {
   uint64_t nextTick_ = 1;
   std::optional<double> inFlightSinceMs_;
   bool askedJs_ = false;
+  // The name race last lost, until an inspection succeeds; whether the file
+  // armed since was made after it, and whether that one was taken too.
+  std::optional<SysError> lostName_;
+  bool freshArmed_ = false;
+  bool contested_ = false;
   bool lastFailed_ = false;
   std::string lastOutcome_;  // "" before any, "ok", or the error's code
   std::string lastResolution_;

@@ -140,6 +140,9 @@ void ProbeThread::RunDue(State& state, const DueTick& due) {
     std::lock_guard<std::mutex> lock(state.mutex);
     records.push_back(state.loop.Inspected(
         due, result ? &*result : nullptr, error ? &*error : nullptr, urgent));
+  } else if (due.lost) {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    records.push_back(state.loop.Lost(due));
   } else if (due.askJs) {
     LoopRecord ask;
     ask.kind = LoopRecord::Kind::kAskJs;

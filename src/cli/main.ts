@@ -7,6 +7,8 @@ import { VERSION } from '../common/version.js';
 import { exitCodeHelp } from './exit-code-help.js';
 import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
+import { relayFileStdio } from '../report/file-stdio.js';
+import { stdoutFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { addHookOptions, hookParamsFrom } from './hook-options.js';
 import {
   addProbeOptions,
@@ -159,6 +161,11 @@ export function buildProgram(): Command {
 
 /** Runs the CLI; a bad flag ends with one line on stderr and exit 3, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
+  relayFileStdio();
+  // stderr that cannot be written leaves nothing to tell it on; stdout that cannot is one
+  // line and exit 3 until a command says what its end is.
+  process.stderr.on('error', () => {});
+  whenReaderGone(() => process.exit(EXIT_UNKNOWN));
   const program = buildProgram();
   program.exitOverride();
   program.configureOutput({ writeErr: () => {} });
@@ -170,7 +177,8 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.exitCode === 0) process.exit(0);
+      // --help and --version: written, or not (exit 3, see whenReaderGone).
+      if (error.exitCode === 0) await stdoutFlushed().then(() => process.exit(0));
       // No command at all: the usage, where the error would go, and bad arguments' exit code.
       if (error.code === 'commander.help') {
         process.stderr.write(program.helpInformation());

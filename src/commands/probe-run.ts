@@ -164,8 +164,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
   });
   process.on('SIGINT', () => void finish(EXIT_SIGINT, 'SIGINT'));
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
-  // The probe files are removed as on a signal.
-  whenReaderGone(() => void finish(EXIT_UNKNOWN));
+  // The probe files are removed as on a signal; a failed write leaves the run going.
+  whenReaderGone(() => void finish(EXIT_UNKNOWN), true);
   if (mode === 'check') {
     // The last records first: the prober sends them about once a round.
     setTimeout(() => void session.catchUp().then(() => finish(session.checkEnd())), options.durationMs);

@@ -30,7 +30,8 @@ import { BatchWatchdog } from './batch-watchdog.js';
 import { describeError, shownError } from './shown-error.js';
 
 /** `hung`: an inspection has been in flight for --hang-after, from the clock, whatever the score says yet. */
-export type DiskState = 'starting' | 'up' | 'down' | 'hung' | 'skipped';
+/** `contested`: each probe file made in its directory has its name taken by someone else; nothing of the disk is seen, nothing charged. */
+export type DiskState = 'starting' | 'up' | 'down' | 'hung' | 'contested' | 'skipped';
 
 export interface DiskStatus extends DiskPlacement {
   state: DiskState;
@@ -80,6 +81,10 @@ export type SessionEvent =
   | { kind: 'stale-removed'; disk: string; paths: string[] }
   /** The probe file's name held someone else's file (the error says what): left alone, and probed under a fresh name. */
   | { kind: 'name-taken'; disk: string; error: SerializedProbeError }
+  /** The fresh probe file's name was taken too: the directory is contested, its ticks neither counted nor charged. */
+  | { kind: 'contested'; disk: string; error: SerializedProbeError }
+  /** The CLI itself was held up this long (stopped, or starved of CPU): the prober's records were read late, judged on their own clock. */
+  | { kind: 'held-up'; ms: number }
   /** The prober died (`reason` names its pid and how) and a new one took over. */
   | { kind: 'prober-restarted'; reason: string; pid?: number };
 
@@ -91,6 +96,8 @@ export interface InspectionRecord {
   error?: SerializedProbeError;
   /** It finished under the interval but was recorded after its tick had ended: charged. */
   late: boolean;
+  /** No inspection was made: its probe file's name was taken (`error` says by what), neither counted nor charged. */
+  lost?: boolean;
   /** Wall-clock time the prober recorded it, ms since the epoch. */
   wallMs: number;
 }
@@ -111,6 +118,10 @@ interface DiskRecord {
   stuckProber: StuckProber | null;
   /** Whether any inspection of this disk has completed or failed yet. */
   attempted: boolean;
+  /** Its last tick was lost: its probe file's name was taken, and no fresh file was inspected since. */
+  losing: boolean;
+  /** Each probe file made in its directory has had its name taken: nothing of it is seen until one is inspected. */
+  contested: boolean;
 }
 
 export class StartupError extends Error {}
@@ -170,10 +181,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       else this.namesOfDir.set(target.dir, [target.name]);
     }
     this.pipeline = new VerdictPipeline({ score, statistical, predictor, criticalOn, hangAfterMs });
-    this.watchdog = new BatchWatchdog(
-      () => this.advanceTo(MONOTONIC_CLOCK.now()),
-      () => this.prober.send({ type: 'flush' }),
-    );
+    this.watchdog = new BatchWatchdog({
+      charge: () => this.advanceTo(MONOTONIC_CLOCK.now()),
+      ask: () => this.prober.send({ type: 'flush' }),
+      heldUp: (ms) => this.emit('event', { kind: 'held-up', ms }),
+    });
     prober.on('message', (message) => this.onMessage(message));
     prober.on('lost', (reason) => this.emit('fatal', reason));
     prober.on('restarted', ({ reason, pid }) => this.onProberRestarted(reason, pid));
@@ -285,9 +297,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return this.prober.replace(dir, name, text, mode);
   }
 
-  /** Each disk as the records that have come say it was, at the clock they reach (knownMs). */
-  statuses(): DiskStatus[] {
-    const now = this.knownMs;
+  /**
+   * Each disk as the records that have come say it was, at the clock they reach (knownMs), or
+   * at `now`; a round's, at its close: records read late (the CLI held up) are judged in their
+   * order, and an inspection that had just started then is not hung.
+   */
+  statuses(now = this.knownMs): DiskStatus[] {
     return [...this.disks.values()].map((disk) => {
       const status: DiskStatus = { ...disk.status, ...this.pipeline.countsOf(disk.status.name), score: 1 };
       const verdict = this.pipeline.disk(status.name, now);
@@ -298,6 +313,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.stalledDevices = this.counters.stalledOf(status.name);
       if (verdict.prediction) status.prediction = verdict.prediction;
       if (verdict.waitingMs !== undefined) status.waitingMs = verdict.waitingMs;
+      if (disk.contested && !verdict.hung) status.state = 'contested';
       if (verdict.hung) {
         status.state = 'hung';
         status.hungSinceMs = disk.inFlightSinceWallMs;
@@ -365,7 +381,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const devices = out.closesRound ? this.counters.sample() : undefined;
     const round = this.pipeline.devices({ tick, devices });
     if (!round) return;
-    this.emitRound(round, tick * schedule.intervalMs, devices ?? []);
+    this.emitRound(round, tick * schedule.intervalMs, atMs, devices ?? []);
   }
 
   /** A batch from the prober: its records and the ticks between them, in the order they came. */
@@ -455,7 +471,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.emit('event', { kind: 'hung', disk: name, sinceMs: disk.inFlightSinceWallMs, waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
   }
 
-  private emitRound(round: RoundVerdict, sinceStartMs: number, devices: DeviceFigures[]): void {
+  private emitRound(round: RoundVerdict, sinceStartMs: number, atMs: number, devices: DeviceFigures[]): void {
     // For the next round: a changed filesystem, or a device that went away, is resolved anew.
     void this.counters.follow(this.inspectedPlacements());
     this.emit('round', {
@@ -463,7 +479,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       elapsedMs: sinceStartMs,
       storeScore: round.storeScore,
       reportedScore: reportedScore(round.storeScore),
-      disks: this.statuses(),
+      disks: this.statuses(atMs),
       devices,
       severity: round.severity,
       crossings: round.crossings,
@@ -546,6 +562,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     if (!disk?.status.inspected) return;
     disk.attempted = true;
     const status = disk.status;
+    const wasContested = disk.contested;
+    disk.losing = false;
+    disk.contested = false;
     const out = this.pipeline.inspection({ tick, disk: name, ms: timings.totalMs, atMs });
     // Made for a listener only (an output, a hook): 640 a second at 64 disks.
     if (told) this.emit('inspection', { tick, disk: name, timings, late: out?.late ?? false, wallMs: atMs + wallOffset });
@@ -553,15 +572,29 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const wasDown = status.state === 'down';
     status.state = 'up';
     if (status.error !== undefined) delete status.error;
-    if (wasDown || out?.hangEnded) this.emit('event', { kind: 'back', disk: name });
+    if (wasDown || wasContested || out?.hangEnded) this.emit('event', { kind: 'back', disk: name });
   }
 
   private onInspected(message: InspectedRecord, wallOffset: number, told: boolean): void {
     const disk = this.disks.get(message.name);
     if (!disk?.status.inspected) return;
     if (message.staleRemoved) this.emit('event', { kind: 'stale-removed', disk: message.name, paths: message.staleRemoved });
-    if (message.nameTaken) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.nameTaken });
     const { atMs } = message;
+    if (message.lost) {
+      // No inspection: the directory's finding, never the disk's, at start as later.
+      disk.attempted = true;
+      this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: null, lost: true, atMs });
+      this.emit('inspection', { tick: message.tick, disk: message.name, error: message.lost, late: false, lost: true, wallMs: atMs + wallOffset });
+      // The first tick lost since the disk was last seen tells what took the name; a fresh
+      // file taken in its turn, that the directory is contested.
+      if (!disk.losing) this.emit('event', { kind: 'name-taken', disk: message.name, error: message.lost });
+      disk.losing = true;
+      if (message.contested && !disk.contested) this.emit('event', { kind: 'contested', disk: message.name, error: message.lost });
+      disk.contested ||= message.contested === true;
+      return;
+    }
+    disk.losing = false;
+    disk.contested = false;
     if (message.timings) {
       this.onTimed(message.name, message.tick, atMs, message.timings, wallOffset, told);
       return;
@@ -621,6 +654,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
         inFlightSinceWallMs: 0,
         stuckProber: null,
         attempted: !placement.inspected,
+        losing: false,
+        contested: false,
       });
       return;
     }

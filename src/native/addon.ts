@@ -122,8 +122,10 @@ export interface LoopSchedule {
  * made again by the thread itself.
  */
 export type LoopNotice =
-  /** No probe file is armed (none yet, or `nameTaken`): JS makes one and inspects the tick, then calls complete(). */
-  | { kind: 'ask'; name: string; tick: number; freshBlock: boolean; nameTaken?: ErrorFields }
+  /** No probe file is armed (none yet): JS makes one and inspects the tick, then calls complete(). */
+  | { kind: 'ask'; name: string; tick: number; freshBlock: boolean }
+  /** The tick was lost (recorded so): the probe file's name was taken, and no fresh file is armed yet; JS makes one. */
+  | { kind: 'lost'; name: string; tick: number; nameTaken: ErrorFields }
   /** The directory resolves otherwise than at the last round (or for the first time); no `resolution` when it failed. */
   | { kind: 'resolved'; name: string; resolution?: ResolveResult }
   /** The thread made the probe file again, or another directory took its place: it inspects this file now. */
@@ -202,7 +204,7 @@ interface NativeWorker {
   schedule(startMs: number, intervalMs: number, roundTicks: number, seedBase: number, resolveName: string, dir: string, pinned?: string): void;
   place(name: string, fromTick: number): void;
   arm(file: Omit<NativeInspectRequest, 'block' | 'seed' | 'freshBlock'>): void;
-  complete(json: string, failed: boolean): number;
+  complete(json: string, failed: boolean, lost?: ErrorFields): number;
   inFlightSince(): number | null;
   release(): Promise<ReleasedFiles>;
   resolve(dir: string, pinned?: string): Promise<ResolveResult>;
@@ -408,9 +410,11 @@ export class ProbeWorker {
   /**
    * The tick an `ask` record asked for is done: `record` (if any) goes into the batch, and
    * the thread's next tick is the first due after now. Returns the time it was recorded.
+   * `lost`: the probe file's name was taken; until a file is armed, the thread answers each
+   * tick as lost itself (a `lost` notice), without asking JS.
    */
-  complete(record: string | null, failed: boolean): number {
-    return this.#native.complete(record ?? '', failed);
+  complete(record: string | null, failed: boolean, lost?: ErrorFields): number {
+    return lost ? this.#native.complete(record ?? '', failed, lost) : this.#native.complete(record ?? '', failed);
   }
 
   /** When the tick's inspection under way started (CLOCK_MONOTONIC ms), or null. */

@@ -35,10 +35,13 @@ export interface InspectedRecord {
   /** Probe files of dead slowdisk runs, removed when this one's file was made. */
   staleRemoved?: string[];
   /**
-   * The probe file's name held something else (ENAMETAKEN, its message says what): it
-   * was left alone, and this inspection ran on a new probe file under a fresh name.
+   * A name race lost (ENAMETAKEN: something was put at the probe file's name, or EEXIST):
+   * no inspection was made, and the tick is neither counted nor charged. Each tick without a
+   * probe file since is answered so at once, while a fresh one is made, at most one a round.
    */
-  nameTaken?: ErrorFields;
+  lost?: ErrorFields;
+  /** With `lost`: the fresh probe file made after the last name race had its name taken too. */
+  contested?: boolean;
   error?: ErrorFields;
 }
 

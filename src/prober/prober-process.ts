@@ -48,11 +48,21 @@ interface ProbedDir {
   mntId: number | null;
   /** Recorded in the registry as stuck since then (wall clock), if it is. */
   stuckSinceMs: number | null;
+  /**
+   * Once its probe file's name is taken, the thread answers each tick as lost itself,
+   * neither counted nor charged, until a fresh file is armed. One is made at most once a
+   * round (from `retryTick`), so that whoever takes each one cannot make the prober write
+   * 260 KiB a tick into the directory; the thread says contested when one is taken before
+   * it was ever inspected.
+   */
+  retryTick: number;
+  making: boolean;
 }
 
 const dirs: ProbedDir[] = [];
 const dirOfName = new Map<string, ProbedDir>();
 let probe: ProbeParams | null = null;
+let roundTicks = 1;
 let stopping = false;
 let host: ProberHost | null = null;
 const registration = new ProberRegistration();
@@ -100,41 +110,59 @@ async function prepare(dir: ProbedDir, params: ProbeParams, device: string | und
   return { file, staleRemoved };
 }
 
+/** A name race: something was put at a probe file's name (ENAMETAKEN), or made there first (EEXIST). */
+function isNameLost(error: unknown): error is ProbeError {
+  return error instanceof ProbeError && (error.code === 'ENAMETAKEN' || error.code === 'EEXIST');
+}
+
+/**
+ * A fresh probe file for a directory whose file's name was taken, made beside the ticks
+ * (each answered as lost by the thread meanwhile) and armed once made: the thread inspects it from the next
+ * tick on, natively. Taken in its turn, it is noticed at that tick.
+ */
+async function makeFresh(dir: ProbedDir, params: ProbeParams, name: string, tick: number): Promise<void> {
+  dir.making = true;
+  dir.retryTick = tick + roundTicks;
+  try {
+    const { file } = await prepare(dir, params, dir.placed?.device);
+    if (dir.placed?.name !== name || stopping || dir.file) {
+      dir.released.push(file);
+      await dir.worker.remove(file).catch(() => {});
+      return;
+    }
+    dir.file = file;
+    dir.worker.arm(file, params.direct, params.sync);
+  } catch (error) {
+    // Failing to make one (a full disk) is the disk's: the next tick is asked of JS, which
+    // tries inline and says so.
+    if (!isNameLost(error) && dir.placed?.name === name && !stopping) dir.worker.place(name, 0);
+  } finally {
+    dir.making = false;
+  }
+}
+
 /**
  * The tick a thread asked of JS: a probe file is made (a path gets one as part of its first
  * inspection, so that a disk that hangs at start is scored like any other hang) and
- * inspected, and the thread inspects it from the next tick on.
+ * inspected, and the thread inspects it from the next tick on. One whose name is taken
+ * before it is inspected makes the tick lost, and a fresh file is made beside the ticks.
  */
 async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopNotice & { kind: 'ask' }): Promise<void> {
   const { name, tick } = ask;
-  let nameTaken = ask.nameTaken ? serialize(ask.nameTaken) : undefined;
-  // Someone else's file, link or anything else at our name is theirs: it is left alone, and
-  // the disk is probed under a fresh name, so that whoever can write to the directory cannot
-  // make a healthy disk look hung. The old one is still ours to remove if it comes back.
-  if (nameTaken && dir.file) dir.released.push(dir.file);
-  if (nameTaken) dir.file = null;
   // Stamped with the time it is recorded at by the addon.
   let record: Omit<InspectedRecord, 'atMs'>;
+  let prepared: Awaited<ReturnType<typeof prepare>> | null = null;
   try {
-    let prepared = dir.file ? null : await prepare(dir, params, dir.placed?.device);
-    let file = prepared?.file ?? dir.file!;
-    const inspectFile = () =>
-      dir.worker.inspect({
-        file,
-        block: tick,
-        direct: params.direct,
-        sync: params.sync,
-        seed: seedBase + tick,
-        // A file made just now has just been given all its blocks.
-        freshBlock: ask.freshBlock && !prepared,
-      });
-    const result = await inspectFile().catch(async (error: unknown) => {
-      if (!(error instanceof ProbeError && error.code === 'ENAMETAKEN')) throw error;
-      nameTaken = serialize(error);
-      if (prepared) dir.released.push(prepared.file);
-      prepared = await prepare(dir, params, dir.placed?.device);
-      file = prepared.file;
-      return inspectFile();
+    prepared = dir.file ? null : await prepare(dir, params, dir.placed?.device);
+    const file = prepared?.file ?? dir.file!;
+    const result = await dir.worker.inspect({
+      file,
+      block: tick,
+      direct: params.direct,
+      sync: params.sync,
+      seed: seedBase + tick,
+      // A file made just now has just been given all its blocks.
+      freshBlock: ask.freshBlock && !prepared,
     });
     // The old file is removed at exit, wherever its directory went.
     if (result.dirReplaced) dir.released.push(file);
@@ -146,7 +174,6 @@ async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopNotice
       tick,
       created: result.created,
       ...(staleRemoved.length > 0 ? { staleRemoved } : {}),
-      ...(nameTaken ? { nameTaken } : {}),
       timings: {
         openMs: nsToMs(result.openNs),
         writeMs: nsToMs(result.writeNs),
@@ -157,7 +184,16 @@ async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopNotice
       },
     };
   } catch (error) {
-    record = { kind: 'inspected', name, tick, error: serialize(error), ...(nameTaken ? { nameTaken } : {}) };
+    if (!isNameLost(error)) {
+      record = { kind: 'inspected', name, tick, error: serialize(error) };
+    } else {
+      // Taken between its making and its inspection: ours wherever it was put, removed at
+      // exit if it is back under its name. The thread answers the next ticks as lost.
+      if (prepared) dir.released.push(prepared.file);
+      dir.file = null;
+      record = { kind: 'inspected', name, tick, lost: serialize(error) };
+      if (!dir.making) void makeFresh(dir, params, name, tick);
+    }
   }
   // Let go meanwhile: the file made is removed, and the thread is handed back idle.
   if (dir.placed?.name !== name) {
@@ -172,7 +208,7 @@ async function inspectAsked(dir: ProbedDir, params: ProbeParams, ask: LoopNotice
     return;
   }
   if (dir.file) dir.worker.arm(dir.file, params.direct, params.sync);
-  dir.worker.complete(JSON.stringify(record), record.error !== undefined);
+  dir.worker.complete(JSON.stringify(record), record.error !== undefined, !dir.file && record.lost ? record.lost : undefined);
 }
 
 /**
@@ -240,6 +276,15 @@ function act(notice: LoopNotice, params: ProbeParams): void {
     case 'file':
       if (dir.file) dir.file = { ...dir.file, ino: notice.ino, identity: notice.identity };
       return;
+    case 'lost':
+      // Someone else's file, link or anything else at our name is theirs: left alone, and a
+      // fresh file made beside the ticks. The old one is still ours to remove if it comes back.
+      // A tick lost before the fresh file was armed says nothing of that one.
+      if (dir.file && dir.file.path !== notice.nameTaken.path) return;
+      if (dir.file) dir.released.push(dir.file);
+      dir.file = null;
+      if (!dir.making && notice.tick >= dir.retryTick && dir.placed?.name === notice.name) void makeFresh(dir, params, notice.name, notice.tick);
+      return;
     case 'resolved':
       if (!notice.resolution) return;
       dir.target.resolvedDir ??= notice.resolution.resolvedDir;
@@ -266,6 +311,7 @@ function noteStuck(nowMs: number): void {
 }
 
 function schedule(plan: ProberSchedule): void {
+  roundTicks = plan.roundTicks;
   for (const dir of dirs) {
     dir.worker.schedule({
       startMs: plan.startMs,
@@ -334,7 +380,7 @@ function configure(targets: ProbeTarget[]): void {
   for (const target of targets) {
     let dir = byDir.get(target.dir);
     if (!dir) {
-      dir = { target, names: [], worker: new ProbeWorker(target.name), placed: null, file: null, released: [], busy: Promise.resolve(), mntId: null, stuckSinceMs: null };
+      dir = { target, names: [], worker: new ProbeWorker(target.name), placed: null, file: null, released: [], busy: Promise.resolve(), mntId: null, stuckSinceMs: null, retryTick: 0, making: false };
       byDir.set(target.dir, dir);
       dirs.push(dir);
     }

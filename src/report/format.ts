@@ -51,6 +51,7 @@ export function formatState(disk: DiskStatus): string {
   if (disk.state === 'hung') return formatHung(disk);
   if (disk.waitingMs !== undefined) return `waiting ${formatElapsed(disk.waitingMs)} for an inspection`;
   if (disk.state === 'down' && disk.error) return `down ${describeError(disk.error, disk)}`;
+  if (disk.state === 'contested') return "contested: each probe file's name taken by someone else, not charged";
   return disk.state;
 }
 
@@ -122,6 +123,10 @@ export function formatEvent(event: SessionEvent): string {
       return `${event.disk}: removed probe files left by a dead slowdisk: ${event.paths.join(', ')}`;
     case 'name-taken':
       return `${event.disk}: ${event.error.message}; probing under a fresh name`;
+    case 'contested':
+      return `${event.disk} is contested: ${event.error.message}, and so was the fresh name: someone else writes to its directory. Not charged; a fresh name is tried each round`;
+    case 'held-up':
+      return `slowdisk itself was held up for ${formatElapsed(event.ms)} (stopped, or starved of CPU): its prober's records were read late, each judged at the time it was made; no disk was charged for it`;
     case 'prober-restarted':
       return `${event.reason}; started a new prober (pid ${event.pid ?? '?'})`;
     case 'layout':

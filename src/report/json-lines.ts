@@ -113,6 +113,10 @@ function eventFields(event: SessionEvent): Json {
       return { scope: 'disk', disk: event.disk, paths: event.paths };
     case 'name-taken':
       return { scope: 'disk', disk: event.disk, path: event.error.path, error: errorFields(event.error) };
+    case 'contested':
+      return { scope: 'disk', disk: event.disk, path: event.error.path, error: errorFields(event.error) };
+    case 'held-up':
+      return { scope: 'store', held_ms: Math.round(event.ms) };
     case 'prober-restarted':
       return { scope: 'store', reason: event.reason, pid: event.pid };
     case 'layout':

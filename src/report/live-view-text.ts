@@ -141,6 +141,9 @@ function stateParts(disk: DiskStatus): { word: Part; long: string; short: string
     }
     case 'starting':
       return { word: part('starting'), long: 'no inspection yet', short: '' };
+    case 'contested':
+      // A finding about the directory, not the disk: it changes no verdict, so no colour.
+      return { word: part('contested'), long: "its probe file's name taken by someone else, not charged", short: 'name taken' };
     case 'up': {
       if (disk.waitingMs !== undefined) {
         const waited = formatElapsed(disk.waitingMs);

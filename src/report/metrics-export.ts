@@ -54,7 +54,7 @@ export class MetricsExport {
       textfile?.update();
     });
     session.on('event', (event) => {
-      if (event.kind !== 'hung' && event.kind !== 'back') return;
+      if (event.kind !== 'hung' && event.kind !== 'contested' && event.kind !== 'back') return;
       metrics.states(session.statuses());
       textfile?.update();
     });

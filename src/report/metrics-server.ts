@@ -28,7 +28,13 @@ export class MetricsServer {
 
   /** Resolves once the port is bound; rejects with one line saying why it cannot be. */
   static listen(address: ListenAddress, registry: Registry): Promise<MetricsServer> {
-    const server = createServer((request, response) => void answer(registry, request, response));
+    // No request of any shape ends the run: whatever answering throws is that request's 500.
+    const server = createServer((request, response) => {
+      answer(registry, request, response).catch(() => {
+        if (response.headersSent) response.destroy();
+        else reply(request, response, 500, 'slowdisk: cannot answer this request\n');
+      });
+    });
     return new Promise((resolve, reject) => {
       let bound = false;
       server.on('error', (error: Error) => {
@@ -51,22 +57,36 @@ export class MetricsServer {
   }
 }
 
+const TEXT = 'text/plain; charset=utf-8';
+
+function reply(request: IncomingMessage, response: ServerResponse, status: number, body: string, contentType = TEXT): void {
+  response.writeHead(status, { 'Content-Type': contentType });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+/** The path a request names, or null when its target is no URL (`GET //[ HTTP/1.1`). */
+function routeOf(request: IncomingMessage): string | null {
+  try {
+    return new URL(request.url ?? '/', 'http://slowdisk').pathname;
+  } catch {
+    return null;
+  }
+}
+
 async function answer(registry: Registry, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const reply = (status: number, contentType: string, body: string) => {
-    response.writeHead(status, { 'Content-Type': contentType });
-    response.end(request.method === 'HEAD' ? undefined : body);
-  };
-  const route = new URL(request.url ?? '/', 'http://slowdisk').pathname;
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
+  const route = routeOf(request);
+  if (route === null) {
+    reply(request, response, 400, 'bad request: slowdisk serves GET /metrics\n');
+  } else if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('Allow', 'GET, HEAD');
-    reply(405, 'text/plain; charset=utf-8', 'slowdisk serves GET /metrics\n');
+    reply(request, response, 405, 'slowdisk serves GET /metrics\n');
   } else if (route === '/metrics') {
     const metrics = await registry.metrics().catch((error: Error) => error);
-    if (metrics instanceof Error) reply(500, 'text/plain; charset=utf-8', `slowdisk: ${metrics.message}\n`);
-    else reply(200, registry.contentType, metrics);
+    if (metrics instanceof Error) reply(request, response, 500, `slowdisk: ${metrics.message}\n`);
+    else reply(request, response, 200, metrics, registry.contentType);
   } else if (route === '/') {
-    reply(200, 'text/plain; charset=utf-8', 'slowdisk: Prometheus metrics at /metrics\n');
+    reply(request, response, 200, 'slowdisk: Prometheus metrics at /metrics\n');
   } else {
-    reply(404, 'text/plain; charset=utf-8', 'not found: slowdisk serves /metrics\n');
+    reply(request, response, 404, 'not found: slowdisk serves /metrics\n');
   }
 }

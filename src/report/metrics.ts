@@ -31,6 +31,7 @@ export class SlowdiskMetrics {
   private readonly storeReportedScore: Gauge;
   private readonly diskUp: Gauge<'disk' | 'path'>;
   private readonly diskHung: Gauge<'disk' | 'path'>;
+  private readonly diskContested: Gauge<'disk' | 'path'>;
   private readonly diskInfo: Gauge<'disk' | 'path' | 'device' | 'fstype' | 'mountpoint' | 'skipped_for'>;
   private readonly memoryBacked: Gauge<'disk'>;
   private readonly lastRound: Gauge;
@@ -74,6 +75,12 @@ export class SlowdiskMetrics {
     this.diskHung = new Gauge({
       name: 'slowdisk_disk_hung',
       help: `Whether an inspection of the disk has been in flight for --hang-after (default ${defaultText(HANG_AFTER_SPEC)}), whatever its score says yet.`,
+      labelNames: ['disk', 'path'],
+      registers,
+    });
+    this.diskContested = new Gauge({
+      name: 'slowdisk_disk_contested',
+      help: "Whether the disk's directory is contested: each probe file made there has its name taken by someone else, so nothing of the disk is seen, and nothing is charged.",
       labelNames: ['disk', 'path'],
       registers,
     });
@@ -170,6 +177,7 @@ export class SlowdiskMetrics {
   states(disks: readonly DiskStatus[]): void {
     this.diskUp.reset();
     this.diskHung.reset();
+    this.diskContested.reset();
     for (const disk of disks) if (disk.inspected) this.setState(disk);
   }
 
@@ -190,7 +198,7 @@ export class SlowdiskMetrics {
     const { disk, timings, error } = record;
     this.startSeries(disk);
     if (timings) for (const [phase, timing] of PHASES) this.inspectionDuration.observe({ disk, phase }, timings[timing] / 1000);
-    if (error) this.errors.inc({ disk, code: error.code });
+    if (error && !record.lost) this.errors.inc({ disk, code: error.code });
   }
 
   /** Set afresh each round: a device that no longer goes with a disk, or has no figures this round, leaves them. */
@@ -217,7 +225,7 @@ export class SlowdiskMetrics {
 
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
+    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
     for (const gauge of perDisk) gauge.reset();
     for (const disk of disks) {
       const { name, dir: path } = disk;
@@ -249,6 +257,7 @@ export class SlowdiskMetrics {
     const labels = { disk: disk.name, path: disk.dir };
     this.diskUp.set(labels, flag(disk.state !== 'down' && disk.state !== 'hung'));
     this.diskHung.set(labels, flag(disk.state === 'hung'));
+    this.diskContested.set(labels, flag(disk.state === 'contested'));
   }
 
   /** A disk's counter and histograms start at 0 once, before its first inspection is counted. */

@@ -77,7 +77,21 @@ export class SlowScore {
     return true;
   }
 
+  /**
+   * The inspection started at `tickId` was not made, for a reason that is no fault of the
+   * disk (its probe file's name taken): the tick counts neither way.
+   */
+  void(tickId: number): void {
+    if (tickId === this.tickId) this.lastTickFinished = true;
+  }
+
   update(nowMs: number): void {
+    // A round in which no tick counted saw nothing of the disk: its score stays as it was,
+    // neither raised nor, as a clean round's would be, lowered.
+    if (this.total === 0) {
+      this.lastUpdateMs = nowMs;
+      return;
+    }
     this.value = updatedScore(this.value, this.timeouts, this.total, nowMs - this.lastUpdateMs, this.params);
     this.timeouts = 0;
     this.total = 0;

@@ -94,6 +94,11 @@ export class StoreTicks {
     return true;
   }
 
+  /** An inspection not made for a reason that is no fault of the disk: its tick counts neither way. */
+  voided(name: string, tickId: number): void {
+    this.release(name, tickId)?.score.void(tickId);
+  }
+
   /** An inspection failed: no result, so its tick is charged as a timeout at the next tick. */
   failed(name: string, tickId: number): void {
     this.release(name, tickId);

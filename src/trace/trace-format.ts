@@ -72,11 +72,14 @@ export interface RecordedInspection {
   late?: boolean;
 }
 
+/** The error of a tick whose probe file's name was taken (a name race lost): no fault of the disk, neither counted nor charged. */
+export const NAME_LOST = 'ENAMETAKEN';
+
 /** An inspection that failed, as the recorder writes it. */
 export interface RecordedFailure {
   tick: number;
   disk: string;
-  /** The errno name, e.g. "EIO". */
+  /** The errno name, e.g. "EIO"; NAME_LOST for a name race lost. */
   error: string;
   t: number;
 }
@@ -164,6 +167,8 @@ export interface TraceLine {
   /** The inspection's duration; null when it failed, and on a clock or device line. */
   ms: number | null;
   late: boolean;
+  /** A name race lost (error ENAMETAKEN): no inspection was made, and the tick counts neither way. */
+  lost?: boolean;
   /** On a device line: the device's figures over the round that closed at `tick`. */
   device?: DeviceFigures;
 }

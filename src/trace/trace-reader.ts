@@ -3,7 +3,7 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { expectedValue, validParamValue } from '../common/param-spec.js';
-import { figuresOfLine, HEADER_SPECS, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
+import { figuresOfLine, HEADER_SPECS, NAME_LOST, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
 
 /** A line that breaks the trace format; a trace with no line to replay is one too, at no line. */
 export class TraceError extends Error {
@@ -197,7 +197,7 @@ class LineParser {
       );
     }
     this.lastTicks.set(disk, tick);
-    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true };
+    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true, ...(error === NAME_LOST ? { lost: true } : {}) };
   }
 }
 

@@ -31,12 +31,18 @@ export function checkEndSeverity(disks: readonly DiskAnswers[]): Severity {
   return hungDisks(disks).length > 0 || unansweredDisks(disks).length > 0 ? 'slow' : 'ok';
 }
 
-/** The hang's part of check's first line: "hung: kv; no inspection completed: raft", or ''. */
+/**
+ * The hang's part of check's first line: "hung: kv; contested: wal; no inspection completed:
+ * raft", or ''. A contested directory (each probe file made there has its name taken by
+ * someone else) is named, and changes no verdict: its ticks are neither counted nor charged.
+ */
 export function hangNotes(disks: readonly DiskAnswers[]): string {
   const notes: string[] = [];
   const hung = hungDisks(disks);
+  const contested = disks.filter((disk) => disk.state === 'contested');
   const unanswered = unansweredDisks(disks);
   if (hung.length > 0) notes.push(`hung: ${hung.map((disk) => disk.name).join(', ')}`);
+  if (contested.length > 0) notes.push(`contested: ${contested.map((disk) => disk.name).join(', ')}`);
   if (unanswered.length > 0) notes.push(`no inspection completed: ${unanswered.map((disk) => disk.name).join(', ')}`);
   return notes.join('; ');
 }

@@ -55,6 +55,8 @@ export interface InspectionEvent {
   ms: number | null;
   /** It came back under the interval, but after its tick had ended (a trace says so; live, the pipeline finds it). */
   late?: boolean;
+  /** No inspection was made: its probe file's name was taken (a name race lost), no fault of the disk. */
+  lost?: boolean;
   atMs: number;
 }
 
@@ -224,6 +226,11 @@ export class VerdictPipeline {
     const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs) && inspected.hungTold;
     if (hangEnded) inspected.hungTold = false;
     const { counts } = inspected;
+    if (event.lost === true) {
+      // The directory's finding, not the disk's: neither counted nor charged.
+      this.ticks.voided(disk, tick);
+      return outcome(false, false, hangEnded);
+    }
     if (ms === null) {
       counts.errors += 1;
       this.predictions.failed(disk, tick);

@@ -25,6 +25,7 @@ const FAMILIES = [
   'slowdisk_store_reported_score',
   'slowdisk_disk_up',
   'slowdisk_disk_hung',
+  'slowdisk_disk_contested',
   'slowdisk_disk_info',
   'slowdisk_statistical_state',
   'slowdisk_predicted_breach_probability',

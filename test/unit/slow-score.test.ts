@@ -183,3 +183,23 @@ describe('the store', () => {
     expect(verdict.maxReported).toBe(85);
   });
 });
+
+describe('ticks lost to a name race (the probe file taken: no inspection made)', () => {
+  it('are neither counted nor charged, and a round of them leaves a slow score where it was', () => {
+    const ticks = new StoreTicks(params({ roundTicks: 10 }));
+    ticks.setInspected(['kv'], 0);
+    // A first round of timeouts (ticks 1 to 9): the score doubles.
+    for (let tick = 1; tick <= 10; tick += 1) ticks.tick(tick * 100);
+    const slow = ticks.scoreOf('kv')!;
+    expect(slow).toBe(2);
+    ticks.voided('kv', 10);
+    // Then every tick lost: no charge, and no clean round's fall either.
+    for (let tick = 11; tick <= 40; tick += 1) {
+      ticks.tick(tick * 100);
+      ticks.voided('kv', tick);
+    }
+    ticks.tick(4100);
+    expect(ticks.scoreOf('kv')).toBe(slow);
+    expect(ticks.chargedTimeouts().get('kv')).toBe(9);
+  });
+});
