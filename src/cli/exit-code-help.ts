@@ -20,4 +20,4 @@ export const EXIT_CODE_HELP = `Exit codes:
   2  CRITICAL  the reported store score reached the eviction threshold (default ${scoreDefault('evictThreshold')})
   3  UNKNOWN   bad arguments, a path that cannot be probed at start, no class of 4 drives to judge,
                or a state directory that cannot be used (the drives' history not saved)
-  130, 143     interrupted by SIGINT, SIGTERM (probe files removed)`;
+  129, 130, 143  interrupted by SIGHUP, SIGINT, SIGTERM (probe files removed)`;
