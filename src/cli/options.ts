@@ -88,6 +88,8 @@ export function targetsFrom(options: TargetOptionValues, cwd: string = process.c
   const seen = new Set<string>();
   for (const target of targets) {
     if (target.dir === '') throw new InvalidArgumentError(`the ${target.name} directory is empty`);
+    // The syscall would end the path there: "/d1\0/etc" would probe /d1.
+    if (target.dir.includes('\0')) throw new InvalidArgumentError(`the ${target.name} directory holds a NUL byte, which no path can: ${JSON.stringify(target.dir)}`);
     if (seen.has(target.name)) throw new InvalidArgumentError(`the name '${target.name}' is given twice`);
     seen.add(target.name);
   }
