@@ -10,6 +10,14 @@ import { addParamOptions, asArgument, attributeOf, HELP_HEADINGS, paramsFrom, ty
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
+/**
+ * A byte that is not UTF-8 in a path (`/data/\xff`) reaches slowdisk as U+FFFD, which names
+ * another directory: refused, rather than probe that one.
+ */
+export function notUtf8(what: string, dir: string): string {
+  return `${what} ${JSON.stringify(dir).replaceAll('\ufffd', '\\ufffd')} holds a byte that is not UTF-8 (shown as \\ufffd), which slowdisk cannot pass on as it is: refused, rather than probe another directory`;
+}
+
 function namedPath(value: string, previous: ProbeTarget[] = []): ProbeTarget[] {
   const at = value.indexOf('=');
   const name = value.slice(0, at);
@@ -90,6 +98,7 @@ export function targetsFrom(options: TargetOptionValues, cwd: string = process.c
     if (target.dir === '') throw new InvalidArgumentError(`the ${target.name} directory is empty`);
     // The syscall would end the path there: "/d1\0/etc" would probe /d1.
     if (target.dir.includes('\0')) throw new InvalidArgumentError(`the ${target.name} directory holds a NUL byte, which no path can: ${JSON.stringify(target.dir)}`);
+    if (target.dir.includes('\ufffd')) throw new InvalidArgumentError(notUtf8(`the ${target.name} directory`, target.dir));
     if (seen.has(target.name)) throw new InvalidArgumentError(`the name '${target.name}' is given twice`);
     seen.add(target.name);
   }

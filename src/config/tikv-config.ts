@@ -61,6 +61,7 @@ class SettingsReader {
   path(section: string, key: string): string | undefined {
     const value = this.string(section, key);
     if (value?.includes('\0')) throw new TikvConfigError(`${this.file}: ${section}.${key} holds a NUL byte, which no path can: ${shown(value)}`);
+    if (value?.includes('\ufffd')) throw new TikvConfigError(`${this.file}: ${section}.${key} ${shown(value).replaceAll('\ufffd', '\\ufffd')} holds a byte that is not UTF-8 (shown as \\ufffd): refused, rather than probe another directory`);
     return value === '' ? undefined : value;
   }
 
