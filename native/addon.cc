@@ -13,6 +13,7 @@
 
 #include "inspection.h"
 #include "monotonic.h"
+#include "path_text.h"
 #include "record_batch.h"
 #include "probe_file.h"
 #include "resolve.h"
@@ -27,7 +28,7 @@ std::string String(Napi::Env env, Napi::Value value, const char* name) {
   if (!value.IsString()) {
     throw Napi::TypeError::New(env, std::string(name) + " must be a string");
   }
-  return value.As<Napi::String>().Utf8Value();
+  return PathBytes(value.As<Napi::String>().Utf16Value());
 }
 
 bool Boolean(Napi::Env env, Napi::Value value, const char* name) {
@@ -102,7 +103,7 @@ InspectRequest ParseRequest(Napi::Env env, Napi::Value value, bool perTick) {
 
 Napi::Array Strings(Napi::Env env, const std::vector<std::string>& values) {
   Napi::Array array = Napi::Array::New(env, values.size());
-  for (uint32_t i = 0; i < values.size(); ++i) array.Set(i, values[i]);
+  for (uint32_t i = 0; i < values.size(); ++i) array.Set(i, PathValue(env, values[i]));
   return array;
 }
 
@@ -143,7 +144,7 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
         result.Set("devMajor", static_cast<double>(id.devMajor));
         result.Set("devMinor", static_cast<double>(id.devMinor));
         result.Set("fsMagic", static_cast<double>(id.fsMagic));
-        result.Set("resolvedDir", id.resolvedDir);
+        result.Set("resolvedDir", PathValue(env, id.resolvedDir));
         return result;
       };
     });
@@ -164,9 +165,9 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
           PrepareProbeFile(dir, pinned, ioSize, direct));
       return [prepared](Napi::Env env) -> Napi::Value {
         Napi::Object result = Napi::Object::New(env);
-        result.Set("path", prepared->path);
-        result.Set("resolvedDir", prepared->resolvedDir);
-        result.Set("name", prepared->name);
+        result.Set("path", PathValue(env, prepared->path));
+        result.Set("resolvedDir", PathValue(env, prepared->resolvedDir));
+        result.Set("name", PathValue(env, prepared->name));
         result.Set("ino", static_cast<double>(prepared->id.ino));
         result.Set("identity", EncodeFileId(prepared->id));
         result.Set("devMajor", static_cast<double>(prepared->id.dir.devMajor));

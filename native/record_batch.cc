@@ -79,7 +79,7 @@ Napi::Value NoticeToJs(Napi::Env env, const LoopRecord& r) {
         id.Set("devMajor", static_cast<double>(r.resolution.devMajor));
         id.Set("devMinor", static_cast<double>(r.resolution.devMinor));
         id.Set("fsMagic", static_cast<double>(r.resolution.fsMagic));
-        id.Set("resolvedDir", r.resolution.resolvedDir);
+        id.Set("resolvedDir", PathValue(env, r.resolution.resolvedDir));
         o.Set("resolution", id);
       }
       break;

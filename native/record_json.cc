@@ -1,5 +1,7 @@
 #include "record_json.h"
 
+#include "path_text.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -17,18 +19,31 @@ void Number(std::string& out, double value) {
   out.append(text, written.ptr);
 }
 
+// A byte outside valid UTF-8 (a path's) as the lone surrogate JS reads it as
+// (path_text.h): JSON.parse gives back the string PathText gives.
 void Quoted(std::string& out, const std::string& text) {
   out += '"';
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
+  for (size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    char32_t code;
+    size_t length = 1;
+    if (c >= 0x80 && !DecodeUtf8(text, i, code, length)) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", 0xdc00 + c);
+      out += escaped;
+      i += 1;
+    } else if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
+      i += 1;
     } else if (c < 0x20) {
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
       out += escaped;
+      i += 1;
     } else {
-      out += static_cast<char>(c);
+      out.append(text, i, length);
+      i += length;
     }
   }
   out += '"';

@@ -4,7 +4,9 @@
 # the kernel wants (MAJ:MIN, the loop device) and keeps the state that
 # make-disk leaves behind for its counterparts.
 #
-# A script sets USAGE, sources this file, then calls fault_begin "$@".
+# A script sets USAGE, sources this file, then calls fault_begin "$@". A script
+# that can act on any mount sets FAULT_FORCE_OK=1 first: it then accepts
+# --force-real-disk, and without it acts only on a disk make-disk made.
 
 # The kit matches the error messages of fsfreeze and dd; they must not be translated.
 export LC_ALL=C
@@ -19,8 +21,11 @@ fault_die() {
   exit 1
 }
 
-# Handles --help anywhere on the command line, then insists on root: every
-# script touches mounts, loop devices or cgroups.
+FAULT_FORCE=0
+
+# Handles --help anywhere on the command line, notes --force-real-disk where the
+# script takes it, then insists on root: every script touches mounts, loop
+# devices or cgroups.
 fault_begin() {
   local arg
   for arg in "$@"; do
@@ -28,14 +33,22 @@ fault_begin() {
       printf '%s\n' "$USAGE"
       exit 0
     fi
+    if [[ $arg == --force-real-disk && ${FAULT_FORCE_OK:-0} == 1 ]]; then
+      FAULT_FORCE=1
+    fi
   done
   [[ $EUID -eq 0 ]] || fault_die "must run as root"
 }
 
-# Sets dir to the absolute form of DIR for the scripts whose only argument it is.
+# Sets dir to the absolute form of DIR for the scripts whose only argument it is
+# (beside --force-real-disk, where fault_begin took it).
 fault_one_dir() {
-  [[ $# -eq 1 && $1 != -* ]] || fault_die "expected exactly one DIR (see --help)"
-  dir=$(realpath -m -- "$1")
+  local args=() arg
+  for arg in "$@"; do
+    [[ $arg == --force-real-disk && $FAULT_FORCE == 1 ]] || args+=("$arg")
+  done
+  [[ ${#args[@]} -eq 1 && ${args[0]} != -* ]] || fault_die "expected exactly one DIR (see --help)"
+  dir=$(realpath -m -- "${args[0]}")
 }
 
 # mountinfo octal-escapes these four characters in paths; escaping ours the
@@ -62,10 +75,40 @@ fault_read_mount() {
 }
 
 # Guards the scripts that act on whatever filesystem is at DIR: acting on the
-# filesystem that merely contains DIR (or on /) would freeze or fill the host.
+# filesystem that merely contains DIR would freeze or fill the host, and so
+# would acting on the root filesystem, under any of its mount points (a bind
+# mount of /), even with --force-real-disk: a frozen / cannot run thaw.
 fault_require_mount() {
   fault_read_mount "$1" || fault_die "$1 is not a mount point"
-  [[ $1 != / ]] || fault_die "refusing to inject faults into the root filesystem"
+  local root_majmin
+  root_majmin=$(awk '$5 == "/" { majmin = $3 } END { print majmin }' /proc/self/mountinfo)
+  [[ $1 != / && $mount_majmin != "$root_majmin" ]] ||
+    fault_die "refusing to inject faults into the root filesystem ($mount_majmin, mounted at $1)"
+  fault_require_kit_disk "$1"
+  # fault_require_kit_disk read other mounts: the caller wants DIR's.
+  fault_read_mount "$1"
+}
+
+# Refuses, saying why, unless the disk at DIR is the one make-disk made there:
+# its state names a loop device that still serves make-disk's backing file, and
+# what is mounted at DIR (if anything) is that loop device. A real disk (/data,
+# a bind mount of /) has no such state. --force-real-disk lifts the check.
+fault_require_kit_disk() {
+  [[ $FAULT_FORCE == 0 ]] || return 0
+  local why='' loop_dev=''
+  if ! fault_state_load "$1"; then
+    why="no disk was made there by make-disk"
+  elif [[ -z ${state_loop:-} || -z ${state_backing:-} ]] ||
+    [[ $(cat "/sys/class/block/$(basename "$state_loop")/loop/backing_file" 2>/dev/null) != "$state_backing" ]]; then
+    why="the loop device make-disk made for it is gone"
+  else
+    loop_dev=$(loop_majmin "$state_loop")
+    if fault_read_mount "$1" && [[ $mount_majmin != "$loop_dev" ]]; then
+      why="what is mounted there ($mount_majmin) is not the disk make-disk made ($state_loop, $loop_dev)"
+    fi
+  fi
+  [[ -z $why ]] ||
+    fault_die "refusing $1: $why, so it may be a real disk; give --force-real-disk to act on it all the same"
 }
 
 fault_state_file() {
@@ -112,8 +155,9 @@ loop_majmin() {
 
 # MAJ:MIN of the disk at DIR: from the mount table while it is mounted, else
 # from the loop device make-disk recorded, so that a vanished disk can still be
-# throttled and removed.
+# throttled and removed. Only a disk make-disk made, unless --force-real-disk.
 fault_disk_majmin() {
+  fault_require_kit_disk "$1"
   if fault_read_mount "$1"; then
     [[ $mount_majmin != 0:* ]] || fault_die "$1 is not on a block device (MAJ:MIN $mount_majmin)"
     printf '%s' "$mount_majmin"

@@ -30,7 +30,7 @@ export function exitCodeHelp(command: Command): string {
           "               or a state directory that cannot be used (the drives' history not saved)",
         ]),
     ...(command === 'watch' ? [`  ${EXIT_UNTIL_TIMED_OUT}        --duration ran out before any of the --until events came`] : []),
-    ...(probes ? ['  130, 143     interrupted by SIGINT, SIGTERM (probe files removed)'] : []),
+    ...(probes ? ['  129, 130, 143  interrupted by SIGHUP, SIGINT, SIGTERM (probe files removed)'] : []),
   ];
   return lines.join('\n');
 }

@@ -6,9 +6,18 @@ import { SCORE_SPECS, type ScoreParams } from '../score/score-params.js';
 import { PROBE_SPECS, type ProbeParams } from '../prober/probe-params.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
+import { rawArgument } from '../common/path-text.js';
 import { addParamOptions, asArgument, attributeOf, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/**
+ * A byte that is not UTF-8 in a path (`/data/\xff`) reaches slowdisk as U+FFFD, which names
+ * another directory; where it cannot be read again as it is, refused, rather than probe that one.
+ */
+export function notUtf8(what: string, dir: string): string {
+  return `${what} ${JSON.stringify(dir).replaceAll('\ufffd', '\\ufffd')} holds a byte that is not UTF-8 (shown as \\ufffd), which slowdisk cannot pass on as it is: refused, rather than probe another directory`;
+}
 
 function namedPath(value: string, previous: ProbeTarget[] = []): ProbeTarget[] {
   const at = value.indexOf('=');
@@ -88,6 +97,14 @@ export function targetsFrom(options: TargetOptionValues, cwd: string = process.c
   const seen = new Set<string>();
   for (const target of targets) {
     if (target.dir === '') throw new InvalidArgumentError(`the ${target.name} directory is empty`);
+    // The syscall would end the path there: "/d1\0/etc" would probe /d1.
+    if (target.dir.includes('\0')) throw new InvalidArgumentError(`the ${target.name} directory holds a NUL byte, which no path can: ${JSON.stringify(target.dir)}`);
+    if (target.dir.includes('\ufffd')) {
+      // Bytes that are not UTF-8, as Node decoded them: read again as they are.
+      const raw = rawArgument(target.dir);
+      if (raw === null) throw new InvalidArgumentError(notUtf8(`the ${target.name} directory`, target.dir));
+      target.dir = raw;
+    }
     if (seen.has(target.name)) throw new InvalidArgumentError(`the name '${target.name}' is given twice`);
     seen.add(target.name);
   }

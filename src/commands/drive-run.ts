@@ -153,10 +153,15 @@ export class DriveRun {
     return this.monitor.devices;
   }
 
+  private sampleDrives(): void {
+    const { clockJump } = this.monitor.sample();
+    if (clockJump !== undefined) this.warn(clockJump);
+  }
+
   /** One sample, saved when the last save is saveIntervalMs old (or failed) and none is in flight. */
   sample(): void {
     this.rescan?.();
-    this.monitor.sample();
+    this.sampleDrives();
     const now = this.clock();
     const due = this.savedAtMs === null || this.saveError !== null || now - this.savedAtMs >= this.params.saveIntervalMs;
     if (due && this.saving === null) {
@@ -255,7 +260,7 @@ export class DriveRun {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.rescan?.();
-    this.monitor.sample();
+    this.sampleDrives();
     const judgement = this.judge();
     this.metrics?.gauges.update(judgement, this.clock());
     // The final save and textfile side by side, each bounded by the output deadline. A hung

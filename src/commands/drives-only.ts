@@ -1,7 +1,7 @@
 // watch and check with --all-devices or --devices and no path to probe: the drives alone.
 import type { DriveRequest } from '../drives/params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
-import { EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
+import { EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import { OutputWriter, tellNotWritten } from '../output/output-writer.js';
 import type { ListenAddress } from '../report/metrics-server.js';
@@ -53,6 +53,7 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
   };
   process.on('SIGINT', () => void finish(EXIT_SIGINT));
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM));
+  process.on('SIGHUP', () => void finish(EXIT_SIGHUP));
   whenReaderGone(() => void finish(EXIT_UNKNOWN));
   if (options.mode === 'watch') {
     run.reportChanges();

@@ -15,7 +15,7 @@ import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { ProbeSession, StartupError } from '../live/probe-session.js';
 import type { DriveRequest } from '../drives/params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
-import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
+import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
 import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
@@ -164,6 +164,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
   });
   process.on('SIGINT', () => void finish(EXIT_SIGINT, 'SIGINT'));
   process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
+  // An SSH session or a terminal that closes: a stop like any other, not a crash.
+  process.on('SIGHUP', () => void finish(EXIT_SIGHUP, 'SIGHUP'));
   // The probe files are removed as on a signal; a failed write leaves the run going.
   whenReaderGone(() => void finish(EXIT_UNKNOWN), true);
   if (mode === 'check') {

@@ -50,8 +50,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
   // ora redraws by its line count, which a terminal of 0 columns (a pty nobody sized) makes infinite.
   const progress = !request.json && canRedraw(process.stdout) ? new ReplayProgress(trace, await loadOra()) : null;
   const timelineOut = progress ? (text: string) => progress.write(text) : write;
-  const blockDevices = trace.header?.block_devices ?? {};
-  const timeline = request.json ? null : new Timeline(params, (line) => timelineOut(`${line}\n`), request.verbose, blockDevices);
+  const timeline = request.json ? null : new Timeline(params, (line) => timelineOut(`${line}\n`), request.verbose, trace.blockDevices);
   const json = request.json ? new JsonLines(params) : null;
   const plot = request.plot !== undefined ? { file: request.plot, recorder: new PlotRecorder() } : null;
   // A live round's device lines, recorded at the tick that closed it, come before that
@@ -69,7 +68,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         score,
         statistical: update.statistical.get(name),
         prediction: update.predictions.get(name),
-        blockDevices: blockDevices[name],
+        blockDevices: trace.blockDevices.get(name),
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
       }));
       json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks, devices: shown, crossings: update.crossings });

@@ -23,19 +23,37 @@ export function isTemporaryOf(entry: string, name: string): boolean {
   return entry.startsWith(`.${name}.`) && entry.endsWith('.tmp') && /^[0-9a-f]{24}$/.test(entry.slice(name.length + 2, -4));
 }
 
-/** Creates `file`, which must not exist under any form (EEXIST for a file, a symlink, a FIFO alike). */
-export function createExclusive(file: string, mode: number): Promise<FileHandle> {
-  return open(file, CREATE_FLAGS, mode);
+/**
+ * Creates `file`, which must not exist under any form (EEXIST for a file, a symlink, a FIFO
+ * alike), with exactly `mode`: open(2) takes the umask off it, and a umask of 077 would keep
+ * a textfile from node_exporter, which runs as its own user.
+ */
+export async function createExclusive(file: string, mode: number): Promise<FileHandle> {
+  const handle = await open(file, CREATE_FLAGS, mode);
+  try {
+    await handle.chmod(mode);
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await rm(file, { force: true }).catch(() => {});
+    throw error;
+  }
+  return handle;
 }
 
-/** Creates `file` as createExclusive does and writes `text` to it, synchronously (0600). */
+/**
+ * Creates `file` as createExclusive does and writes `text` to it, synchronously (0600). A
+ * file that cannot be written whole (ENOSPC on a full /run) is removed, not left empty.
+ */
 export function writeNewSync(file: string, text: string): void {
   const fd = openSync(file, CREATE_FLAGS, 0o600);
   try {
     writeSync(fd, text);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    rmSync(file, { force: true });
+    throw error;
   }
+  closeSync(fd);
 }
 
 /** replaceFile, synchronously and without fsync (0600): for files on tmpfs, such as the prober registry's. */

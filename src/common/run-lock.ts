@@ -116,6 +116,11 @@ async function setAside(lock: string, stale: string): Promise<void> {
   }
 }
 
+/** Whether `lock` is `owner`'s still: a writer that took over from a dead one writes on its behalf. */
+export async function isLockOf(lock: string, owner: LockOwner): Promise<boolean> {
+  return (await readRegular(lock).catch(() => null)) === encode(owner);
+}
+
 /** Removes `lock` if it is still `owner`'s (never another run's that took it over). */
 export async function releaseLock(lock: string, owner: LockOwner): Promise<void> {
   const text = await readRegular(lock).catch(() => null);

@@ -3,14 +3,24 @@
 // "SLOWDISK OK - ..."), a terminal escape would rewrite the screen. JSON output escapes them
 // itself (JSON.stringify).
 
-/** C0 controls, DEL and C1 controls (ESC among them, which starts every terminal sequence). */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+/**
+ * C0 controls, DEL and C1 controls (ESC among them, which starts every terminal sequence), and
+ * the bidirectional controls (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which
+ * reorder what follows them on the line: "/data/\u202Eatad" would read as another path; and
+ * a path's bytes that are not UTF-8, which it holds as lone surrogates (path-text.ts).
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]/gu;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** The text with each control character shown as an escape: `\n`, `\t`, `\x1b`, `\x9b`. */
+/** The text with each control character shown as an escape: `\n`, `\t`, `\x1b`, `\x9b`, `\u202e`. */
 export function visible(text: string): string {
-  return text.replace(CONTROL, (char) => NAMED[char] ?? `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(CONTROL, (char) => {
+    const code = char.charCodeAt(0);
+    // A lone U+DC80 to U+DCFF is a path's byte that is not UTF-8 (path-text.ts): shown as that byte.
+    const byte = code >= 0xdc80 && code <= 0xdcff ? code - 0xdc00 : code;
+    return NAMED[char] ?? (byte <= 0xff ? `\\x${byte.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  });
 }
 
 /** One line on stderr, as every warning and error is written: "slowdisk: ...". */

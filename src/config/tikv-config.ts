@@ -54,9 +54,14 @@ class SettingsReader {
     return value;
   }
 
-  /** TiKV leaves a path at its default when it is the empty string. */
+  /**
+   * TiKV leaves a path at its default when it is the empty string. A NUL (TOML's "\u0000")
+   * would end the path at the syscall, so that "/d1\u0000/etc" probed /d1: refused.
+   */
   path(section: string, key: string): string | undefined {
     const value = this.string(section, key);
+    if (value?.includes('\0')) throw new TikvConfigError(`${this.file}: ${section}.${key} holds a NUL byte, which no path can: ${shown(value)}`);
+    if (value?.includes('\ufffd')) throw new TikvConfigError(`${this.file}: ${section}.${key} ${shown(value).replaceAll('\ufffd', '\\ufffd')} holds a byte that is not UTF-8 (shown as \\ufffd): refused, rather than probe another directory`);
     return value === '' ? undefined : value;
   }
 

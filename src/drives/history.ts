@@ -60,9 +60,18 @@ export function emptyHistory(): DriveHistory {
 export interface Recorded {
   recorded: string[];
   skipped: { device: string; why: string }[];
+  /** The snapshot was taken for a clock gone wrong, and recorded nothing: one line saying so. */
+  clockJump?: string;
 }
 
 const DAY_MS = 86_400_000;
+/**
+ * A snapshot further than this past the last one is taken for a clock gone wrong (an RTC or
+ * NTP step), not for time gone by: it would judge every open day at once and age out every
+ * judged day. Such an interval is longer than maxIntervalMs and never recorded anyway, so a
+ * host that was really off this long loses nothing but one snapshot's closing of the days.
+ */
+export const CLOCK_JUMP_MS = DAY_MS;
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const dayStartMs = (day: string): number => Date.parse(`${day}T00:00:00Z`);
 const thousandths = (value: number): number => Math.round(value * 1000) / 1000;
@@ -149,6 +158,17 @@ function closeDays(history: DriveHistory, nowMs: number, peer: PeerParams, param
 export function recordSnapshot(history: DriveHistory, next: Snapshot, peer: PeerParams, params: DriveParams): Recorded {
   const result: Recorded = { recorded: [], skipped: [] };
   const last = history.last;
+  if (last !== null && next.timeMs - last.timeMs > CLOCK_JUMP_MS) {
+    const ahead = `${((next.timeMs - last.timeMs) / DAY_MS).toFixed(1)} days`;
+    result.clockJump =
+      `the clock (${new Date(next.timeMs).toISOString()}) is ${ahead} past the drive history's last sample ` +
+      `(${new Date(last.timeMs).toISOString()}): this sample is not recorded and judges no day; the next one goes on from it`;
+    for (const name of Object.keys(next.devices)) result.skipped.push({ device: name, why: `the clock jumped ${ahead} ahead` });
+    // The next snapshot is measured from this one: one with the clock put right went back,
+    // and is not recorded either; one as far ahead is time that really went by.
+    history.last = next;
+    return result;
+  }
   const problem = last === null ? 'the first sample' : intervalProblem(last, next, params);
   for (const [name, device] of Object.entries(next.devices)) {
     history.names[device.id] = name;

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isTemporaryOf, NotRegularFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
-import { LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../common/run-lock.js';
+import { isLockOf, LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../common/run-lock.js';
 import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
 
 export const STATE_FILE = 'drives.state';
@@ -137,6 +137,16 @@ export class FileStateStore implements StateStore {
       await store.close();
       throw error instanceof StateStoreError ? error : syscallError(`cannot read the state directory ${store.dir}`, error);
     }
+  }
+
+  /**
+   * The directory `owner` opened through an output writer that died since: its lock, still
+   * `owner`'s, is not taken again, and the history is not read again (the run holds it).
+   */
+  static async adopt(dir: string, owner: LockOwner): Promise<FileStateStore> {
+    const store = new FileStateStore(path.resolve(dir), owner);
+    if (!(await isLockOf(store.lock, owner))) throw new StateStoreError(`the state directory ${store.dir} is no longer locked by this run (${store.lock})`);
+    return store;
   }
 
   private async read(now: () => number, problems: string[]): Promise<DriveHistory> {

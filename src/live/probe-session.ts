@@ -18,7 +18,8 @@ import type { StatisticalParams } from '../statistical/statistical-params.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
 import type { BatchRecord, FromProber, InspectedRecord, PhaseTimings, Placement, ProberProgram, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
-import { stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
+import { registryProblem, REGISTRY_DIR, stillStuck, stuckProberOn, type StuckProber } from '../prober/prober-registry.js';
+import { writeStderrLine } from '../common/visible-text.js';
 import { RestartingProber, type HostedChannel } from '../prober/restarting-prober.js';
 import { reportedScore, type Severity } from '../score/store-score.js';
 import { MONOTONIC_CLOCK, wallOf, wallOffsetMs } from '../common/monotonic-clock.js';
@@ -202,6 +203,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     program: ProberProgram,
   ): Promise<ProbeSession> {
     const session = new ProbeSession(targets, score, statistical, new RestartingProber(program, targets, probe), predictor, criticalOn, probe.hangAfterMs);
+    // As root, where a prober registers: without the registry a stuck prober is found by its socket instead.
+    const registry = process.geteuid?.() === 0 ? registryProblem() : null;
+    if (registry !== null) writeStderrLine(`the prober registry ${REGISTRY_DIR} cannot be used (${registry}): stuck probers of earlier runs are found by their sockets instead`);
     try {
       await session.resolveAtStart();
       // The first round's outputs name every disk's devices, and its figures have a start.

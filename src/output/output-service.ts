@@ -6,6 +6,7 @@
 import { AppendedFile } from './appended-file.js';
 import { replaceFile } from '../common/exclusive-file.js';
 import type { FileStateStore } from '../drives/state-file.js';
+import type { LockOwner } from '../common/run-lock.js';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
 
 function serialize(error: unknown): WriterError {
@@ -71,12 +72,12 @@ export class OutputService {
         return;
       }
       case 'state-save':
-        this.inOrder(message.dir, message.id, async () => (await this.storeOf(message.dir)).save(message.history));
+        this.inOrder(message.dir, message.id, async () => (await this.storeOf(message.dir, message.owner)).save(message.history));
         return;
       case 'state-close':
         this.inOrder(message.dir, message.id, async () => {
           try {
-            await (await this.storeOf(message.dir)).close();
+            await (await this.storeOf(message.dir, message.owner)).close();
           } finally {
             this.stores.delete(message.dir);
           }
@@ -98,11 +99,13 @@ export class OutputService {
       .finally(() => this.running--);
   }
 
-  private async storeOf(dir: string): Promise<FileStateStore> {
-    const store = this.stores.get(dir);
+  /** The store `owner` opened here, or, in a writer that took over from a dead one, adopted. */
+  private async storeOf(dir: string, owner: LockOwner): Promise<FileStateStore> {
+    let store = this.stores.get(dir);
     if (!store) {
-      const { StateStoreError } = await import('../drives/state-file.js');
-      throw new StateStoreError(`the state directory ${dir} is not open`);
+      store = import('../drives/state-file.js').then(({ FileStateStore }) => FileStateStore.adopt(dir, owner));
+      store.catch(() => this.stores.delete(dir));
+      this.stores.set(dir, store);
     }
     return store;
   }

@@ -15,8 +15,8 @@ export interface WriterLink {
   /** False when no writer is there to take it. */
   send(message: ToWriter): boolean;
   onReply(listener: (message: FromWriter) => void): void;
-  /** The writing process ended: what it had under way or open is lost with it. */
-  onEnded(listener: (reason: string) => void): void;
+  /** The writing process ended: what it had under way or open is lost with it. `replacedBy`: the pid of the one that takes the later requests. */
+  onEnded(listener: (reason: string, replacedBy?: number) => void): void;
   /** The run is done with it; `stuck`: requests are still pending (a hung disk). */
   end(stuck: boolean): void;
 }
@@ -44,7 +44,7 @@ export class OutputWriter {
 
   private constructor(private readonly link: WriterLink) {
     link.onReply((message) => this.receive(message));
-    link.onEnded((reason) => this.lose(reason));
+    link.onEnded((reason, replacedBy) => this.lose(reason, replacedBy));
   }
 
   /** A process of its own (a run without probes). */
@@ -109,8 +109,13 @@ export class OutputWriter {
     listener?.(error);
   }
 
-  private lose(reason: string): void {
+  private lose(reason: string, replacedBy?: number): void {
     this.ended = reason;
+    if (replacedBy !== undefined) {
+      // Each output that had a write under way says so itself, naming this reason.
+      const lost = this.pending.size + this.failures.size;
+      writeStderrLine(`${reason}; started a new one (pid ${replacedBy}); ${lost === 0 ? 'no write was under way' : `lost: ${lost} write${lost === 1 ? '' : 's'} under way`}`);
+    }
     const error = new OutputError({ message: reason });
     this.pending.failAll(error);
     for (const file of [...this.failures.keys()]) this.fail(file, error);

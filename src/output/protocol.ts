@@ -14,8 +14,9 @@ export type ToWriter =
   /** Flush and close a created file. */
   | { type: 'close'; id: number; file: string }
   | { type: 'state-open'; id: number; dir: string; owner: LockOwner; nowMs: number }
-  | { type: 'state-save'; id: number; dir: string; history: DriveHistory }
-  | { type: 'state-close'; id: number; dir: string };
+  /** `owner`: whose lock the directory holds, for a writer that took over from a dead one. */
+  | { type: 'state-save'; id: number; dir: string; owner: LockOwner; history: DriveHistory }
+  | { type: 'state-close'; id: number; dir: string; owner: LockOwner };
 
 /** What failed: the message names the syscall, errno and path (a StateStoreError's is the whole line to show). */
 export interface WriterError {

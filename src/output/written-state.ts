@@ -13,6 +13,7 @@ function stateError(error: unknown): StateStoreError {
 
 class WrittenStateStore implements StateStore {
   readonly file: string;
+  private readonly owner = lockOwnerOf(process.pid);
 
   constructor(
     private readonly writer: OutputWriter,
@@ -22,13 +23,13 @@ class WrittenStateStore implements StateStore {
   }
 
   async save(history: DriveHistory): Promise<void> {
-    await this.writer.request({ type: 'state-save', dir: this.dir, history }).catch((error) => {
+    await this.writer.request({ type: 'state-save', dir: this.dir, owner: this.owner, history }).catch((error) => {
       throw stateError(error);
     });
   }
 
   async close(): Promise<void> {
-    await this.writer.request({ type: 'state-close', dir: this.dir }).catch(() => {});
+    await this.writer.request({ type: 'state-close', dir: this.dir, owner: this.owner }).catch(() => {});
   }
 }
 

@@ -2,10 +2,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PendingReplies } from '../common/pending-replies.js';
+import { TaskLimitWatch } from '../common/task-limit.js';
 import type { ProbeParams } from './probe-params.js';
 import type { FromProber, ProberProgram, ProbeTarget, ToProber } from './protocol.js';
 
 const STDERR_KEPT = 4096;
+
+/**
+ * How long a prober may take to start (Node's start-up, loading the program) before it is
+ * taken for one that cannot: Node waits forever for a thread the kernel refused it.
+ */
+export const PROBER_START_MS = 20_000;
 
 export interface ProberClientEvents {
   message: [FromProber];
@@ -22,10 +29,14 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   private stderrTail = '';
   private stopRequested = false;
   private exited = false;
+  private started = false;
+  /** Why the prober was killed before it started: the reason its end is told with. */
+  private startFailure: string | null = null;
   private readonly replacing = new PendingReplies();
 
   constructor(program: ProberProgram, targets: ProbeTarget[], probe: ProbeParams) {
     super();
+    const limit = new TaskLimitWatch();
     // Detached: a Ctrl-C on the terminal reaches the CLI, which then stops the prober in
     // order; stdout is not inherited, so `out=$(slowdisk check)` returns when the CLI exits.
     this.child = fork(program.entry, [], {
@@ -49,11 +60,42 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       this.replacing.failAll(new Error(this.endedText()));
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const detail = this.stderrTail.trim().split('\n').pop();
-      const reason = `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`;
+      const reason = this.startFailure ?? `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`;
       this.emit('ended', reason);
       if (!this.stopRequested) this.lose(reason);
     });
     this.send({ type: 'configure', targets, probe });
+    this.watchStart(limit);
+  }
+
+  /**
+   * A prober refused a thread or a process (a cgroup's pids.max, ulimit -u) waits forever in
+   * Node's start-up: killed, so that nothing is left behind, and its end told with the reason.
+   */
+  private watchStart(limit: TaskLimitWatch): void {
+    const startedAt = performance.now();
+    const timer = setInterval(() => {
+      if (this.started || this.exited) {
+        clearInterval(timer);
+        return;
+      }
+      const refused = limit.refusedSince();
+      if (refused === null && performance.now() - startedAt < PROBER_START_MS) return;
+      clearInterval(timer);
+      this.startFailure = refused
+        ? `the prober (pid ${this.child.pid}) could not make its threads: ${refused}`
+        : `the prober (pid ${this.child.pid}) did not start within ${PROBER_START_MS / 1000} s: are too few processes or threads allowed (ulimit -u, a cgroup's pids.max)?`;
+      this.kill();
+    }, 100);
+    timer.unref();
+  }
+
+  private kill(): void {
+    try {
+      process.kill(this.child.pid!, 'SIGKILL');
+    } catch {
+      // Gone already: its exit tells.
+    }
   }
 
   get pid(): number | undefined {
@@ -73,6 +115,11 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   stop(waitMs: number, only?: readonly string[], leaving?: readonly string[]): Promise<void> {
     this.stopRequested = true;
     if (this.exited || !this.child.connected) return Promise.resolve();
+    // One that never started has made no probe file, and would never read the stop.
+    if (!this.started) {
+      this.kill();
+      return Promise.resolve();
+    }
     const pending = new Set(only);
     let recorded = leaving === undefined;
     return new Promise((resolve) => {
@@ -114,10 +161,15 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   /** Closes the channel without waiting; the prober then cleans up and exits by itself. */
   detach(): void {
     this.stopRequested = true;
+    if (!this.started) this.kill();
     if (this.child.connected) this.child.disconnect();
   }
 
   private receive(message: FromProber): void {
+    if (message.type === 'started') {
+      this.started = true;
+      return;
+    }
     if (message.type === 'hosted') {
       this.emit('hosted', message.message);
       return;

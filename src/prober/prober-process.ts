@@ -452,5 +452,6 @@ export function startProber(hosted: ProberHost | null = null): (message: unknown
   process.on('SIGINT', () => void shutdown('in-flight'));
   // Whatever ends the process, no entry is left to name it.
   process.on('exit', () => registration.removeAll());
+  send({ type: 'started' });
   return (message) => send({ type: 'hosted', message });
 }

@@ -5,9 +5,15 @@
 // the thaw. The prober writes its own entries (its writes never wait on the CLI); the CLI
 // only reads them and removes those of dead probers. /run is a tmpfs: nothing here waits on
 // a disk under test, and no path here is one a user names.
+//
+// A registry that cannot be used (/run read-only or full, or not root's) is no reason to
+// start a second prober on a stuck filesystem: a stuck prober then also holds an abstract
+// Unix socket (no file, no space) whose name says where and since when it is stuck, and a
+// run finds it in /proc/net/unix, trusting only a socket its named prober really holds.
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
-import { readRegularSync, replaceFileSync, writeNewSync } from '../common/exclusive-file.js';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { readRegularSync, replaceFileSync, temporaryName, writeNewSync } from '../common/exclusive-file.js';
 import { processStartTime } from '../common/process-start-time.js';
 import path from 'node:path';
 
@@ -67,28 +73,83 @@ function registryDir(create: boolean): string | null {
 
 const randomName = (prefix: string, suffix: string) => `${prefix}${randomBytes(16).toString('hex')}${suffix}`;
 
+const errorText = (error: unknown, file: string) => {
+  const e = error as NodeJS.ErrnoException;
+  return e.code && e.syscall ? `${e.code}: ${e.syscall} ${e.path ?? file}` : String((error as Error).message ?? error);
+};
+
+/**
+ * Why the registry cannot be used, as a prober would use it (made if missing, an entry
+ * written whole and removed); null when it can. For the one line a root run says about it.
+ */
+export function registryProblem(): string | null {
+  try {
+    mkdirSync(REGISTRY_DIR, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return errorText(error, REGISTRY_DIR);
+  }
+  if (registryDir(false) === null) return `${REGISTRY_DIR} is not a directory of this user's alone`;
+  const probe = path.join(REGISTRY_DIR, temporaryName('check'));
+  try {
+    writeNewSync(probe, JSON.stringify({ check: true }));
+    unlinkSync(probe);
+  } catch (error) {
+    return errorText(error, probe);
+  }
+  return null;
+}
+
+/** The abstract socket names of stuck probers: "slowdisk-stuck <device> <since ms> <pid> <start time> <random>". */
+const SOCKET_PREFIX = 'slowdisk-stuck ';
+
+/** Where the registry cannot take an entry: a stuck prober's abstract socket, for as long as it is stuck. */
+class StuckSocket {
+  private readonly server: Server;
+
+  constructor(
+    device: string,
+    readonly sinceMs: number,
+    startTime: string,
+  ) {
+    this.server = createServer();
+    this.server.on('error', () => {});
+    this.server.listen({ path: `\0${SOCKET_PREFIX}${device} ${sinceMs} ${process.pid} ${startTime} ${randomBytes(8).toString('hex')}` });
+    this.server.unref();
+  }
+
+  close(): void {
+    this.server.close();
+  }
+}
 /** The prober's side: its own entries, one per probed path. */
 export class ProberRegistration {
   private readonly dir = registryDir(true);
   private readonly startTime = processStartTime(process.pid)?.toString() ?? null;
   private readonly entries = new Map<string, { file: string; entry: RegistryEntry }>();
+  /** Stuck disks the registry could not take, by name. */
+  private readonly sockets = new Map<string, StuckSocket>();
+  /** The last entry of each disk, written or not. */
+  private readonly latest = new Map<string, RegistryEntry>();
 
   /** Records the filesystem the path is probed on; rewritten only when that changes. */
   probing(disk: string, device: string, mntId: number | null): void {
-    const known = this.entries.get(disk);
-    if (known && known.entry.device === device && known.entry.mnt_id === mntId) return;
+    const latest = this.latest.get(disk);
+    if (latest && latest.device === device && latest.mnt_id === mntId) return;
     const entry: RegistryEntry = { pid: process.pid, start_time: this.startTime ?? '', disk, device, mnt_id: mntId, stuck_since: null };
-    this.write(disk, entry, known?.file);
+    this.write(disk, entry, this.entries.get(disk)?.file);
   }
 
   /** The path's inspection started at `sinceMs` (wall clock) and has not come back; null: it came back. */
   stuck(disk: string, sinceMs: number | null): void {
-    const known = this.entries.get(disk);
-    if (!known || known.entry.stuck_since === sinceMs) return;
-    this.write(disk, { ...known.entry, stuck_since: sinceMs }, known.file);
+    const latest = this.latest.get(disk);
+    if (!latest || latest.stuck_since === sinceMs) return;
+    this.write(disk, { ...latest, stuck_since: sinceMs }, this.entries.get(disk)?.file);
   }
 
   remove(disk: string): void {
+    this.latest.delete(disk);
+    this.sockets.get(disk)?.close();
+    this.sockets.delete(disk);
     const known = this.entries.get(disk);
     if (!known) return;
     this.entries.delete(disk);
@@ -100,20 +161,32 @@ export class ProberRegistration {
   }
 
   removeAll(): void {
-    for (const disk of [...this.entries.keys()]) this.remove(disk);
+    for (const disk of new Set([...this.entries.keys(), ...this.latest.keys()])) this.remove(disk);
   }
 
   /** A new entry is made whole under a name of its own, then renamed over the old one: a reader never sees half of one. */
   private write(disk: string, entry: RegistryEntry, existing: string | undefined): void {
-    if (this.dir === null || this.startTime === null) return;
-    const file = existing ?? path.join(this.dir, randomName('prober-', '.json'));
-    try {
-      if (existing === undefined) writeNewSync(file, JSON.stringify(entry));
-      else replaceFileSync(this.dir, path.basename(file), JSON.stringify(entry));
-      this.entries.set(disk, { file, entry });
-    } catch {
-      // The registry is an aid: a prober that cannot register still probes.
+    if (this.startTime === null) return;
+    this.latest.set(disk, entry);
+    let written = false;
+    if (this.dir !== null) {
+      const file = existing ?? path.join(this.dir, randomName('prober-', '.json'));
+      try {
+        if (existing === undefined) writeNewSync(file, JSON.stringify(entry));
+        else replaceFileSync(this.dir, path.basename(file), JSON.stringify(entry));
+        this.entries.set(disk, { file, entry });
+        written = true;
+      } catch {
+        // Full or read-only: the socket below stands for the entry. A prober that cannot register still probes.
+      }
     }
+    const wanted = written ? null : entry.stuck_since;
+    const socket = this.sockets.get(disk);
+    if (socket && socket.sinceMs !== wanted) {
+      socket.close();
+      this.sockets.delete(disk);
+    }
+    if (wanted !== null && !this.sockets.has(disk)) this.sockets.set(disk, new StuckSocket(entry.device, wanted, this.startTime));
   }
 }
 
@@ -126,20 +199,59 @@ function readEntry(file: string): RegistryEntry | null {
   }
 }
 
+/** Whether process `pid` holds the socket of inode `inode` and runs as this user: a name alone can be bound by anyone. */
+function holdsSocket(pid: number, inode: string): boolean {
+  try {
+    if (Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) !== process.getuid?.()) return false;
+    const target = `socket:[${inode}]`;
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === target;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** The stuck probers' abstract sockets on `device`, each checked against the process it names. */
+function stuckSocketsOn(device: string, ownPid: number | undefined): StuckProber[] {
+  let table: string;
+  try {
+    table = readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    return [];
+  }
+  const found: StuckProber[] = [];
+  for (const line of table.split('\n')) {
+    const at = line.indexOf(` @${SOCKET_PREFIX}`);
+    if (at < 0) continue;
+    const inode = line.slice(0, at).trim().split(/\s+/).pop()!;
+    const [socketDevice, since, pid, startTime] = line.slice(at + 2 + SOCKET_PREFIX.length).split(' ');
+    if (socketDevice !== device || Number(pid) === ownPid || !/^\d+$/.test(since ?? '') || !/^\d+$/.test(pid ?? '')) continue;
+    if (!isLive(Number(pid), startTime ?? '') || !holdsSocket(Number(pid), inode)) continue;
+    found.push({ pid: Number(pid), stuckSinceMs: Number(since), file: `@${line.slice(at + 2)}`, startTime: startTime! });
+  }
+  return found;
+}
+
 /**
  * The CLI's side: the live prober, other than `ownPid`, stuck longest on the filesystem
- * `device`, if any. Entries of dead probers are removed on the way.
+ * `device`, if any, found in the registry or by its socket. Entries of dead probers are removed on the way.
  */
 export function stuckProberOn(device: string, ownPid: number | undefined): StuckProber | null {
+  let found: StuckProber | null = null;
+  for (const socket of stuckSocketsOn(device, ownPid)) if (!found || socket.stuckSinceMs < found.stuckSinceMs) found = socket;
   const dir = registryDir(false);
-  if (dir === null) return null;
+  if (dir === null) return found;
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return null;
+    return found;
   }
-  let found: StuckProber | null = null;
   for (const name of names) {
     if (!ENTRY.test(name)) continue;
     const file = path.join(dir, name);
@@ -164,6 +276,13 @@ export function stuckProberOn(device: string, ownPid: number | undefined): Stuck
 /** Whether a prober found by stuckProberOn is still alive and stuck (its entry still there). */
 export function stillStuck(prober: StuckProber): boolean {
   if (!isLive(prober.pid, prober.startTime)) return false;
+  if (prober.file.startsWith('@')) {
+    try {
+      return readFileSync('/proc/net/unix', 'utf8').includes(` ${prober.file}\n`);
+    } catch {
+      return false;
+    }
+  }
   const entry = readEntry(prober.file);
   return entry !== null && entry.stuck_since !== null;
 }

@@ -59,6 +59,8 @@ export type ToProber =
   | { type: 'hosted'; message: unknown };
 
 export type FromProber =
+  /** The prober's first message: Node started in it, its threads made. */
+  | { type: 'started' }
   | { type: 'resolved'; name: string; resolution?: Resolution; error?: SerializedProbeError }
   /**
    * Every record made before `coveredMs`, in the order they were made, that no earlier batch

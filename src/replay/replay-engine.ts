@@ -105,6 +105,8 @@ export class ReplayEngine {
   private readonly devices = new Map<number, DeviceFigures[]>();
   private replayed = 0;
   private latestTick = 0;
+  /** Disks named in the lines and not told to the pipeline yet. */
+  private joining = false;
   /** The events handed to the pipeline, filled afresh for each tick and line: it keeps none, and a day has 864,000 ticks. */
   private readonly tickEvent: TickEvent = { tick: 0, atMs: 0 };
   private readonly devicesEvent: DevicesEvent = { tick: 0 };
@@ -165,7 +167,9 @@ export class ReplayEngine {
       }
       disk = new PendingLines(name);
       this.disks.set(name, disk);
-        this.pipeline.disks([...this.disks.keys()]);
+      // Told to the pipeline once, before the first tick is replayed: telling it at each new
+      // disk cost a pass over every disk known, quadratic in a trace naming thousands.
+      this.joining = true;
     }
     disk.lastTick = line.tick;
     if (line.tick > this.replayed) {
@@ -202,6 +206,11 @@ export class ReplayEngine {
   }
 
   private replayUpTo(last: number): void {
+    if (this.replayed >= last) return;
+    if (this.joining) {
+      this.pipeline.disks([...this.disks.keys()]);
+      this.joining = false;
+    }
     while (this.replayed < last) this.replay(this.replayed + 1);
   }
 

@@ -22,7 +22,7 @@ export class Timeline {
     private readonly writeLine: (line: string) => void,
     private readonly verbose = false,
     /** The trace header's block devices of each disk. */
-    private readonly blockDevices: Readonly<Record<string, string[]>> = {},
+    private readonly blockDevices: ReadonlyMap<string, string[]> = new Map(),
   ) {}
 
   private write(line: string): void {
@@ -38,7 +38,7 @@ export class Timeline {
   update(update: ScoreUpdate, devices: readonly DeviceFigures[] = []): void {
     const reported = reportedScore(update.storeScore);
     const disks = [...update.scores].map(([name, score]) => {
-      const shown = { blockDevices: this.blockDevices[name], stalledDevices: stalledBehind(name, devices) };
+      const shown = { blockDevices: this.blockDevices.get(name), stalledDevices: stalledBehind(name, devices) };
       return `${name} ${formatScore(score)} stat ${update.statistical.get(name)}${formatPrediction(update.predictions.get(name))}${formatBlockDevices(shown)}`;
     });
     const at = `${formatElapsed(update.timeMs)} tick ${update.tick}`;

@@ -47,7 +47,8 @@ export class StoreTicks {
    * skipped KV disk keeps the score 1).
    */
   setInspected(names: readonly string[], nowMs: number): void {
-    for (const name of [...this.disks.keys()]) if (!names.includes(name)) this.disks.delete(name);
+    const wanted = new Set(names);
+    for (const name of [...this.disks.keys()]) if (!wanted.has(name)) this.disks.delete(name);
     for (const name of names) if (!this.disks.has(name)) this.join(name, nowMs);
   }
 

@@ -33,6 +33,11 @@ export interface Trace {
   /** How messages name it: the path as given, or "stdin". */
   name: string;
   header: TraceHeader | null;
+  /**
+   * The header's block devices of each disk. A Map, as every table keyed by disk names: a
+   * disk may be named `constructor` or `toString`, which a plain object already holds.
+   */
+  blockDevices: ReadonlyMap<string, string[]>;
   /** The lines after the header, validated, a chunk of the file at a time; iterate once. */
   batches: AsyncIterable<TraceLine[]>;
   /** The share of the file read so far, from 0 to 1; null when the size is unknown (stdin). */
@@ -69,7 +74,8 @@ export async function readTrace(input: Readable, name: string): Promise<Trace> {
     yield rest;
     yield* parsed as AsyncGenerator<TraceLine[]>;
   }
-  return { name, header, batches: batches(), readShare: () => null };
+  const blockDevices = new Map(Object.entries(header?.block_devices ?? {}));
+  return { name, header, blockDevices, batches: batches(), readShare: () => null };
 }
 
 function isHeader(entry: TraceHeader | TraceLine): entry is TraceHeader {
@@ -114,6 +120,8 @@ function tooLong(line: number): TraceError {
 
 type Json = Record<string, unknown>;
 
+const isTable = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** Checks each line against the format and what came before it: the header, each disk's last tick. */
 class LineParser {
   private headerDisks: Set<string> | null = null;
@@ -155,6 +163,16 @@ class LineParser {
         throw new TraceError(number, `"disks" must be a list of distinct disk names, got ${JSON.stringify(disks)}`);
       }
       this.headerDisks = new Set(disks as string[]);
+    }
+    const blockDevices = json.block_devices;
+    if (
+      blockDevices !== undefined &&
+      !(isTable(blockDevices) && Object.values(blockDevices).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string')))
+    ) {
+      throw new TraceError(number, `"block_devices" must map each disk to a list of device names, got ${JSON.stringify(blockDevices)}`);
+    }
+    if (json.paths !== undefined && !(isTable(json.paths) && Object.values(json.paths).every((dir) => typeof dir === 'string'))) {
+      throw new TraceError(number, `"paths" must map each disk to its directory, got ${JSON.stringify(json.paths)}`);
     }
     this.sawHeader = true;
     return json as unknown as TraceHeader;

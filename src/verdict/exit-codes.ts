@@ -5,6 +5,7 @@ export const EXIT_OK = 0;
 export const EXIT_WARNING = 1;
 export const EXIT_CRITICAL = 2;
 export const EXIT_UNKNOWN = 3;
+export const EXIT_SIGHUP = 129;
 export const EXIT_SIGINT = 130;
 export const EXIT_SIGTERM = 143;
 

@@ -174,8 +174,10 @@ export class VerdictPipeline {
 
   /** The inspected disks are these now: one that joins is scored from 1, one that leaves is forgotten. */
   disks(names: readonly string[]): void {
-    for (const name of [...this.inspected.keys()]) if (!names.includes(name)) this.forget(name);
+    const wanted = new Set(names);
+    for (const name of [...this.inspected.keys()]) if (!wanted.has(name)) this.forget(name);
     for (const name of names) if (!this.inspected.has(name)) this.join(name);
+    this.inspectedList = [...this.inspected.values()];
     this.ticks.setInspected(names, this.scheduledMs());
   }
 
@@ -183,6 +185,7 @@ export class VerdictPipeline {
   restart(disk: string): void {
     this.forget(disk);
     this.join(disk);
+    this.inspectedList = [...this.inspected.values()];
     this.ticks.restart(disk, this.scheduledMs());
   }
 
@@ -348,12 +351,11 @@ export class VerdictPipeline {
   private join(name: string): void {
     const counts = this.countsOf(name);
     this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false });
-    this.inspectedList = [...this.inspected.values()];
   }
 
+  /** With join, leaves inspectedList to the caller: rebuilt once for all the disks that come and go. */
   private forget(disk: string): void {
     this.inspected.delete(disk);
-    this.inspectedList = [...this.inspected.values()];
     this.detector.forget(disk);
     this.predictions.forget(disk);
   }

@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -178,4 +179,72 @@ describe.skipIf(requireRootFacilities(['root', 'loop', 'xfs']).skip)('fault kit 
     await disk.remove();
     expect(MountTable.read().topmostAt(disk.dir)).toBeUndefined();
   }, 30_000);
+});
+
+describe.skipIf(requireRootFacilities(['root', 'loop', 'blkio', 'fsfreeze']).skip)('fault kit on a disk it did not make', () => {
+  const kit = (script: string, ...args: string[]) => execFileAsync(fileURLToPath(new URL(`../../scripts/fault/${script}`, import.meta.url)), args);
+  let base: string;
+  /** A real mount point the kit did not make: a small tmpfs. */
+  let data: string;
+  /** The root filesystem under another name. */
+  let rootBind: string;
+  let disk: TestDisk;
+
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), 'slowdisk-kit-refusal-'));
+    data = join(base, 'data');
+    rootBind = join(base, 'root');
+    await mkdir(data);
+    await mkdir(rootBind);
+    await execFileAsync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'slowdisk-kit-refusal', data]);
+    await execFileAsync('mount', ['--bind', '/', rootBind]);
+    disk = await makeTestDisk();
+  }, 30_000);
+  afterAll(async () => {
+    for (const dir of [data, rootBind]) await execFileAsync('umount', [dir]).catch(() => {});
+    await rm(base, { recursive: true, force: true });
+    await removeAllTestDisks();
+  }, 30_000);
+
+  it('refuses to throttle the root disk, and says why', async () => {
+    const before = throttleRules('write');
+    for (const dir of ['/', rootBind]) {
+      const refused = kit('slow', dir, '--write-iops', '1');
+      await expect(refused).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/^slow: refusing .*: no disk was made there by make-disk, so it may be a real disk; give --force-real-disk/),
+      });
+    }
+    expect(throttleRules('write')).toBe(before);
+  });
+
+  it('refuses to freeze, remount or fill a real mount point or a bind mount of /', async () => {
+    for (const script of ['hang', 'readonly', 'fill']) {
+      await expect(kit(script, data)).rejects.toMatchObject({ stderr: expect.stringContaining(`${script}: refusing ${data}: no disk was made there`) });
+      await expect(kit(script, rootBind)).rejects.toMatchObject({ stderr: expect.stringContaining('refusing to inject faults into the root filesystem') });
+      // Not even when told: a frozen / could not run thaw.
+      await expect(kit(script, rootBind, '--force-real-disk')).rejects.toMatchObject({ stderr: expect.stringContaining('root filesystem') });
+    }
+    expect(MountTable.read().topmostAt(data)?.options.split(',')).toContain('rw');
+    expect(existsSync(join(data, '.slowdisk-fault-fill'))).toBe(false);
+  });
+
+  it('refuses a kit disk directory once something else is mounted over it', async () => {
+    await execFileAsync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'slowdisk-kit-over', disk.dir]);
+    try {
+      await expect(kit('hang', disk.dir)).rejects.toMatchObject({ stderr: expect.stringMatching(/refusing .*: what is mounted there \(0:\d+\) is not the disk make-disk made/) });
+      await expect(kit('slow', disk.dir, '--write-iops', '1')).rejects.toMatchObject({ stderr: expect.stringContaining('is not the disk make-disk made') });
+    } finally {
+      await execFileAsync('umount', [disk.dir]);
+    }
+    expect(await disk.hang()).toMatch(/^froze /);
+    expect(await disk.thaw()).toMatch(/^thawed /);
+  });
+
+  it('acts on a real disk when given --force-real-disk', async () => {
+    expect((await kit('fill', data, '--force-real-disk')).stdout).toMatch(/^filled /);
+    await expect(writeFile(join(data, 'more'), 'x'.repeat(8192))).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(kit('free', data)).rejects.toMatchObject({ stderr: expect.stringContaining('refusing') });
+    expect((await kit('free', data, '--force-real-disk')).stdout).toMatch(/^freed /);
+  });
 });

@@ -137,6 +137,7 @@ describe.concurrent('a run on the current directory', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const)('watch stops on %s: exit %i, probe file removed, prober gone', async (signal, code) => {
     const dir = mkdtempSync(path.join(work, `${signal}-`));
     const cli = startCli(['watch', '--raft', dir]);

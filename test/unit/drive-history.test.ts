@@ -130,6 +130,66 @@ describe('turning snapshots into series', () => {
   });
 });
 
+describe('a sample stamped far from the history\'s clock', () => {
+  it('records nothing and judges no day; the judged days and the open day are kept, and sampling goes on once the clock is right', () => {
+    const devices = ['sda', 'sdb', 'sdc', 'sdd'];
+    const host = new SyntheticHost({ devices, seed: 3, factor: () => 1 }, T0);
+    const history = emptyHistory();
+    let clock = T0;
+    const monitor = new DriveMonitor(devices, history, sourceOf(host), () => clock, PEER, PARAMS);
+    // A watch over 7 days and 10 hours: 7 days judged, the 8th open.
+    for (; clock <= T0 + 7 * DAY + 10 * 60 * MIN; clock += 15 * MIN) {
+      host.advanceTo(clock);
+      expect(monitor.sample().clockJump).toBeUndefined();
+    }
+    const judgedBefore = structuredClone(history.judged);
+    const openBefore = structuredClone(history.open);
+    expect(judgedBefore).toHaveLength(7);
+    expect(Object.keys(openBefore)).toEqual(['2026-01-12']);
+
+    // One sample with the clock 400 days ahead (an RTC or NTP step gone wrong).
+    const rightMs = clock;
+    clock = rightMs + 400 * DAY;
+    const jumped = monitor.sample();
+    expect(jumped.clockJump).toBe(
+      `the clock (${new Date(clock).toISOString()}) is 400.0 days past the drive history's last sample (${new Date(rightMs - 15 * MIN).toISOString()}): this sample is not recorded and judges no day; the next one goes on from it`,
+    );
+    expect(jumped.recorded).toEqual([]);
+    expect(history.judged).toEqual(judgedBefore);
+    expect(history.open).toEqual(openBefore);
+
+    // The clock is right again: the day goes on being recorded where it was.
+    const recorded: string[][] = [];
+    for (clock = rightMs + 15 * MIN; clock <= rightMs + 60 * MIN; clock += 15 * MIN) {
+      host.advanceTo(clock);
+      const result = monitor.sample();
+      expect(result.clockJump).toBeUndefined();
+      recorded.push(result.recorded);
+    }
+    // The first interval is from the sample 400 days ahead: the clock went back.
+    expect(recorded).toEqual([[], devices, devices, devices]);
+    expect(history.judged).toEqual(judgedBefore);
+    const buckets = (open: typeof openBefore) => Object.keys(open['2026-01-12']!['wwid:sda']!).length;
+    expect(buckets(history.open)).toBeGreaterThan(buckets(openBefore));
+    expect(monitor.judge().days).toBe(8);
+  });
+
+  it('is said in one line on stderr', async () => {
+    const devices = ['sda', 'sdb', 'sdc', 'sdd'];
+    const host = new SyntheticHost({ devices, seed: 3, factor: () => 1 }, T0);
+    let clock = T0;
+    const warned: string[] = [];
+    const run = await DriveRun.start(
+      { devices, stateDir: path.join(scratch, 'clock-jump') },
+      { json: true, source: sourceOf(host), clock: () => clock, write: () => {}, warn: (line) => warned.push(line) },
+    );
+    clock = T0 + 400 * DAY;
+    run.sample();
+    expect(warned).toEqual([expect.stringMatching(/^the clock \(\S+\) is 400\.0 days past the drive history's last sample \(2026-01-05T00:00:00\.000Z\): this sample is not recorded/)]);
+    await run.finish();
+  });
+});
+
 describe('choosing the drives', () => {
   /** A /sys of whole disks, each with what sysfs tells of it. */
   function fakeSys(disks: Record<string, Record<string, string>>): string {

@@ -1,0 +1,82 @@
+// A run under a limit on processes and threads (systemd's TasksMax, a container's pids.max,
+// ulimit -u): Node waits forever for a thread the kernel refused it, so a prober that cannot
+// make its threads would be an orphan for good. It is killed, said in one line, exit 3.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { BIN, waitFor, type CliResult } from '../helpers/run-cli.js';
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-task-limits-'));
+chmodSync(work, 0o755);
+const PIDS_ROOT = '/sys/fs/cgroup/pids';
+
+function run(command: string[]): Promise<CliResult> {
+  const started = performance.now();
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, elapsedMs: performance.now() - started }));
+  });
+}
+
+/** PIDs whose command line runs a file of this tree: what a run may have left behind. */
+function ourProcesses(): number[] {
+  const ours: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(path.dirname(path.dirname(BIN)))) ours.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return ours;
+}
+
+describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and threads allowed', () => {
+  const cgroup = path.join(PIDS_ROOT, `slowdisk-test-${process.pid}`);
+  afterAll(async () => {
+    if (existsSync(cgroup)) {
+      await waitFor(() => readFileSync(path.join(cgroup, 'cgroup.procs'), 'utf8').trim() === '', 10_000, 'the cgroup to empty');
+      rmdirSync(cgroup);
+    }
+    rmSync(work, { recursive: true, force: true });
+  }, 30_000);
+
+  it('a cgroup with pids.max 16: one line, exit 3, no prober left', async () => {
+    const dir = path.join(work, 'cgroup');
+    mkdirSync(dir);
+    mkdirSync(cgroup);
+    writeFileSync(path.join(cgroup, 'pids.max'), '16');
+    const before = ourProcesses();
+    const result = await run(['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      new RegExp(`^slowdisk: the prober \\(pid \\d+\\) could not make its threads: the cgroup ${cgroup} allows 16 processes and threads \\(pids\\.max, \\d+ in use\\), and one more was refused\\n$`),
+    );
+    expect(result.code).toBe(3);
+    await waitFor(() => readFileSync(path.join(cgroup, 'cgroup.procs'), 'utf8').trim() === '', 5000, 'nothing left in the cgroup');
+    expect(ourProcesses().filter((pid) => !before.includes(pid))).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
+
+  it('ulimit -u 16 for an unprivileged user: one line, exit 3, no prober left', async () => {
+    const dir = path.join(work, 'nproc');
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const before = ourProcesses();
+    const result = await run(['prlimit', '--nproc=16', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^slowdisk: the prober \(pid \d+\) could not make its threads: ulimit -u allows user 65534 16 processes and threads, and 1[6-9] are in use\n$/);
+    expect(result.code).toBe(3);
+    await waitFor(() => ourProcesses().filter((pid) => !before.includes(pid)).length === 0, 5000, 'no process of the run left');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
+});
