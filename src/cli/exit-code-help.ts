@@ -17,7 +17,8 @@ export const EXIT_CODE_HELP = `Exit codes:
                or (--all-devices, --devices) a drive is slow now against the peers of its class;
                or a disk was hung (an inspection in flight for ${flagName(HANG_AFTER_SPEC)}, default ${defaultText(HANG_AFTER_SPEC)}), or (check)
                completed no inspection at all
-  2  CRITICAL  the reported store score reached the eviction threshold (default ${scoreDefault('evictThreshold')})
-  3  UNKNOWN   bad arguments, a path that cannot be probed at start, no class of 4 drives to judge,
+  2  CRITICAL  the reported store score reached the eviction threshold (default ${scoreDefault('evictThreshold')});
+               or a disk cannot be written (EROFS, EIO, ENOSPC or EACCES), at start or mid-run
+  3  UNKNOWN   bad arguments, a path that cannot be probed at start (one that does not exist, say), no class of 4 drives to judge,
                or a state directory that cannot be used (the drives' history not saved)
   130, 143     interrupted by SIGINT, SIGTERM (probe files removed)`;

@@ -19,6 +19,11 @@ import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_W
 import { fail } from '../report/fail.js';
 import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
+import { DiskSummaries } from '../report/disk-summary.js';
+import { StatusServer } from '../report/status-server.js';
+import { STATUS_FORMAT, type StatusSnapshot } from '../report/status-snapshot.js';
+import type { Severity } from '../score/store-score.js';
+import { currentSeverity } from '../verdict/current-verdict.js';
 
 export interface RunOptions {
   mode: 'watch' | 'check';
@@ -42,7 +47,12 @@ export interface RunOptions {
   predictor: PredictorParams;
   /** --all-devices, --devices: the drives judged against each other beside the probed paths. */
   drives?: DriveRequest;
+  /** --store: the store's name; watch answers `slowdisk status` for it. */
+  store?: string;
 }
+
+/** The inspections of a disk the service's summary covers: 5 minutes at 100 ms. */
+const STATUS_WINDOW_INSPECTIONS = 3000;
 
 /** The run's exit code with the drives': a signal or UNKNOWN stays; else the worse of the two. */
 function withDrives(code: number, drives: number): number {
@@ -108,6 +118,33 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const hooks = options.hooks && ActionHooks.attach(session, options.hooks, score);
   const startMs = MONOTONIC_CLOCK.now();
   let storeScore = 1;
+  let lastSeverity: Severity = 'ok';
+  let statusServer: StatusServer | null = null;
+  if (mode === 'watch' && options.store !== undefined) {
+    const summaries = new DiskSummaries(session, STATUS_WINDOW_INSPECTIONS);
+    const snapshot = (): StatusSnapshot => {
+      const disks = session.statuses();
+      return {
+        slowdisk_status: STATUS_FORMAT,
+        store: options.store!,
+        pid: process.pid,
+        severity: currentSeverity(lastSeverity, disks),
+        storeScore,
+        maxReported: session.verdict.maxReported,
+        uptimeMs: MONOTONIC_CLOCK.now() - startMs,
+        disks,
+        summaries: [...summaries.of(disks)],
+        params: score,
+        buffered,
+        warnProbability: options.predictor.warnProbability,
+      };
+    };
+    statusServer = await StatusServer.start(options.store, snapshot).catch(async (error: Error) => {
+      await session.stop();
+      await Promise.all([metricsExport?.stop(), recorder?.stop(), drives?.finish()]);
+      return fail(error.message, EXIT_UNKNOWN);
+    });
+  }
   const output = await RunOutput.open(mode, options.output, session, score, buffered, options.predictor.warnProbability);
   const reporter = output.reporter;
 
@@ -116,6 +153,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
     if (finishing) return;
     finishing = true;
     reporter?.stop();
+    // From now on status says the service is not running, rather than what it stops with.
+    await statusServer?.close();
     const disks = session.statuses();
     // The outputs are written by the prober's process, so they are done before it stops: each
     // bounded by the output deadline, side by side.
@@ -137,12 +176,14 @@ export async function runProbe(options: RunOptions): Promise<void> {
 
   session.on('round', (report) => {
     storeScore = report.storeScore;
+    lastSeverity = report.severity;
     reporter?.round(report);
     if (report.severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
   });
   session.on('event', (event) => reporter?.event(event));
   session.on('fatal', (message) => {
     reporter?.stop();
+    void statusServer?.close();
     // The trace is closed by the prober's process, which may be gone: recorder.stop() is bounded.
     void Promise.resolve(recorder?.stop())
       .then(() => session.stop())

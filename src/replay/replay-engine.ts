@@ -232,6 +232,7 @@ export class ReplayEngine {
         event.disk = disk.name;
         event.ms = line.ms;
         event.late = line.late;
+        event.error = line.error;
         event.atMs = atMs + (line.ms ?? 0);
         this.pipeline.inspection(event);
       }

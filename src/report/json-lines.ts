@@ -14,6 +14,8 @@ import type { DiskStatus, SessionEvent } from '../live/probe-session.js';
 import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
 import type { Reporter } from './round-lines.js';
+import type { DiskSummary } from './disk-summary.js';
+import { LATENCY_PHASES } from './phase-latencies.js';
 
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
@@ -67,10 +69,23 @@ function placementFields(disk: DiskPlacement): Json {
   };
 }
 
+/** A detector that has not had the data it needs: null, with the reason, never `ok`. */
+function warmingUpFields(disk: DiskStatus): Json {
+  if (!disk.inspected) return {};
+  const fields: Json = {};
+  if (disk.statistical === 'ok' && disk.statisticalJudged === false) {
+    fields.statistical = null;
+    fields.statistical_reason = 'warming up: no step judged against a baseline yet';
+  }
+  if (disk.prediction?.probability == null) fields.early_warning_reason = 'warming up: too few samples for a prediction yet';
+  return fields;
+}
+
 function statusFields(disk: DiskStatus, buffered: boolean): Json {
   const last = disk.last;
   return {
     ...placementFields(disk),
+    ...warmingUpFields(disk),
     state: disk.state,
     buffered,
     last_open_ms: last?.openMs,
@@ -181,11 +196,28 @@ export class JsonLines implements Reporter {
       slow_threshold: this.params.slowThreshold,
       evict_threshold: this.params.evictThreshold,
       interrupted_by: interruptedBy,
-      disks: this.live ? outcome.disks.map((disk) => ({ disk: disk.name, ...statusFields(disk, this.live!.buffered) })) : undefined,
+      disks: this.live ? outcome.disks.map((disk) => this.summaryDisk(disk, outcome.summaries.get(disk.name))) : undefined,
     });
   }
 
   stop(): void {}
+
+  /** A disk in the summary: every field of its disk line, and its summary over the check. */
+  private summaryDisk(disk: DiskStatus, summary: DiskSummary | undefined): Json {
+    const fields: Json = { disk: disk.name, score: disk.score, statistical: disk.statistical };
+    if (disk.inspected) Object.assign(fields, predictionFields(disk));
+    Object.assign(fields, { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices }, statusFields(disk, this.live!.buffered));
+    if (!summary || !disk.inspected) return fields;
+    fields.max_score = summary.maxScore;
+    fields.timeouts = summary.timeouts;
+    for (const phase of LATENCY_PHASES) {
+      const figures = summary.phases[phase];
+      fields[`${phase}_median_ms`] = figures?.medianMs ?? null;
+      fields[`${phase}_p99_ms`] = figures?.p99Ms ?? null;
+      fields[`${phase}_max_ms`] = figures?.maxMs ?? null;
+    }
+    return fields;
+  }
 
   /** A live line's wall-clock time; replay's clock is virtual. */
   private time(): { time?: string } {

@@ -164,6 +164,8 @@ export interface TraceLine {
   /** The inspection's duration; null when it failed, and on a clock or device line. */
   ms: number | null;
   late: boolean;
+  /** A failed inspection's errno name. */
+  error?: string;
   /** On a device line: the device's figures over the round that closed at `tick`. */
   device?: DeviceFigures;
 }

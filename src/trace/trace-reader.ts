@@ -197,7 +197,7 @@ class LineParser {
       );
     }
     this.lastTicks.set(disk, tick);
-    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true };
+    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true, ...(typeof error === 'string' ? { error } : {}) };
   }
 }
 

@@ -19,6 +19,8 @@ import { worseSeverity, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../score/store-ticks.js';
 import { exitCodeOf } from './exit-codes.js';
 import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
+import { downSeverity, isUnwritable } from './down-verdict.js';
+import { risingSeverity } from './rising-verdict.js';
 import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
 
@@ -55,6 +57,8 @@ export interface InspectionEvent {
   /** It came back under the interval, but after its tick had ended (a trace says so; live, the pipeline finds it). */
   late?: boolean;
   atMs: number;
+  /** A failed inspection's errno name: one that says the disk cannot be written makes the run CRITICAL. */
+  error?: string;
 }
 
 /** What a round's close made of the store. */
@@ -105,6 +109,10 @@ export interface DiskVerdict {
   /** How long its inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
   hung: boolean;
+  /** The statistical detector has judged a step of it against a baseline: its state is a verdict, not a default. */
+  statisticalJudged: boolean;
+  /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
+  evictionInMs: number | null;
 }
 
 /** The counts of a disk's inspections since the start: one that leaves or restarts keeps them. */
@@ -134,6 +142,8 @@ interface InspectedDisk extends DiskAnswers {
   counts: InspectionCounts;
   /** Told hung, and its inspection in flight has not come back since. */
   hungTold: boolean;
+  /** Its last inspection failed with an error that says it cannot be written. */
+  unwritable: boolean;
 }
 
 export class VerdictPipeline {
@@ -219,6 +229,8 @@ export class VerdictPipeline {
     const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs) && inspected.hungTold;
     if (hangEnded) inspected.hungTold = false;
     const { counts } = inspected;
+    inspected.unwritable = ms === null && isUnwritable(event.error);
+    if (inspected.unwritable) this.verdict.note('evict');
     if (ms === null) {
       counts.errors += 1;
       this.predictions.failed(disk, tick);
@@ -263,6 +275,8 @@ export class VerdictPipeline {
       score: this.ticks.scoreOf(name) ?? 1,
       statistical: this.detector.state(name),
       hung: inspected.inFlight.hung(nowMs, this.params.hangAfterMs),
+      statisticalJudged: this.detector.judged(name),
+      evictionInMs: this.ticks.projectedEvictionMs(name),
     };
     const prediction = this.predictions.predictionOf(name);
     if (prediction) verdict.prediction = prediction;
@@ -295,10 +309,14 @@ export class VerdictPipeline {
     return this.ticks.chargedTimeouts();
   }
 
-  /** A check ends at `atMs`: a disk hung then, or with no inspection completed, leaves it nothing to call OK. */
+  /**
+   * A check ends at `atMs`: a disk hung then, or with no inspection completed, or whose rounds
+   * repeated would evict it, leaves it nothing to call OK.
+   */
   checkEnd(atMs: number): Severity {
     for (const disk of this.inspectedList) disk.state = disk.inFlight.hung(atMs, this.params.hangAfterMs) ? 'hung' : 'answering';
-    const severity = checkEndSeverity(this.inspectedList);
+    const projections = this.inspectedList.map((disk) => ({ name: disk.name, evictionInMs: this.ticks.projectedEvictionMs(disk.name) }));
+    const severity = worseSeverity(checkEndSeverity(this.inspectedList), risingSeverity(projections));
     this.verdict.note(severity);
     return severity;
   }
@@ -319,7 +337,8 @@ export class VerdictPipeline {
       if (prediction) predictions.set(disk, prediction);
     }
     const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.params.criticalOn === 'any' });
-    const severity = this.verdict.observe(storeScore, worseSeverity(detected, predictionSeverity(predictions.values())));
+    const down = downSeverity(this.inspectedList.map((disk) => disk.unwritable));
+    const severity = this.verdict.observe(storeScore, worseSeverity(worseSeverity(detected, predictionSeverity(predictions.values())), down));
     return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity };
   }
 
@@ -334,7 +353,7 @@ export class VerdictPipeline {
 
   private join(name: string): void {
     const counts = this.countsOf(name);
-    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false });
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false, unwritable: false });
     this.inspectedList = [...this.inspected.values()];
   }
 

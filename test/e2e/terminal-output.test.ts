@@ -28,7 +28,7 @@ describe('off a terminal: no spinner, no escape code', () => {
 
   it.each([['human'], ['nagios']])('check --format %s prints its one line', async (format) => {
     const dir = mkdtempSync(path.join(work, 'check-'));
-    const result = await runCli(['check', '--raft', dir, '--duration', '1s', '--format', format]);
+    const result = await runCli(['check', '--raft', dir, '--duration', '1s', '--allow-short', '--format', format]);
     expect(result.stdout.split('\n')).toHaveLength(2);
     expect(result.stdout).not.toMatch(ESCAPE);
   });
