@@ -3,7 +3,6 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { runStatus } from '../commands/status.js';
 import type { CheckFormat } from '../report/report-options.js';
 import { STATUS_DIR, STORE_NAME } from '../report/status-socket.js';
-import { addFormatOption } from './output-options.js';
 
 /** --store NAME, on watch, check and status. */
 export function storeName(value: string): string {
@@ -19,8 +18,9 @@ export function statusCommand(): Command {
       `${summary}: the score history, the detectors' states and the disks' summaries it has built up. It answers within 1s or says CRITICAL "slowdisk is not answering"; with no service running it exits 3. It touches no probed disk. The service answers root only, on a socket in ${STATUS_DIR}.`,
     )
     .addOption(new Option('--store <name>', 'the store to ask, as its service was started with --store (needed when several are served)').argParser(storeName))
-    .option('--json', 'print the summary as one JSON line, as check --json ends with');
-  addFormatOption(command);
+    .option('--json', 'print the summary as one JSON line, as check --json ends with')
+    // check's --format, made here: status loads none of the probe's option modules.
+    .addOption(new Option('--format <format>', "human, or nagios (a monitoring plugin's status line with perfdata)").choices(['human', 'nagios']).default('human'));
   command.addHelpText(
     'after',
     `

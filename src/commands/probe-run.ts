@@ -88,7 +88,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       throw error;
     }
   }
-  const metricsExport = await MetricsExport.start({ ...options.output, output: session }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
+  const metricsExport = await MetricsExport.start({ ...options.output, output: session, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
     await session.stop();
     await drives?.finish();
     return fail(error.message, EXIT_UNKNOWN);

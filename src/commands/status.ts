@@ -2,7 +2,6 @@
 // check's exit codes. It touches no probed disk: it only asks the service, over its socket.
 import { writeStderrLine, visible } from '../common/visible-text.js';
 import { checkSummary } from '../report/check-summary.js';
-import { JsonLines } from '../report/json-lines.js';
 import { nagiosLine, nagiosStatusLine } from '../report/nagios.js';
 import type { CheckFormat } from '../report/report-options.js';
 import { askStatus, type StatusAnswer } from '../report/status-client.js';
@@ -36,6 +35,8 @@ export async function runStatus(options: StatusOptions): Promise<void> {
   const { snapshot } = answer;
   const outcome = outcomeOf(snapshot);
   if (options.json) {
+    // Loaded for --json only: the JSON lines' module brings the trace format's.
+    const { JsonLines } = await import('../report/json-lines.js');
     new JsonLines(snapshot.params, undefined, { now: Date.now, currentTick: () => 0, buffered: snapshot.buffered }).summary(outcome);
   } else {
     const line = options.format === 'nagios' ? nagiosLine(outcome, snapshot.params, snapshot.buffered, snapshot.warnProbability) : checkSummary(outcome, snapshot.params, snapshot.buffered);

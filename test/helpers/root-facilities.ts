@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { expect } from 'vitest';
 
-export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare';
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'systemd-analyze';
 
 export type FacilityGate = { skip: false } | { skip: true; reason: string };
 
@@ -34,6 +34,7 @@ const facilities: Record<RootFacility, { what: string; isPresent: () => boolean 
   prometheus: { what: 'prometheus on PATH (apt-get install prometheus)', isPresent: () => isOnPath('prometheus') },
   tmux: { what: 'tmux on PATH (a terminal for the live view)', isPresent: () => isOnPath('tmux') },
   unshare: { what: 'unshare on PATH (util-linux)', isPresent: () => isOnPath('unshare') },
+  'systemd-analyze': { what: 'systemd-analyze on PATH (apt-get install systemd)', isPresent: () => isOnPath('systemd-analyze') },
 };
 
 /**
