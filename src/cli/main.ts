@@ -50,6 +50,7 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
     predictor: predictorParamsFrom(values, score),
     ...(drives === null ? {} : { drives }),
     ...(values.store === undefined ? {} : { store: values.store }),
+    ...(values.mountpoint === undefined ? {} : { mountpoints: values.mountpoint }),
   };
 }
 

@@ -19,6 +19,10 @@ import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_W
 import { fail } from '../report/fail.js';
 import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
+import { misplacedPaths, type MountRequirement } from '../layout/mount-requirement.js';
+import { reasonLine } from '../report/reason-line.js';
+import { visible } from '../common/visible-text.js';
+import { realpathSync } from 'node:fs';
 import { DiskSummaries } from '../report/disk-summary.js';
 import { StatusServer } from '../report/status-server.js';
 import { STATUS_FORMAT, type StatusSnapshot } from '../report/status-snapshot.js';
@@ -49,10 +53,21 @@ export interface RunOptions {
   drives?: DriveRequest;
   /** --store: the store's name; watch answers `slowdisk status` for it. */
   store?: string;
+  /** --mountpoint: where the paths must be. */
+  mountpoints?: MountRequirement[];
 }
 
 /** The inspections of a disk the service's summary covers: 5 minutes at 100 ms. */
 const STATUS_WINDOW_INSPECTIONS = 3000;
+
+/** A device's own path, through /dev/disk/by-* links: /dev is devtmpfs, no disk under test. */
+function realDevicePath(device: string): string {
+  try {
+    return realpathSync(device);
+  } catch {
+    return device;
+  }
+}
 
 /** The run's exit code with the drives': a signal or UNKNOWN stays; else the worse of the two. */
 function withDrives(code: number, drives: number): number {
@@ -69,6 +84,14 @@ export async function runProbe(options: RunOptions): Promise<void> {
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
+  }
+  // A path not where it must be (its disk not mounted, say) is CRITICAL before anything is probed there.
+  const misplaced = misplacedPaths(session.statuses(), options.mountpoints ?? [], realDevicePath);
+  if (misplaced.length > 0) {
+    await session.stop();
+    process.stdout.write(`${visible(reasonLine(options.output ?? { json: false, format: 'human' }, EXIT_CRITICAL, misplaced.join('; ')))}\n`);
+    await stoppingRunFlushed();
+    process.exit(EXIT_CRITICAL);
   }
   // The CLI makes no syscall on an output's path: the prober process writes them all, the
   // textfile, the trace and the drives' files, so that they take no third process.

@@ -2,7 +2,8 @@
 // check's exit codes. It touches no probed disk: it only asks the service, over its socket.
 import { writeStderrLine, visible } from '../common/visible-text.js';
 import { checkSummary } from '../report/check-summary.js';
-import { nagiosLine, nagiosStatusLine } from '../report/nagios.js';
+import { nagiosLine } from '../report/nagios.js';
+import { reasonLine } from '../report/reason-line.js';
 import type { CheckFormat } from '../report/report-options.js';
 import { askStatus, type StatusAnswer } from '../report/status-client.js';
 import { outcomeOf } from '../report/status-snapshot.js';
@@ -14,21 +15,13 @@ export interface StatusOptions {
   format: CheckFormat;
 }
 
-/** The one line for an answer that is not a snapshot, in the format asked for. */
-function lineFor(options: StatusOptions, code: number, reason: string): string {
-  const state = code === EXIT_CRITICAL ? 'CRITICAL' : 'UNKNOWN';
-  if (options.json) return JSON.stringify({ type: 'summary', time: new Date().toISOString(), status: state, exit_code: code, reason });
-  if (options.format === 'nagios') return nagiosStatusLine(code, reason);
-  return `${state}: ${reason}`;
-}
-
 /** Prints the answer; the exit code is set, and the process ends once stdout is flushed. */
 export async function runStatus(options: StatusOptions): Promise<void> {
   const answer: StatusAnswer = await askStatus(options.store);
   if (answer.kind !== 'answered') {
     const code = answer.kind === 'not-answering' ? EXIT_CRITICAL : EXIT_UNKNOWN;
     if (answer.kind === 'unknown') writeStderrLine(answer.reason);
-    process.stdout.write(`${visible(lineFor(options, code, answer.reason))}\n`);
+    process.stdout.write(`${visible(reasonLine(options, code, answer.reason))}\n`);
     process.exitCode = code;
     return;
   }

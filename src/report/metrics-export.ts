@@ -58,6 +58,8 @@ export class MetricsExport {
     metrics.registry.setDefaultLabels({ store: storeLabel(targets.store) });
     metrics.begin(session.statuses(), Date.now());
     const served = drives ? Registry.merge([metrics.registry, drives]) : metrics.registry;
+    // A merged registry has default labels of its own: the store label, on the drives' series too.
+    served.setDefaultLabels({ store: storeLabel(targets.store) });
     const server = targets.listen ? await MetricsServer.listen(targets.listen, served) : null;
     const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.output!, targets.textfile, () => metrics.registry.metrics(), textfileName(targets.store));
     try {

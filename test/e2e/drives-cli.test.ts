@@ -217,8 +217,8 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
           metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text(), () => '');
           return metrics.includes('slowdisk_drive_slow{') && (probed.length === 0 || metrics.includes('slowdisk_slow_score{'));
         }, 15_000, '/metrics with the drives');
-        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[2]}",id="[^"]+",class="[^"]+"\} 1\n`));
-        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[0]}",id="[^"]+",class="[^"]+"\} 0\n`));
+        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[2]}",id="[^"]+",class="[^"]+"(?:,store="[^"]+")?\} 1\n`));
+        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[0]}",id="[^"]+",class="[^"]+"(?:,store="[^"]+")?\} 0\n`));
         expect(metrics.includes('slowdisk_slow_score{')).toBe(probed.length > 0);
         const lint = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
         expect(lint.stdout + lint.stderr).toBe('');
