@@ -59,6 +59,8 @@ export interface DiskStatus extends DiskPlacement {
   statisticalJudged?: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
   evictionInMs?: number | null;
+  /** Another filesystem was mounted onto its directory during the run: WARNING. */
+  filesystemChanged?: boolean;
 }
 
 export interface RoundReport {
@@ -287,6 +289,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.statistical = verdict.statistical;
       status.statisticalJudged = verdict.statisticalJudged;
       status.evictionInMs = verdict.evictionInMs;
+      if (verdict.filesystemChanged) status.filesystemChanged = true;
       status.blockDevices = this.counters.devicesOf(status.name);
       status.stalledDevices = this.counters.stalledOf(status.name);
       if (verdict.prediction) status.prediction = verdict.prediction;

@@ -98,6 +98,7 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
     stuck_prober_pid: disk.stuckProber,
     inspections: disk.inspections,
     errors: disk.errors,
+    filesystem_changed: disk.filesystemChanged,
     error: disk.error && errorFields(disk.error),
   };
 }

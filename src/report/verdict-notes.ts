@@ -15,6 +15,12 @@ function risingNotes(disks: readonly DiskStatus[], params: ScoreParams): string 
   return `rising: ${rising.map((disk) => `${disk.name} (a continuous run would evict it in ${formatElapsed(disk.evictionInMs!)})`).join(', ')}`;
 }
 
+/** "filesystem changed: kv", or ''. */
+function movedNotes(disks: readonly DiskStatus[]): string {
+  const moved = disks.filter((disk) => disk.filesystemChanged);
+  return moved.length > 0 ? `filesystem changed: ${moved.map((disk) => disk.name).join(', ')}` : '';
+}
+
 export function verdictNotes(disks: readonly DiskStatus[], params: ScoreParams): string {
-  return [downNotes(disks), risingNotes(disks, params), hangNotes(disks)].filter((note) => note !== '').join('; ');
+  return [downNotes(disks), movedNotes(disks), risingNotes(disks, params), hangNotes(disks)].filter((note) => note !== '').join('; ');
 }

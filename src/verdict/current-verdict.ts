@@ -9,9 +9,11 @@ import { risingSeverity, type DiskProjection } from './rising-verdict.js';
 
 export interface DiskNow extends DiskAnswers, DiskProjection {
   error?: { code: string };
+  filesystemChanged?: boolean;
 }
 
 export function currentSeverity(lastRound: Severity, disks: readonly DiskNow[]): Severity {
   const down = downSeverity(disks.map((disk) => disk.state === 'down' && isUnwritable(disk.error?.code)));
-  return [hangSeverity(disks), risingSeverity(disks.filter((disk) => disk.inspected)), down].reduce(worseSeverity, lastRound);
+  const moved: Severity = disks.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
+  return [hangSeverity(disks), risingSeverity(disks.filter((disk) => disk.inspected)), down, moved].reduce(worseSeverity, lastRound);
 }

@@ -113,6 +113,8 @@ export interface DiskVerdict {
   statisticalJudged: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
   evictionInMs: number | null;
+  /** Another filesystem took its place during the run. */
+  filesystemChanged: boolean;
 }
 
 /** The counts of a disk's inspections since the start: one that leaves or restarts keeps them. */
@@ -144,6 +146,8 @@ interface InspectedDisk extends DiskAnswers {
   hungTold: boolean;
   /** Its last inspection failed with an error that says it cannot be written. */
   unwritable: boolean;
+  /** Another filesystem took its place during the run. */
+  filesystemChanged: boolean;
 }
 
 export class VerdictPipeline {
@@ -182,10 +186,15 @@ export class VerdictPipeline {
     this.ticks.setInspected(names, this.scheduledMs());
   }
 
-  /** Another filesystem took the disk's place: it is another disk, scored from 1. */
+  /**
+   * Another filesystem took the disk's place: it is another disk, scored from 1, and the run
+   * is WARNING from now on (its data may be on neither).
+   */
   restart(disk: string): void {
     this.forget(disk);
     this.join(disk);
+    this.inspected.get(disk)!.filesystemChanged = true;
+    this.verdict.note('slow');
     this.ticks.restart(disk, this.scheduledMs());
   }
 
@@ -276,6 +285,7 @@ export class VerdictPipeline {
       statistical: this.detector.state(name),
       hung: inspected.inFlight.hung(nowMs, this.params.hangAfterMs),
       statisticalJudged: this.detector.judged(name),
+      filesystemChanged: inspected.filesystemChanged,
       evictionInMs: this.ticks.projectedEvictionMs(name),
     };
     const prediction = this.predictions.predictionOf(name);
@@ -338,7 +348,8 @@ export class VerdictPipeline {
     }
     const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.params.criticalOn === 'any' });
     const down = downSeverity(this.inspectedList.map((disk) => disk.unwritable));
-    const severity = this.verdict.observe(storeScore, worseSeverity(worseSeverity(detected, predictionSeverity(predictions.values())), down));
+    const moved: Severity = this.inspectedList.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
+    const severity = this.verdict.observe(storeScore, [predictionSeverity(predictions.values()), down, moved].reduce(worseSeverity, detected));
     return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity };
   }
 
@@ -353,7 +364,7 @@ export class VerdictPipeline {
 
   private join(name: string): void {
     const counts = this.countsOf(name);
-    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false, unwritable: false });
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false, unwritable: false, filesystemChanged: false });
     this.inspectedList = [...this.inspected.values()];
   }
 

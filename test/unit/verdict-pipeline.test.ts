@@ -271,3 +271,21 @@ describe('a check too short to reach a threshold', () => {
     expect(check(100, () => false).raft.statisticalJudged).toBe(false);
   });
 });
+
+describe('a path whose filesystem changed', () => {
+  it('another filesystem mounted onto an inspected path makes the run WARNING, and its rounds', () => {
+    const run = pipeline();
+    const severities: string[] = [];
+    for (let tick = 1; tick <= 60; tick += 1) {
+      if (tick === 20) run.restart('kv');
+      run.tick({ tick, atMs: tick * I });
+      const round = run.devices({ tick });
+      if (round) severities.push(round.severity);
+      for (const disk of ['raft', 'kv']) run.inspection({ tick, disk, ms: 2, atMs: tick * I + 2 });
+    }
+    expect(severities).toEqual(['slow', 'slow']);
+    expect(run.exitCode()).toBe(EXIT_WARNING);
+    expect(run.disk('kv', 60 * I)!.filesystemChanged).toBe(true);
+    expect(run.disk('raft', 60 * I)!.filesystemChanged).toBe(false);
+  });
+});
