@@ -20,7 +20,7 @@ import { LATENCY_PHASES } from './phase-latencies.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -69,9 +69,9 @@ function placementFields(disk: DiskPlacement): Json {
   };
 }
 
-/** A detector that has not had the data it needs: null, with the reason, never `ok`. */
-function warmingUpFields(disk: DiskStatus): Json {
-  if (!disk.inspected) return {};
+/** A detector that has not had the data it needs: null, with the reason, never `ok`; live and replayed alike. */
+function warmingUpFields(disk: RoundDisk): Json {
+  if ('inspected' in disk && !disk.inspected) return {};
   const fields: Json = {};
   if (disk.statistical === 'ok' && disk.statisticalJudged === false) {
     fields.statistical = null;
@@ -85,7 +85,6 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
   const last = disk.last;
   return {
     ...placementFields(disk),
-    ...warmingUpFields(disk),
     state: disk.state,
     buffered,
     last_open_ms: last?.openMs,
@@ -161,7 +160,7 @@ export class JsonLines implements Reporter {
       const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
       const inspected = !('inspected' in disk) || disk.inspected;
       const predicted = inspected ? predictionFields(disk) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...predicted, ...devices, ...status });
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);
@@ -207,7 +206,7 @@ export class JsonLines implements Reporter {
   private summaryDisk(disk: DiskStatus, summary: DiskSummary | undefined): Json {
     const fields: Json = { disk: disk.name, score: disk.score, statistical: disk.statistical };
     if (disk.inspected) Object.assign(fields, predictionFields(disk));
-    Object.assign(fields, { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices }, statusFields(disk, this.live!.buffered));
+    Object.assign(fields, { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices }, statusFields(disk, this.live!.buffered), warmingUpFields(disk));
     if (!summary || !disk.inspected) return fields;
     fields.max_score = summary.maxScore;
     fields.timeouts = summary.timeouts;

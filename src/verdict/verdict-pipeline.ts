@@ -71,6 +71,8 @@ export interface RoundVerdict {
   storeScore: number;
   /** Each disk's statistical detector state, in the order of the disks. */
   statistical: ReadonlyMap<string, DetectorState>;
+  /** Whether the detector has judged a step of each disk yet: until then its state is no verdict (warming up). */
+  statisticalJudged: ReadonlyMap<string, boolean>;
   /** Each disk's early-warning prediction, once it has one. */
   predictions: ReadonlyMap<string, Prediction>;
   /** What the round made the run: the score's severity and the detectors'. */
@@ -340,9 +342,11 @@ export class VerdictPipeline {
     const storeScore = this.ticks.storeScore();
     const scores = this.ticks.scores();
     const statistical = new Map<string, DetectorState>();
+    const statisticalJudged = new Map<string, boolean>();
     const predictions = new Map<string, Prediction>();
     for (const disk of scores.keys()) {
       statistical.set(disk, this.detector.state(disk));
+      statisticalJudged.set(disk, this.detector.judged(disk));
       const prediction = this.predictions.predictionOf(disk);
       if (prediction) predictions.set(disk, prediction);
     }
@@ -350,7 +354,7 @@ export class VerdictPipeline {
     const down = downSeverity(this.inspectedList.map((disk) => disk.unwritable));
     const moved: Severity = this.inspectedList.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
     const severity = this.verdict.observe(storeScore, [predictionSeverity(predictions.values()), down, moved].reduce(worseSeverity, detected));
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity };
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, predictions, severity };
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */

@@ -159,8 +159,20 @@ describe('replay --json', () => {
     expect(result.code).toBe(2);
     const out = parseLines(result.stdout);
     expect(out.slice(0, 2)).toEqual([
-      // No early warning yet: the predictor needs 4 samples of 15 s.
-      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2, statistical: 'ok', predicted_breach_probability: null, warning: false, warning_cleared: null },
+      // No verdict of the detectors yet, as live: the predictor needs 4 samples of 15 s.
+      {
+        type: 'disk',
+        tick: 30,
+        elapsed_seconds: 3,
+        disk: 'raft',
+        score: 2,
+        statistical: null,
+        predicted_breach_probability: null,
+        warning: false,
+        warning_cleared: null,
+        statistical_reason: 'warming up: no step judged against a baseline yet',
+        early_warning_reason: 'warming up: too few samples for a prediction yet',
+      },
       { type: 'store', tick: 30, elapsed_seconds: 3, store_score: 2, reported_score: 2, evict: false, severity: 'ok' },
     ]);
     expect(ofType(out, 'event')).toEqual([
