@@ -37,7 +37,7 @@ describe('off a terminal: no spinner, no escape code', () => {
     const trace = path.join(work, 'trace.jsonl');
     writeFileSync(trace, Array.from({ length: 60 }, (_, i) => `{"tick":${i + 1},"disk":"raft","ms":1}\n`).join(''));
     const result = await runCli(['replay', trace]);
-    expect(result.stdout).toMatch(/^3\.0s tick 30 store 1 \(1\.00\) \| raft 1\.00 stat ok$/m);
+    expect(result.stdout).toMatch(/^3\.0s tick 30 store 1 \(1\.00\) \| raft 1\.00 stat warming up predict warming up$/m);
     expect(result.stdout).not.toMatch(ESCAPE);
   });
 });

@@ -95,7 +95,8 @@ describe('slowdisk replay', () => {
       { tick: 60, store_score: kv1 * 2, evict: false },
     ]);
     expect(result.stdout).toContain(`"score":${kv1},`);
-    expect(result.code).toBe(0);
+    // raft timing out on every tick of round 2, half the trace: rising, WARNING as check says.
+    expect(result.code).toBe(1);
   });
 
   describe('block devices a trace recorded', () => {
@@ -165,7 +166,8 @@ describe('slowdisk replay', () => {
     const hangTo = (tick: number) => traceFile([header(['raft']), { tick }]);
     // 15 s with no result: score 16, yet hung from 5 s, as check would have said.
     expect((await runCli(['replay', hangTo(150)])).code).toBe(1);
-    expect((await runCli(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(0);
+    // Not hung before 20 s, but timing out on every tick: rising, WARNING all the same.
+    expect((await runCli(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(1);
     expect((await runCli(['replay', hangTo(180), '--slow-threshold', '60'])).code).toBe(1);
     const critical = await runCli(['replay', hangTo(210), '--json']);
     expect(critical.code).toBe(2);
@@ -173,16 +175,20 @@ describe('slowdisk replay', () => {
   });
 
   it('a disk hung in the trace makes the verdict WARNING, from --hang-after, the flag or the header (as recorded)', async () => {
-    // One inspection of 6 s from tick 10, then healthy ones: hung from tick 60, at score 2.
-    const long = traceFile([header(['kv']), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    // One inspection of 6 s from tick 10, then healthy ones: hung from tick 60, at score 2;
+    // its 60 timeouts, 7 % of the trace's ticks, do not make it rising.
+    const long = traceFile([header(['kv']), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 900)]);
     expect((await runCli(['replay', long])).code).toBe(1);
     expect((await runCli(['replay', long, '--hang-after', '6.5s'])).code).toBe(0);
-    const recorded = traceFile([header(['kv'], { hang_after_ms: 7000 }), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    const recorded = traceFile([header(['kv'], { hang_after_ms: 7000 }), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 900)]);
     expect((await runCli(['replay', recorded])).code).toBe(0);
     expect((await runCli(['replay', recorded, '--hang-after', '2s'])).code).toBe(1);
-    // Inspections of up to 4.9 s each, back to back: slow, never hung.
+    // Inspections of up to 4.9 s each, back to back: slow, never hung, and rising (every tick
+    // a timeout): WARNING for that alone, not for a hang.
     const slow = traceFile([header(['kv']), ...[1, 51, 101].map((tick) => ({ tick, disk: 'kv', ms: 4900 })), { tick: 150 }]);
-    expect((await runCli(['replay', slow, '--slow-threshold', '90'])).code).toBe(0);
+    const slowResult = await runCli(['replay', slow, '--slow-threshold', '90', '--json']);
+    expect(slowResult.code).toBe(1);
+    expect(slowResult.stdout).not.toMatch(/"event":"hung"/);
   });
 
   it('--ticks N replays exactly N ticks', async () => {
@@ -191,7 +197,8 @@ describe('slowdisk replay', () => {
     expect(storeScores(longer.stdout).map((line) => line.store_score)).toEqual([1, 2, 4]);
     const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60', '--hang-after', '10s']);
     expect(shorter.stdout).toMatch(/over 60 ticks \(6\.0s\)/);
-    expect(shorter.code).toBe(0);
+    // Not hung yet at 6 s, but timing out on every tick: rising.
+    expect(shorter.code).toBe(1);
   });
 
   it("a scoring flag overrides the header's value; the rest come from the header", async () => {
