@@ -16,7 +16,8 @@ export const EXIT_CODE_HELP = `Exit codes:
                went above ${predictorFlag('warnProbability')} at ${DEFAULT_PREDICTOR_PARAMS.confirmSamples} samples in a row, its P99 rising); or the statistical detector confirmed a slow disk;
                or (--all-devices, --devices) a drive is slow now against the peers of its class;
                or a disk was hung (an inspection in flight for ${flagName(HANG_AFTER_SPEC)}, default ${defaultText(HANG_AFTER_SPEC)}), or (check)
-               completed no inspection at all
+               completed no inspection at all, or (check) was rising: its rounds, repeated, would evict it;
+               or another filesystem was mounted onto a probed path
   2  CRITICAL  the reported store score reached the eviction threshold (default ${scoreDefault('evictThreshold')});
                or a disk cannot be written (EROFS, EIO, ENOSPC or EACCES), at start or mid-run
   3  UNKNOWN   bad arguments, a path that cannot be probed at start (one that does not exist, say), no class of 4 drives to judge,

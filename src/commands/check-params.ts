@@ -40,5 +40,6 @@ export function shortCheckRefusal(durationMs: number, params: ScoreParams): stri
 
 /** check --help: what the default parameters need. */
 export const MINIMUM_CHECK_HELP = `A check must run at least ${minimumCheckText(DEFAULT_SCORE_PARAMS)} to reach CRITICAL at the default
-parameters; a shorter --duration is refused unless ${ALLOW_SHORT_FLAG} is given. A disk that timed out at or above
---ratio-threshold in every round of a check is WARNING at least, its line saying when a continuous run would evict it.`;
+parameters; a shorter --duration is refused unless ${ALLOW_SHORT_FLAG} is given. A disk whose rounds, seen again and again,
+would take its score to eviction (timeouts at or above --ratio-threshold over them) is WARNING at least: "rising",
+its line saying when a continuous run would evict it.`;
