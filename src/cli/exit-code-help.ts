@@ -21,12 +21,15 @@ export function exitCodeHelp(command: Command): string {
     `               or a disk was in state warning (its predicted chance of exceeding ${predictorFlag('slaMs')} within ${formatDuration(DEFAULT_PREDICTOR_PARAMS.horizonMs)}`,
     `               went above ${predictorFlag('warnProbability')} at ${DEFAULT_PREDICTOR_PARAMS.confirmSamples} samples in a row, its P99 rising); or the statistical detector confirmed a slow disk;`,
     ...(probes ? ['               or (--all-devices, --devices) a drive is slow now against the peers of its class;'] : []),
-    `               or a disk was hung (an inspection in flight for ${flagName(HANG_AFTER_SPEC)}, default ${defaultText(HANG_AFTER_SPEC)})${command === 'check' ? ', or completed no inspection at all' : ''}`,
-    `  2  CRITICAL  the reported store score reached the eviction threshold (default ${scoreDefault('evictThreshold')})${command === 'watch' ? ': watch ends there, unless --keep-going' : ''}`,
+    `               or a disk was hung (an inspection in flight for ${flagName(HANG_AFTER_SPEC)}, default ${defaultText(HANG_AFTER_SPEC)})${command === 'check' ? ', or completed no inspection at all,' : ''}`,
+    ...(command === 'check' ? ['               or was rising: its rounds, repeated, would evict it;'] : []),
+    ...(probes ? ['               or another filesystem was mounted onto a probed path'] : []),
+    `  2  CRITICAL  the reported store score reached the eviction threshold (default ${scoreDefault('evictThreshold')})${command === 'watch' ? ': watch ends there, unless --keep-going' : ''};`,
+    '               or a disk cannot be written (EROFS, EIO, ENOSPC or EACCES), at start or mid-run',
     ...(command === 'replay'
       ? ['  3  UNKNOWN   bad arguments, or a trace that cannot be read or breaks the format (the line is named)']
       : [
-          '  3  UNKNOWN   bad arguments, a path that cannot be probed at start, no class of 4 drives to judge,',
+          '  3  UNKNOWN   bad arguments, a path that cannot be probed at start (one that does not exist, say), no class of 4 drives to judge,',
           "               or a state directory that cannot be used (the drives' history not saved)",
         ]),
     ...(command === 'watch' ? [`  ${EXIT_UNTIL_TIMED_OUT}        --duration ran out before any of the --until events came`] : []),

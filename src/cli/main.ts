@@ -1,14 +1,11 @@
 // slowdisk's command line: parses flags into params, then hands over to the run loop.
 import path from 'node:path';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ALLOW_SHORT_FLAG, CHECK_DURATION_SPEC, MINIMUM_CHECK_HELP, shortCheckRefusal } from '../commands/check-params.js';
 import { parseUntil, WATCH_DURATION_SPEC, type UntilEvent } from '../commands/watch-params.js';
 import { VERSION } from '../common/version.js';
 import { exitCodeHelp } from './exit-code-help.js';
-import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
-import { fail } from '../report/fail.js';
-import { relayFileStdio } from '../report/file-stdio.js';
-import { stdoutFlushed, whenReaderGone } from '../report/stdout-flushed.js';
+import { runProgram } from './run-program.js';
 import { addHookOptions, hookParamsFrom } from './hook-options.js';
 import {
   addProbeOptions,
@@ -29,11 +26,12 @@ import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
 import { runDrives } from '../commands/drives-only.js';
 import { replayCommand } from './replay-command.js';
+import { statusCommand, storeName } from './status-command.js';
 import { addPredictorOptions, predictorParamsFrom } from './predictor-options.js';
 import { runProbe, type RunOptions } from '../commands/probe-run.js';
 import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
-type ProbeCommandValues = TargetOptionValues & { record?: string } & TikvConfigOptionValues & OutputOptionValues & DriveOptionValues & OptionValues;
+type ProbeCommandValues = TargetOptionValues & { record?: string; store?: string } & TikvConfigOptionValues & OutputOptionValues & DriveOptionValues & OptionValues;
 
 async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, command: Command): Promise<RunOptions> {
   const values = await withTikvConfig(given, command);
@@ -52,6 +50,8 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
     criticalOn: criticalOnFrom(values),
     predictor: predictorParamsFrom(values, score),
     ...(drives === null ? {} : { drives }),
+    ...(values.store === undefined ? {} : { store: values.store }),
+    ...(values.mountpoint === undefined ? {} : { mountpoints: values.mountpoint }),
   };
 }
 
@@ -122,6 +122,11 @@ export function buildProgram(): Command {
         .argParser((text: string) => asArgument(() => parseUntil(text)))
         .helpGroup(HELP_HEADINGS.run),
     )
+    .addOption(
+      new Option('--store <name>', "name this store: `slowdisk status --store NAME` asks this run for its verdict, and the metrics' store label is HOST/NAME")
+        .argParser(storeName)
+        .helpGroup(HELP_HEADINGS.run),
+    )
     .addOption(new Option('--verbose', VERBOSE_HELP).helpGroup(HELP_HEADINGS.outputs))
     .addOption(new Option('--utc', UTC_HELP).helpGroup(HELP_HEADINGS.outputs));
   watch.action(async (values: ProbeCommandValues & { keepGoing?: boolean; until?: UntilEvent[] }, command: Command) => {
@@ -146,14 +151,23 @@ export function buildProgram(): Command {
   slowdisk check --kv /data/tikv/db --json | jq -c 'select(.type == "summary")'
   */5 * * * * root /usr/local/bin/slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
   */5 * * * * root out=$(/usr/local/bin/slowdisk check --all-devices --duration 30s 2>&1) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
-  slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json`,
-  ).addOption(paramOption(CHECK_DURATION_SPEC));
+  slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json
+
+${MINIMUM_CHECK_HELP}`,
+  )
+    .addOption(paramOption(CHECK_DURATION_SPEC))
+    .addOption(new Option(ALLOW_SHORT_FLAG, 'run a --duration too short to reach CRITICAL (a slow disk is WARNING at most)').helpGroup(HELP_HEADINGS.run));
   addFormatOption(check);
-  check.action(async (values: ProbeCommandValues, command: Command) =>
-    run({ ...(await runOptions('check', values, command)), durationMs: values[attributeOf(CHECK_DURATION_SPEC)] as number }),
-  );
+  check.action(async (values: ProbeCommandValues & { allowShort?: boolean }, command: Command) => {
+    const options = await runOptions('check', values, command);
+    const durationMs = values[attributeOf(CHECK_DURATION_SPEC)] as number;
+    const refusal = options.targets.length > 0 && values.allowShort !== true ? shortCheckRefusal(durationMs, options.score) : null;
+    if (refusal) throw new InvalidArgumentError(refusal);
+    return run({ ...options, durationMs });
+  });
 
   program.addCommand(watch).addCommand(check);
+  program.addCommand(statusCommand());
   program.addCommand(replayCommand());
   program.addCommand(analyzeCommand());
   return program;
@@ -161,32 +175,5 @@ export function buildProgram(): Command {
 
 /** Runs the CLI; a bad flag ends with one line on stderr and exit 3, never a stack trace. */
 export async function main(argv: string[]): Promise<void> {
-  relayFileStdio();
-  // stderr that cannot be written leaves nothing to tell it on; stdout that cannot is one
-  // line and exit 3 until a command says what its end is.
-  process.stderr.on('error', () => {});
-  whenReaderGone(() => process.exit(EXIT_UNKNOWN));
-  const program = buildProgram();
-  program.exitOverride();
-  program.configureOutput({ writeErr: () => {} });
-  for (const command of program.commands) {
-    command.exitOverride();
-    command.configureOutput({ writeErr: () => {} });
-  }
-  try {
-    await program.parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version: written, or not (exit 3, see whenReaderGone).
-      if (error.exitCode === 0) await stdoutFlushed().then(() => process.exit(0));
-      // No command at all: the usage, where the error would go, and bad arguments' exit code.
-      if (error.code === 'commander.help') {
-        process.stderr.write(program.helpInformation());
-        process.exit(EXIT_UNKNOWN);
-      }
-      fail(error.message.replace(/^error: /, ''), EXIT_UNKNOWN);
-    }
-    if (error instanceof Error && error.name === 'InvalidArgumentError') fail(error.message, EXIT_UNKNOWN);
-    fail(error instanceof Error ? error.message : String(error), EXIT_UNKNOWN);
-  }
+  await runProgram(buildProgram(), argv);
 }

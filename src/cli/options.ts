@@ -7,6 +7,7 @@ import { PROBE_SPECS, type ProbeParams } from '../prober/probe-params.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { rawArgument } from '../common/path-text.js';
+import type { MountRequirement } from '../layout/mount-requirement.js';
 import { addParamOptions, asArgument, attributeOf, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -34,7 +35,21 @@ export function addTargetOptions(command: Command): Command {
     .optionsGroup(HELP_HEADINGS.targets)
     .option('--raft <dir>', "the Raft data directory (TiKV's raft-engine.dir or raftdb-path)")
     .option('--kv <dir>', "the KV data directory (TiKV's storage.data-dir)")
-    .option('--path <name=dir>', 'another directory to probe, under a name of your choosing (repeatable)', namedPath);
+    .option('--path <name=dir>', 'another directory to probe, under a name of your choosing (repeatable)', namedPath)
+    .option(
+      '--mountpoint <[name=]dir>',
+      'the paths (or the one named) must be on the filesystem mounted at DIR, or on the device /dev/...: otherwise CRITICAL, naming what is there (repeatable)',
+      mountRequirement,
+    );
+}
+
+function mountRequirement(value: string, previous: MountRequirement[] = []): MountRequirement[] {
+  const at = value.indexOf('=');
+  const name = at > 0 && NAME.test(value.slice(0, at)) ? value.slice(0, at) : undefined;
+  const dir = name === undefined ? value : value.slice(at + 1);
+  if (!dir.startsWith('/')) throw new InvalidArgumentError(`expected an absolute mount point or device, optionally after NAME=, got '${value}'`);
+  const normalised = dir === '/' ? dir : dir.replace(/\/+$/, '');
+  return [...previous, { ...(name === undefined ? {} : { name }), at: normalised }];
 }
 
 /** The verdict's parameters: the score's, the statistical detector's and --critical-on. */
@@ -82,6 +97,7 @@ export interface TargetOptionValues {
   raft?: string;
   kv?: string;
   path?: ProbeTarget[];
+  mountpoint?: MountRequirement[];
 }
 
 /**

@@ -21,6 +21,15 @@ import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
 import { exitCodeOf } from '../verdict/exit-codes.js';
 import { EXIT_UNTIL_TIMED_OUT, type UntilEvent } from './watch-params.js';
+import { misplacedPaths, type MountRequirement } from '../layout/mount-requirement.js';
+import { reasonLine } from '../report/reason-line.js';
+import { visible } from '../common/visible-text.js';
+import { realpathSync } from 'node:fs';
+import { DiskSummaries } from '../report/disk-summary.js';
+import { StatusServer } from '../report/status-server.js';
+import { STATUS_FORMAT, type StatusSnapshot } from '../report/status-snapshot.js';
+import type { Severity } from '../score/store-score.js';
+import { currentSeverity } from '../verdict/current-verdict.js';
 
 export interface RunOptions {
   mode: 'watch' | 'check';
@@ -46,6 +55,22 @@ export interface RunOptions {
   predictor: PredictorParams;
   /** --all-devices, --devices: the drives judged against each other beside the probed paths. */
   drives?: DriveRequest;
+  /** --store: the store's name; watch answers `slowdisk status` for it. */
+  store?: string;
+  /** --mountpoint: where the paths must be. */
+  mountpoints?: MountRequirement[];
+}
+
+/** The inspections of a disk the service's summary covers: 5 minutes at 100 ms. */
+const STATUS_WINDOW_INSPECTIONS = 3000;
+
+/** A device's own path, through /dev/disk/by-* links: /dev is devtmpfs, no disk under test. */
+function realDevicePath(device: string): string {
+  try {
+    return realpathSync(device);
+  } catch {
+    return device;
+  }
 }
 
 /** The run's exit code with the drives': a signal or UNKNOWN stays; else the worse of the two. */
@@ -63,6 +88,14 @@ export async function runProbe(options: RunOptions): Promise<void> {
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
+  }
+  // A path not where it must be (its disk not mounted, say) is CRITICAL before anything is probed there.
+  const misplaced = misplacedPaths(session.statuses(), options.mountpoints ?? [], realDevicePath);
+  if (misplaced.length > 0) {
+    await session.stop();
+    process.stdout.write(`${visible(reasonLine(options.output ?? { json: false, format: 'human' }, EXIT_CRITICAL, misplaced.join('; ')))}\n`);
+    await stoppingRunFlushed();
+    process.exit(EXIT_CRITICAL);
   }
   // The CLI makes no syscall on an output's path: the prober process writes them all, the
   // textfile, the trace and the drives' files, so that they take no third process.
@@ -82,7 +115,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       throw error;
     }
   }
-  const metricsExport = await MetricsExport.start({ ...options.output, output: session }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
+  const metricsExport = await MetricsExport.start({ ...options.output, output: session, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
     await session.stop();
     await drives?.finish();
     return fail(error.message, EXIT_UNKNOWN);
@@ -112,6 +145,33 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const hooks = options.hooks && ActionHooks.attach(session, options.hooks, score);
   const startMs = MONOTONIC_CLOCK.now();
   let storeScore = 1;
+  let lastSeverity: Severity = 'ok';
+  let statusServer: StatusServer | null = null;
+  if (mode === 'watch' && options.store !== undefined) {
+    const summaries = new DiskSummaries(session, STATUS_WINDOW_INSPECTIONS);
+    const snapshot = (): StatusSnapshot => {
+      const disks = session.statuses();
+      return {
+        slowdisk_status: STATUS_FORMAT,
+        store: options.store!,
+        pid: process.pid,
+        severity: currentSeverity(lastSeverity, disks),
+        storeScore,
+        maxReported: session.verdict.maxReported,
+        uptimeMs: MONOTONIC_CLOCK.now() - startMs,
+        disks,
+        summaries: [...summaries.of(disks)],
+        params: score,
+        buffered,
+        warnProbability: options.predictor.warnProbability,
+      };
+    };
+    statusServer = await StatusServer.start(options.store, snapshot).catch(async (error: Error) => {
+      await session.stop();
+      await Promise.all([metricsExport?.stop(), recorder?.stop(), drives?.finish()]);
+      return fail(error.message, EXIT_UNKNOWN);
+    });
+  }
   const output = await RunOutput.open(mode, options.output, session, score, buffered, options.predictor.warnProbability);
   const reporter = output.reporter;
 
@@ -120,6 +180,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
     if (finishing) return;
     finishing = true;
     reporter?.stop();
+    // From now on status says the service is not running, rather than what it stops with.
+    await statusServer?.close();
     const disks = session.statuses();
     // The outputs are written by the prober's process, so they are done before it stops: each
     // bounded by the output deadline, side by side.
@@ -146,6 +208,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   };
   session.on('round', (report) => {
     storeScore = report.storeScore;
+    lastSeverity = report.severity;
     reporter?.round(report);
     if (report.severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
     for (const crossing of report.crossings) endIfAwaited(crossing.event);
@@ -156,6 +219,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   });
   session.on('fatal', (message) => {
     reporter?.stop();
+    void statusServer?.close();
     // The trace is closed by the prober's process, which may be gone: recorder.stop() is bounded.
     void Promise.resolve(recorder?.stop())
       .then(() => session.stop())

@@ -67,6 +67,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         name,
         score,
         statistical: update.statistical.get(name),
+        statisticalJudged: update.statisticalJudged.get(name),
         prediction: update.predictions.get(name),
         blockDevices: trace.blockDevices.get(name),
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,

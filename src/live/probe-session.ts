@@ -27,6 +27,7 @@ import { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import { VerdictPipeline, type HungDisk, type RoundVerdict } from '../verdict/verdict-pipeline.js';
+import { isUnwritable } from '../verdict/down-verdict.js';
 import { BatchWatchdog } from './batch-watchdog.js';
 import { describeError, shownError } from './shown-error.js';
 
@@ -57,6 +58,12 @@ export interface DiskStatus extends DiskPlacement {
   stalledDevices?: string[];
   /** The early-warning predictor's latest answer, for an inspected disk, once it has a sample. */
   prediction?: Prediction;
+  /** The statistical detector has judged it against a baseline (else its state is no verdict yet: warming up). */
+  statisticalJudged?: boolean;
+  /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
+  evictionInMs?: number | null;
+  /** Another filesystem was mounted onto its directory during the run: WARNING. */
+  filesystemChanged?: boolean;
 }
 
 export interface RoundReport {
@@ -313,6 +320,9 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       if (!status.inspected || !verdict) return status;
       status.score = verdict.score;
       status.statistical = verdict.statistical;
+      status.statisticalJudged = verdict.statisticalJudged;
+      status.evictionInMs = verdict.evictionInMs;
+      if (verdict.filesystemChanged) status.filesystemChanged = true;
       status.blockDevices = this.counters.devicesOf(status.name);
       status.stalledDevices = this.counters.stalledOf(status.name);
       if (verdict.prediction) status.prediction = verdict.prediction;
@@ -607,9 +617,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     disk.attempted = true;
     const status = disk.status;
     const error = shownError(message.error!, status);
-    const wasHung = this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: null, atMs })?.hangEnded ?? false;
+    const wasHung = this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: null, atMs, error: error.code })?.hangEnded ?? false;
     this.emit('inspection', { tick: message.tick, disk: message.name, error, late: false, wallMs: atMs + wallOffset });
-    if (firstAttempt) {
+    // A disk that cannot be written is a finding (down, CRITICAL), not a path that cannot be probed.
+    if (firstAttempt && !isUnwritable(error.code)) {
       this.emit('fatal', `cannot probe ${message.name}=${status.dir}: ${error.message}`);
       return;
     }

@@ -148,6 +148,9 @@ export class ReplayEngine {
       throw new TraceError(null, `ends at tick ${this.latestTick}: --ticks ${last} would replay more than ${MAX_TICK_GAP} ticks past it`);
     }
     this.replayUpTo(last);
+    // The verdict check would give at the trace's end: a disk hung then, or with no
+    // inspection completed, or whose rounds repeated would evict it, is not OK.
+    this.pipeline.checkEnd(this.replayed * this.options.params.intervalMs);
     return {
       ticks: this.replayed,
       disks: [...this.disks.keys()],
@@ -242,6 +245,7 @@ export class ReplayEngine {
         event.ms = line.ms;
         event.late = line.late;
         event.lost = line.lost === true;
+        event.error = line.error;
         event.atMs = atMs + (line.ms ?? 0);
         this.pipeline.inspection(event);
       }

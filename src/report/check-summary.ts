@@ -3,33 +3,29 @@ import type { ScoreParams } from '../score/score-params.js';
 import type { DiskStatus } from '../live/probe-session.js';
 import { SEVERITY_LABELS } from '../score/store-score.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
-import { hangNotes } from '../verdict/hang-verdict.js';
+import { verdictNotes } from './verdict-notes.js';
 import { formatDiskLine, formatElapsed, formatScore } from './format.js';
+import type { DiskSummary } from './disk-summary.js';
 
 /** How check ended: its last line's input, in every format. */
 export interface CheckOutcome {
-  verdict: RunVerdict;
+  verdict: Pick<RunVerdict, 'severity' | 'maxReported'>;
   storeScore: number;
   elapsedMs: number;
   disks: DiskStatus[];
+  /** Each disk's summary over the check. */
+  summaries: ReadonlyMap<string, DiskSummary>;
   /** The signal that cut the check short. */
   interruptedBy?: string;
   exitCode: number;
 }
 
-export function checkSummary(
-  verdict: RunVerdict,
-  storeScore: number,
-  elapsedMs: number,
-  disks: DiskStatus[],
-  params: ScoreParams,
-  buffered: boolean,
-  interruptedBy?: string,
-): string {
+export function checkSummary(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {
+  const { verdict, storeScore, elapsedMs, disks, interruptedBy } = outcome;
   const head = interruptedBy
     ? `UNKNOWN: interrupted by ${interruptedBy} after ${formatElapsed(elapsedMs)}`
     : `${SEVERITY_LABELS[verdict.severity]}: store score ${formatScore(storeScore)} after ${formatElapsed(elapsedMs)}`;
-  const notes = interruptedBy ? '' : hangNotes(disks);
+  const notes = interruptedBy ? '' : verdictNotes(disks, params);
   const limits = `max reported ${verdict.maxReported}, slow at ${params.slowThreshold}, evict at ${params.evictThreshold}${notes ? `; ${notes}` : ''}`;
-  return [`${head} (${limits})`, ...disks.map((disk) => formatDiskLine(disk, buffered))].join(' | ');
+  return [`${head} (${limits})`, ...disks.map((disk) => formatDiskLine(disk, buffered, outcome.summaries.get(disk.name)))].join(' | ');
 }

@@ -4,6 +4,8 @@ import type { Prediction } from '../early-warning/predictor.js';
 import type { SessionEvent, DiskStatus } from '../live/probe-session.js';
 import { describeError } from '../live/shown-error.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
+import type { DiskSummary } from './disk-summary.js';
+import { LATENCY_PHASES } from './phase-latencies.js';
 
 export function formatScore(score: number): string {
   return score >= 100 ? '100' : score.toFixed(2);
@@ -79,16 +81,42 @@ export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'w
   return prediction.warning ? ` warning (${figure})` : ` ${figure}`;
 }
 
-/** One line per disk: name, score, state, latest phases, early warning, block devices, flags. */
-export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
+/** What a detector without the data it needs says, in every human output: never `ok`. */
+export const WARMING_UP = 'warming up';
+
+/** The statistical detector's state of a disk, or `warming up` while it has judged none of its steps. */
+export function shownStatistical(disk: Pick<DiskStatus, 'statistical' | 'statisticalJudged'>): string | undefined {
+  return disk.statistical === 'ok' && disk.statisticalJudged === false ? WARMING_UP : disk.statistical;
+}
+
+/** The early warning of an inspected disk, ` predict warming up` until the predictor has a probability. */
+export function shownPrediction(disk: Pick<DiskStatus, 'prediction' | 'inspected' | 'state'>): string {
+  if (disk.prediction?.probability == null) return disk.inspected && disk.state !== 'skipped' ? ` predict ${WARMING_UP}` : '';
+  return formatPrediction(disk.prediction);
+}
+
+/** A disk's summary: "max 8.00 inspections 70 timeouts 30 errors 0 median/p99/max write 0.13ms/1.20ms/3.00ms sync ... read ...". */
+export function formatSummary(summary: DiskSummary, disk: Pick<DiskStatus, 'inspections' | 'errors'>): string {
+  const phases = LATENCY_PHASES.map((phase) => {
+    const figures = summary.phases[phase];
+    return `${phase} ${figures ? `${formatMs(figures.medianMs)}/${formatMs(figures.p99Ms)}/${formatMs(figures.maxMs)}` : '-'}`;
+  });
+  return `max ${formatScore(summary.maxScore)} inspections ${disk.inspections} timeouts ${summary.timeouts} errors ${disk.errors} median/p99/max ${phases.join(' ')}`;
+}
+
+/**
+ * One line per disk: name, score, state, latest phases (or, given its summary, its highest
+ * score, counts and latency figures), early warning, block devices, flags.
+ */
+export function formatDiskLine(disk: DiskStatus, buffered: boolean, summary?: DiskSummary): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   // A path that led somewhere else through symlinks at start shows where.
   const where = disk.resolvedDir === undefined ? disk.dir : `${disk.dir} (-> ${disk.resolvedDir})`;
   if (disk.state === 'skipped') return `${disk.name} ${where} ${formatState(disk)}${flagText}`;
-  const phases = disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
-  const statistical = disk.statistical ? ` stat ${disk.statistical}` : '';
-  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
+  const phases = summary ? ` ${formatSummary(summary, disk)}` : disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
+  const statistical = disk.statistical ? ` stat ${shownStatistical(disk)}` : '';
+  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {

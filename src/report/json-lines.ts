@@ -15,11 +15,13 @@ import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
 import type { Reporter } from './round-lines.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
+import type { DiskSummary } from './disk-summary.js';
+import { LATENCY_PHASES } from './phase-latencies.js';
 
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -65,6 +67,18 @@ function placementFields(disk: DiskPlacement): Json {
   };
 }
 
+/** A detector that has not had the data it needs: null, with the reason, never `ok`; live and replayed alike. */
+function warmingUpFields(disk: RoundDisk): Json {
+  if ('inspected' in disk && !disk.inspected) return {};
+  const fields: Json = {};
+  if (disk.statistical === 'ok' && disk.statisticalJudged === false) {
+    fields.statistical = null;
+    fields.statistical_reason = 'warming up: no step judged against a baseline yet';
+  }
+  if (disk.prediction?.probability == null) fields.early_warning_reason = 'warming up: too few samples for a prediction yet';
+  return fields;
+}
+
 function statusFields(disk: DiskStatus, buffered: boolean): Json {
   const last = disk.last;
   return {
@@ -81,6 +95,7 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
     stuck_prober_pid: disk.stuckProber,
     inspections: disk.inspections,
     errors: disk.errors,
+    filesystem_changed: disk.filesystemChanged,
     error: disk.error && errorFields(disk.error),
   };
 }
@@ -158,7 +173,7 @@ export class JsonLines implements Reporter {
       const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
       const inspected = !('inspected' in disk) || disk.inspected;
       const predicted = inspected ? predictionFields(disk) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...predicted, ...devices, ...status });
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);
@@ -188,11 +203,28 @@ export class JsonLines implements Reporter {
       slow_threshold: this.params.slowThreshold,
       evict_threshold: this.params.evictThreshold,
       interrupted_by: interruptedBy,
-      disks: this.live ? outcome.disks.map((disk) => ({ disk: disk.name, ...statusFields(disk, this.live!.buffered) })) : undefined,
+      disks: this.live ? outcome.disks.map((disk) => this.summaryDisk(disk, outcome.summaries.get(disk.name))) : undefined,
     });
   }
 
   stop(): void {}
+
+  /** A disk in the summary: every field of its disk line, and its summary over the check. */
+  private summaryDisk(disk: DiskStatus, summary: DiskSummary | undefined): Json {
+    const fields: Json = { disk: disk.name, score: disk.score, statistical: disk.statistical };
+    if (disk.inspected) Object.assign(fields, predictionFields(disk));
+    Object.assign(fields, { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices }, statusFields(disk, this.live!.buffered), warmingUpFields(disk));
+    if (!summary || !disk.inspected) return fields;
+    fields.max_score = summary.maxScore;
+    fields.timeouts = summary.timeouts;
+    for (const phase of LATENCY_PHASES) {
+      const figures = summary.phases[phase];
+      fields[`${phase}_median_ms`] = figures?.medianMs ?? null;
+      fields[`${phase}_p99_ms`] = figures?.p99Ms ?? null;
+      fields[`${phase}_max_ms`] = figures?.maxMs ?? null;
+    }
+    return fields;
+  }
 
   /** A live line's wall-clock time; replay's clock is virtual. */
   private time(): { time?: string } {

@@ -4,7 +4,8 @@ import type { Registry } from 'prom-client';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeSession } from '../live/probe-session.js';
 import type { ListenAddress, MetricsServer } from './metrics-server.js';
-import type { FileReplacer, TextfileWriter } from './textfile.js';
+import { hostname } from 'node:os';
+import { TEXTFILE_NAME, type FileReplacer, type TextfileWriter } from './textfile.js';
 
 export interface MetricsTargets {
   /** node_exporter's --collector.textfile.directory. */
@@ -12,6 +13,22 @@ export interface MetricsTargets {
   /** Writes the textfile (needed with `textfile`): the session's prober. */
   output?: FileReplacer | null;
   listen?: ListenAddress;
+  /** --store: the store's name, in the store label and the textfile's name. */
+  store?: string;
+}
+
+/**
+ * The store label of every series: this host's name, and the store's after a slash when it is
+ * named. A store scraped through the textfile and through /metrics has the same label both
+ * ways, so that the fleet rules count it once.
+ */
+export function storeLabel(store: string | undefined, host: string = hostname()): string {
+  return store === undefined ? host : `${host}/${store}`;
+}
+
+/** The textfile of a named store is its own, so that one directory serves several. */
+export function textfileName(store: string | undefined): string {
+  return store === undefined ? TEXTFILE_NAME : `slowdisk-store-${store}.prom`;
 }
 
 export class MetricsExport {
@@ -38,10 +55,13 @@ export class MetricsExport {
       import('prom-client'),
     ]);
     const metrics = new SlowdiskMetrics(params, buffered);
+    metrics.registry.setDefaultLabels({ store: storeLabel(targets.store) });
     metrics.begin(session.statuses(), Date.now());
     const served = drives ? Registry.merge([metrics.registry, drives]) : metrics.registry;
+    // A merged registry has default labels of its own: the store label, on the drives' series too.
+    served.setDefaultLabels({ store: storeLabel(targets.store) });
     const server = targets.listen ? await MetricsServer.listen(targets.listen, served) : null;
-    const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.output!, targets.textfile, () => metrics.registry.metrics());
+    const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.output!, targets.textfile, () => metrics.registry.metrics(), textfileName(targets.store));
     try {
       await textfile?.start();
     } catch (error) {

@@ -5,20 +5,20 @@
 import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../score/score-params.js';
 import { DEFAULT_PREDICTOR_PARAMS } from '../early-warning/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
-import { hangNotes } from '../verdict/hang-verdict.js';
+import { verdictNotes } from './verdict-notes.js';
 import type { DiskStatus } from '../live/probe-session.js';
 import type { CheckOutcome } from './check-summary.js';
-import { diskFlags, formatBlockDevices, formatElapsed, formatPrediction, formatScore, formatState } from './format.js';
-import { LATENCY_PHASES, type PhaseLatencies } from './phase-latencies.js';
+import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState, shownPrediction, shownStatistical } from './format.js';
+import { LATENCY_PHASES } from './phase-latencies.js';
 
 /** A label in single quotes, a quote in it doubled, as the guidelines ask. */
 function quoteLabel(label: string): string {
   return `'${label.replaceAll("'", "''")}'`;
 }
 
-/** One perfdata item; an unknown value is "U", and unfilled trailing fields are dropped. */
+/** One perfdata item; an unknown value is "U", and unfilled trailing fields are dropped. Seconds keep microseconds. */
 function perfdata(label: string, value: number | undefined, unit: string, ...limits: (number | '')[]): string {
-  const shown = value === undefined ? 'U' : `${Number(value.toFixed(3))}${unit}`;
+  const shown = value === undefined ? 'U' : `${Number(value.toFixed(unit === 's' ? 6 : 3))}${unit}`;
   return `${quoteLabel(label)}=${[shown, ...limits].join(';').replace(/;+$/, '')}`;
 }
 
@@ -31,7 +31,8 @@ function diskText(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   const score = disk.state === 'skipped' ? '' : ` ${formatScore(disk.score)}`;
-  return `${disk.name}${score} ${formatState(disk)}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
+  const statistical = disk.statistical ? ` stat ${shownStatistical(disk)}` : '';
+  return `${disk.name}${score} ${formatState(disk)}${statistical}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {
@@ -40,7 +41,7 @@ function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolea
   const reported = reportedScore(outcome.storeScore);
   const max = outcome.verdict.maxReported > reported ? `, max ${outcome.verdict.maxReported}` : '';
   const disks = outcome.disks.map((disk) => diskText(disk, buffered)).join(', ');
-  const notes = hangNotes(outcome.disks);
+  const notes = verdictNotes(outcome.disks, params);
   return `${notes ? `${notes}; ` : ''}store score ${reported}${max} (${limitsText(outcome, params)}) after ${elapsed}; ${disks}`;
 }
 
@@ -48,8 +49,6 @@ export function nagiosLine(
   outcome: CheckOutcome,
   params: ScoreParams,
   buffered: boolean,
-  latencies: PhaseLatencies,
-  timeouts: ReadonlyMap<string, number>,
   warnProbability: number = DEFAULT_PREDICTOR_PARAMS.warnProbability,
 ): string {
   const state = outcome.interruptedBy ? 'UNKNOWN' : SEVERITY_LABELS[outcome.verdict.severity];
@@ -58,12 +57,36 @@ export function nagiosLine(
   for (const disk of outcome.disks) {
     items.push(perfdata(`${disk.name}_score`, disk.score, '', ...scoreLimits));
     if (disk.state === 'skipped') continue;
-    for (const phase of LATENCY_PHASES) items.push(perfdata(`${disk.name}_${phase}_latency`, latencies.medianMs(disk.name, phase), 'ms', '', '', 0));
-    items.push(perfdata(`${disk.name}_timeouts`, timeouts.get(disk.name) ?? 0, '', '', '', 0));
-    const probability = disk.prediction?.probability ?? undefined;
-    items.push(perfdata(`${disk.name}_breach_probability`, probability, '', warnProbability, '', 0, 1));
+    const summary = outcome.summaries.get(disk.name);
+    items.push(perfdata(`${disk.name}_max_score`, summary?.maxScore ?? disk.score, '', ...scoreLimits));
+    items.push(perfdata(`${disk.name}_inspections`, disk.inspections, 'c', '', '', 0));
+    items.push(perfdata(`${disk.name}_timeouts`, summary?.timeouts ?? 0, 'c', '', '', 0));
+    items.push(perfdata(`${disk.name}_errors`, disk.errors, 'c', '', '', 0));
+    for (const phase of LATENCY_PHASES) {
+      const figures = summary?.phases[phase];
+      items.push(perfdata(`${disk.name}_${phase}_median`, seconds(figures?.medianMs), 's', '', '', 0));
+      items.push(perfdata(`${disk.name}_${phase}_p99`, seconds(figures?.p99Ms), 's', '', '', 0));
+      items.push(perfdata(`${disk.name}_${phase}_max`, seconds(figures?.maxMs), 's', '', '', 0));
+    }
+    // Nothing before the predictor's first probability: a value there would read as a verdict.
+    const probability = disk.prediction?.probability;
+    if (probability != null) items.push(perfdata(`${disk.name}_breach_probability`, probability, '', warnProbability, '', 0, 1));
   }
-  // '|' starts the perfdata: none may appear in the text (a path in an error message could hold one).
-  const text = statusText(outcome, params, buffered).replaceAll('|', '¦');
-  return `SLOWDISK ${state} - ${text} | ${items.join(' ')}`;
+  return `SLOWDISK ${state} - ${plainText(statusText(outcome, params, buffered))} | ${items.join(' ')}`;
+}
+
+function seconds(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : ms / 1000;
+}
+
+/** '|' starts the perfdata: none may appear in the text (a path in an error message could hold one). */
+function plainText(text: string): string {
+  return text.replaceAll('|', '¦');
+}
+
+const STATE_OF_EXIT = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
+
+/** A status line without perfdata, for an exit code (3 when it is none of the four). */
+export function nagiosStatusLine(exitCode: number, text: string): string {
+  return `SLOWDISK ${STATE_OF_EXIT[exitCode] ?? 'UNKNOWN'} - ${plainText(text)}`;
 }

@@ -25,6 +25,50 @@ export function updatedScore(
   return Math.min(SCORE_CEILING, value * (1 + ratio / params.ratioThreshold));
 }
 
+/**
+ * The rounds in which a score that doubles every round (each with timeouts at or above the
+ * ratio threshold, the fastest it can rise) goes from `from` to a reported `threshold`.
+ */
+export function roundsToReach(threshold: number, from: number = SCORE_FLOOR): number {
+  if (Math.trunc(from) >= threshold) return 0;
+  return Math.max(1, Math.ceil(Math.log2(Math.min(threshold, SCORE_CEILING) / from)));
+}
+
+/** How long that takes: the shortest run that can reach the threshold (21 s to eviction at TiKV's defaults). */
+export function msToReach(params: Pick<ScoreParams, 'roundTicks' | 'intervalMs'>, threshold: number, from: number = SCORE_FLOOR): number {
+  return roundsToReach(threshold, from) * params.roundTicks * params.intervalMs;
+}
+
+/** A round as it closed: its counters and the wall time since the previous update. */
+export interface ClosedRound {
+  timeouts: number;
+  total: number;
+  elapsedMs: number;
+}
+
+/** The rounds a disk keeps for its projection: 5 minutes at TiKV's defaults. */
+const RECENT_ROUNDS = 100;
+
+/**
+ * How long a continuous run that saw these rounds again and again, from `score`, would take
+ * to reach a reported `threshold`: null when they would never get it there (a cycle of them
+ * that leaves the score no higher never will, the update rule being monotonic in the score).
+ */
+export function projectedMsToReach(score: number, rounds: readonly ClosedRound[], threshold: number, params: RoundParams): number | null {
+  if (rounds.length === 0) return null;
+  let value = score;
+  let elapsedMs = 0;
+  for (;;) {
+    const cycleStart = value;
+    for (const round of rounds) {
+      value = updatedScore(value, round.timeouts, round.total, round.elapsedMs, params);
+      elapsedMs += round.elapsedMs;
+      if (Math.trunc(value) >= threshold) return elapsedMs;
+    }
+    if (value <= cycleStart) return null;
+  }
+}
+
 /** What a tick asks of its caller. */
 export interface TickOutcome {
   tickId: number;
@@ -40,6 +84,8 @@ export class SlowScore {
   tickId = 0;
   lastTickFinished = true;
   lastUpdateMs: number;
+  /** The latest rounds closed, oldest first: what a projection of the score repeats. */
+  readonly recentRounds: ClosedRound[] = [];
 
   constructor(
     private readonly params: ScoreParams,
@@ -92,6 +138,8 @@ export class SlowScore {
       this.lastUpdateMs = nowMs;
       return;
     }
+    this.recentRounds.push({ timeouts: this.timeouts, total: this.total, elapsedMs: nowMs - this.lastUpdateMs });
+    if (this.recentRounds.length > RECENT_ROUNDS) this.recentRounds.shift();
     this.value = updatedScore(this.value, this.timeouts, this.total, nowMs - this.lastUpdateMs, this.params);
     this.timeouts = 0;
     this.total = 0;

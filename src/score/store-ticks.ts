@@ -2,7 +2,7 @@
 // flight per disk, and each disk's SlowScore charges what did not come back in time.
 // Pure: the live ticker and replay drive it with their own clocks.
 import type { ScoreParams } from './score-params.js';
-import { SlowScore } from './slow-score.js';
+import { projectedMsToReach, SlowScore } from './slow-score.js';
 import { storeScore } from './store-score.js';
 
 interface DiskTicks {
@@ -111,6 +111,23 @@ export class StoreTicks {
 
   scoreOf(name: string): number | undefined {
     return this.disks.get(name)?.score.value;
+  }
+
+  /**
+   * How long a continuous run that saw the disk's recent rounds (since it joined, at most 5
+   * minutes' worth at the defaults) again and again would take to evict it; null if never,
+   * and null for rounds whose timeouts, all together, stay under the ratio threshold: one
+   * stray timeout a round would evict a disk too, but says too little to call it slow.
+   */
+  projectedEvictionMs(name: string): number | null {
+    const score = this.disks.get(name)?.score;
+    if (!score) return null;
+    const rounds = score.recentRounds;
+    let timeouts = 0;
+    let total = 0;
+    for (const round of rounds) (timeouts += round.timeouts), (total += round.total);
+    if (total === 0 || timeouts / total < this.params.ratioThreshold) return null;
+    return projectedMsToReach(score.value, rounds, this.params.evictThreshold, this.params);
   }
 
   scores(): Map<string, number> {

@@ -415,6 +415,11 @@ export class StatisticalDetector {
     return this.tracks.get(disk)?.state ?? 'ok';
   }
 
+  /** Whether a step of the disk has been judged against its baseline yet: until then its `ok` is no verdict. */
+  judged(disk: string): boolean {
+    return this.tracks.get(disk)?.last != null;
+  }
+
   states(): Map<string, DetectorState> {
     return new Map([...this.tracks].map(([name, track]) => [name, track.state]));
   }

@@ -169,6 +169,8 @@ export interface TraceLine {
   late: boolean;
   /** A name race lost (error ENAMETAKEN): no inspection was made, and the tick counts neither way. */
   lost?: boolean;
+  /** A failed inspection's errno name. */
+  error?: string;
   /** On a device line: the device's figures over the round that closed at `tick`. */
   device?: DeviceFigures;
 }

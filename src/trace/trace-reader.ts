@@ -215,7 +215,7 @@ class LineParser {
       );
     }
     this.lastTicks.set(disk, tick);
-    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true, ...(error === NAME_LOST ? { lost: true } : {}) };
+    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true, ...(error === NAME_LOST ? { lost: true } : typeof error === 'string' ? { error } : {}) };
   }
 }
 

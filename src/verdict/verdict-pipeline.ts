@@ -19,6 +19,8 @@ import { worseSeverity, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../score/store-ticks.js';
 import { exitCodeOf } from './exit-codes.js';
 import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
+import { downSeverity, isUnwritable } from './down-verdict.js';
+import { risingSeverity } from './rising-verdict.js';
 import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
 import { ThresholdCrossings, type ThresholdCrossing } from './threshold-crossings.js';
@@ -58,6 +60,8 @@ export interface InspectionEvent {
   /** No inspection was made: its probe file's name was taken (a name race lost), no fault of the disk. */
   lost?: boolean;
   atMs: number;
+  /** A failed inspection's errno name: one that says the disk cannot be written makes the run CRITICAL. */
+  error?: string;
 }
 
 /** What a round's close made of the store. */
@@ -70,6 +74,8 @@ export interface RoundVerdict {
   storeScore: number;
   /** Each disk's statistical detector state, in the order of the disks. */
   statistical: ReadonlyMap<string, DetectorState>;
+  /** Whether the detector has judged a step of each disk yet: until then its state is no verdict (warming up). */
+  statisticalJudged: ReadonlyMap<string, boolean>;
   /** Each disk's early-warning prediction, once it has one. */
   predictions: ReadonlyMap<string, Prediction>;
   /** What the round made the run: the score's severity and the detectors'. */
@@ -110,6 +116,12 @@ export interface DiskVerdict {
   /** How long its inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
   hung: boolean;
+  /** The statistical detector has judged a step of it against a baseline: its state is a verdict, not a default. */
+  statisticalJudged: boolean;
+  /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
+  evictionInMs: number | null;
+  /** Another filesystem took its place during the run. */
+  filesystemChanged: boolean;
 }
 
 /** The counts of a disk's inspections since the start: one that leaves or restarts keeps them. */
@@ -139,6 +151,10 @@ interface InspectedDisk extends DiskAnswers {
   counts: InspectionCounts;
   /** Told hung, and its inspection in flight has not come back since. */
   hungTold: boolean;
+  /** Its last inspection failed with an error that says it cannot be written. */
+  unwritable: boolean;
+  /** Another filesystem took its place during the run. */
+  filesystemChanged: boolean;
 }
 
 export class VerdictPipeline {
@@ -181,11 +197,15 @@ export class VerdictPipeline {
     this.ticks.setInspected(names, this.scheduledMs());
   }
 
-  /** Another filesystem took the disk's place: it is another disk, scored from 1. */
+  /**
+   * Another filesystem took the disk's place: it is another disk, scored from 1, and the run
+   * is WARNING from now on (its data may be on neither).
+   */
   restart(disk: string): void {
     this.forget(disk);
     this.join(disk);
-    this.inspectedList = [...this.inspected.values()];
+    this.inspected.get(disk)!.filesystemChanged = true;
+    this.verdict.note('slow');
     this.ticks.restart(disk, this.scheduledMs());
   }
 
@@ -234,6 +254,8 @@ export class VerdictPipeline {
       this.ticks.voided(disk, tick);
       return outcome(false, false, hangEnded);
     }
+    inspected.unwritable = ms === null && isUnwritable(event.error);
+    if (inspected.unwritable) this.verdict.note('evict');
     if (ms === null) {
       counts.errors += 1;
       this.predictions.failed(disk, tick);
@@ -278,6 +300,9 @@ export class VerdictPipeline {
       score: this.ticks.scoreOf(name) ?? 1,
       statistical: this.detector.state(name),
       hung: inspected.inFlight.hung(nowMs, this.params.hangAfterMs),
+      statisticalJudged: this.detector.judged(name),
+      filesystemChanged: inspected.filesystemChanged,
+      evictionInMs: this.ticks.projectedEvictionMs(name),
     };
     const prediction = this.predictions.predictionOf(name);
     if (prediction) verdict.prediction = prediction;
@@ -310,10 +335,14 @@ export class VerdictPipeline {
     return this.ticks.chargedTimeouts();
   }
 
-  /** A check ends at `atMs`: a disk hung then, or with no inspection completed, leaves it nothing to call OK. */
+  /**
+   * A check ends at `atMs`: a disk hung then, or with no inspection completed, or whose rounds
+   * repeated would evict it, leaves it nothing to call OK.
+   */
   checkEnd(atMs: number): Severity {
     for (const disk of this.inspectedList) disk.state = disk.inFlight.hung(atMs, this.params.hangAfterMs) ? 'hung' : 'answering';
-    const severity = checkEndSeverity(this.inspectedList);
+    const projections = this.inspectedList.map((disk) => ({ name: disk.name, evictionInMs: this.ticks.projectedEvictionMs(disk.name) }));
+    const severity = worseSeverity(checkEndSeverity(this.inspectedList), risingSeverity(projections));
     this.verdict.note(severity);
     return severity;
   }
@@ -327,16 +356,20 @@ export class VerdictPipeline {
     const storeScore = this.ticks.storeScore();
     const scores = this.ticks.scores();
     const statistical = new Map<string, DetectorState>();
+    const statisticalJudged = new Map<string, boolean>();
     const predictions = new Map<string, Prediction>();
     for (const disk of scores.keys()) {
       statistical.set(disk, this.detector.state(disk));
+      statisticalJudged.set(disk, this.detector.judged(disk));
       const prediction = this.predictions.predictionOf(disk);
       if (prediction) predictions.set(disk, prediction);
     }
     const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.params.criticalOn === 'any' });
-    const severity = this.verdict.observe(storeScore, worseSeverity(detected, predictionSeverity(predictions.values())));
+    const down = downSeverity(this.inspectedList.map((disk) => disk.unwritable));
+    const moved: Severity = this.inspectedList.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
+    const severity = this.verdict.observe(storeScore, [predictionSeverity(predictions.values()), down, moved].reduce(worseSeverity, detected));
     const crossings = this.crossings.round(storeScore, scores);
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity, crossings };
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, predictions, severity, crossings };
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */
@@ -350,7 +383,8 @@ export class VerdictPipeline {
 
   private join(name: string): void {
     const counts = this.countsOf(name);
-    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false });
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false, unwritable: false, filesystemChanged: false });
+    this.inspectedList = [...this.inspected.values()];
   }
 
   /** With join, leaves inspectedList to the caller: rebuilt once for all the disks that come and go. */

@@ -18,12 +18,12 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
 
   it('a healthy disk: OK, exit 0, latencies shown, probe file removed', async () => {
     const disk = await makeTestDisk();
-    const result = await runCli(['check', '--raft', disk.dir, '--duration', '4s']);
+    const result = await runCli(['check', '--raft', disk.dir, '--duration', '4s', '--allow-short']);
     expect(result.code).toBe(0);
     // The loop device, then the disk under its backing file (none on a tmpfs or an overlay).
     const loop = path.basename(disk.device);
     expect(result.stdout).toMatch(
-      new RegExp(`^OK: store score 1\\.00 after 4\\.\\ds \\(max reported 1, slow at 80, evict at 100\\) \\| raft \\S+ score 1\\.00 up write [\\d.]+m?s sync [\\d.]+m?s read [\\d.]+m?s stat ok on ${loop}(,\\S+)?\n$`),
+      new RegExp(`^OK: store score 1\\.00 after 4\\.\\ds \\(max reported 1, slow at 80, evict at 100\\) \\| raft \\S+ score 1\\.00 up max 1\\.00 inspections \\d+ timeouts 0 errors 0 median/p99/max write [\\d.]+m?s/[\\d.]+m?s/[\\d.]+m?s sync \\S+ read \\S+ stat warming up predict warming up on ${loop}(,\\S+)?\n$`),
     );
     expect(probeFiles(disk.dir)).toEqual([]);
   });
@@ -65,9 +65,9 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     const disk = await makeTestDisk();
     await disk.hang();
     // A hang doubles the score every 3 s round: 2 at 3 s, 4 at 6 s.
-    const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--slow-threshold', '4']);
+    const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--allow-short', '--slow-threshold', '4']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100; hung: raft\) \| raft \S+ score 4\.00 hung: /);
+    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100; rising: raft \(a continuous run would evict it in 15\.0s\); hung: raft\) \| raft \S+ score 4\.00 hung: /);
     await disk.thaw();
   });
 
@@ -96,7 +96,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     const kv = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-bind-'));
     execFileSync('mount', ['--bind', kvSource, kv]);
     try {
-      const cli = startCli(['check', '--raft', raft, '--kv', kv, '--duration', '3s']);
+      const cli = startCli(['check', '--raft', raft, '--kv', kv, '--duration', '3s', '--allow-short']);
       await waitFor(() => probeFiles(raft).length === 1, 5000, 'the raft probe file');
       expect(probeFiles(kv)).toEqual([]);
       const result = await cli.done;
@@ -140,7 +140,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
   it('two filesystems are two disks, each with its own probe file', async () => {
     const a = await makeTestDisk();
     const b = await makeTestDisk();
-    const cli = startCli(['check', '--raft', a.dir, '--path', `wal=${b.dir}`, '--duration', '2s']);
+    const cli = startCli(['check', '--raft', a.dir, '--path', `wal=${b.dir}`, '--duration', '2s', '--allow-short']);
     await waitFor(() => probeFiles(a.dir).length === 1 && probeFiles(b.dir).length === 1, 5000, 'both probe files');
     const result = await cli.done;
     expect(result.code).toBe(0);
@@ -151,11 +151,11 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-ramfs-'));
     execFileSync('mount', ['-t', 'ramfs', 'ramfs', dir]);
     try {
-      const refused = await runCli(['check', '--raft', dir, '--duration', '1s']);
+      const refused = await runCli(['check', '--raft', dir, '--duration', '1s', '--allow-short']);
       expect(refused.code).toBe(3);
       expect(refused.stderr).toMatch(new RegExp(`^slowdisk: cannot probe raft=${dir}: the ramfs filesystem at ${dir} refuses O_DIRECT \\(EINVAL: open ${dir}/\\.slowdisk-probe-\\d+-[0-9a-f]+\\); --buffered probes it through the page cache instead\n$`));
       expect(probeFiles(dir)).toEqual([]);
-      const buffered = await runCli(['check', '--raft', dir, '--duration', '1s', '--buffered']);
+      const buffered = await runCli(['check', '--raft', dir, '--duration', '1s', '--allow-short', '--buffered']);
       expect(buffered.code).toBe(0);
       expect(buffered.stdout).toMatch(/raft \S+ score 1\.00 up .*\[not a disk: ramfs; buffered: no O_DIRECT\]/);
       expect(probeFiles(dir)).toEqual([]);
@@ -169,7 +169,7 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-tmpfs-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir]);
     try {
-      const result = await runCli(['check', '--raft', dir, '--duration', '1s']);
+      const result = await runCli(['check', '--raft', dir, '--duration', '1s', '--allow-short']);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/raft \S+ score 1\.00 up .*\[not a disk: tmpfs\]/);
     } finally {

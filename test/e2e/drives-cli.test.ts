@@ -62,7 +62,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
 
   it('accumulates history over two checks run one after the other, as from cron', async () => {
     const stateDir = newStateDir();
-    const args = ['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--json'];
+    const args = ['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short', '--json'];
     const first = await runCli(args);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
@@ -116,7 +116,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
 
     const textfileDir = path.join(work, `textfile-${dirs}`);
     mkdirSync(textfileDir);
-    const human = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--textfile', textfileDir]);
+    const human = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short', '--textfile', textfileDir]);
     expect(human.stderr).toBe('');
     expect(human.code).toBe(1);
     const [slowLine, summary, ...rest] = human.stdout.trimEnd().split('\n');
@@ -145,7 +145,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     expect(lint.stdout + lint.stderr).toBe('');
     expect(lint.status).toBe(0);
 
-    const json = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--json']);
+    const json = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short', '--json']);
     expect(json.code).toBe(1);
     const slow = jsonLines(json.stdout).find((line) => line.device === names[2]);
     expect(slow).toMatchObject({ type: 'drive', verdict: 'slow', class: loopClass, id: driveIdentity(names[2]!, disks[2]!.majMin), episodes: [{ ongoing: true }] });
@@ -157,7 +157,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     const stateDir = newStateDir();
     const watch = startCli(['watch', '--devices', names.join(','), '--state-dir', stateDir, '--json']);
     await waitFor(() => watch.stdout().includes('"type":"drives"'), 10_000, "watch's first judgement");
-    const busy = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+    const busy = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']);
     expectUnknown(busy, new RegExp(`the state directory ${stateDir} is in use by process ${watch.child.pid}`));
     watch.child.kill('SIGINT');
     const result = await watch.done;
@@ -189,14 +189,14 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     }
     expect((await watch.done).code).toBe(130);
     // The lock it could not remove is taken over by the next run, its process being gone.
-    const next = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+    const next = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']);
     expect(next.stderr).toBe('');
     expect(next.code).toBe(0);
   }, 60_000);
 
   it('reports a corrupt history with its path, sets it aside and starts afresh', async () => {
     const stateDir = newStateDir();
-    const args = ['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s'];
+    const args = ['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short'];
     expect((await runCli(args)).code).toBe(0);
     const file = path.join(stateDir, STATE_FILE);
     writeFileSync(file, readFileSync(file, 'utf8').replace('"version":1', '"version":2'));
@@ -217,8 +217,8 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
           metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text(), () => '');
           return metrics.includes('slowdisk_drive_slow{') && (probed.length === 0 || metrics.includes('slowdisk_slow_score{'));
         }, 15_000, '/metrics with the drives');
-        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[2]}",id="[^"]+",class="[^"]+"\} 1\n`));
-        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[0]}",id="[^"]+",class="[^"]+"\} 0\n`));
+        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[2]}",id="[^"]+",class="[^"]+"(?:,store="[^"]+")?\} 1\n`));
+        expect(metrics).toMatch(new RegExp(`slowdisk_drive_slow\{device="${names[0]}",id="[^"]+",class="[^"]+"(?:,store="[^"]+")?\} 0\n`));
         expect(metrics.includes('slowdisk_slow_score{')).toBe(probed.length > 0);
         const lint = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
         expect(lint.stdout + lint.stderr).toBe('');
@@ -233,7 +233,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
 
   it('judges the drives beside the probed paths: the check line and the drives', async () => {
     const stateDir = newStateDir();
-    const result = await runCli(['check', '--path', `d=${disks[0]!.dir}`, '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+    const result = await runCli(['check', '--path', `d=${disks[0]!.dir}`, '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
@@ -241,7 +241,7 @@ describe.skipIf(gate.skip)('drives judged on real loop disks', () => {
     expect(lines[0]).toMatch(/^OK/);
     expect(lines[1]).toMatch(/^drives: no drive slow of 4; /);
     // The history of the slow drive's test: the check is WARNING, and its summary says so.
-    const json = await runCli(['check', '--path', `d=${disks[0]!.dir}`, '--devices', names.join(','), '--state-dir', slowHistoryDir, '--duration', '1s', '--json']);
+    const json = await runCli(['check', '--path', `d=${disks[0]!.dir}`, '--devices', names.join(','), '--state-dir', slowHistoryDir, '--duration', '1s', '--allow-short', '--json']);
     expect(json.code).toBe(1);
     const summary = jsonLines(json.stdout).find((line) => line.type === 'summary');
     expect(summary).toMatchObject({ status: 'OK', exit_code: 1 });

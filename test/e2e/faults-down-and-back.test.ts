@@ -44,19 +44,33 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
     report('readonly', cycle);
     await stopWatch(watch, [disk.dir]);
 
-    const check = startCli(['check', '--kv', disk.dir, '--duration', '4s']);
-    // Past the first inspection, which would end the run as a path that cannot be probed.
+    const check = startCli(['check', '--kv', disk.dir, '--duration', '4s', '--allow-short']);
+    // Past the first inspection: mid-run, not at start.
     await waitFor(() => probeFiles(disk.dir).length === 1, 5000, 'the probe file');
     await sleep(500);
     await disk.readonly();
     const result = await check.done;
     await disk.readwrite();
-    // Down and scored, not yet at the slow threshold: OK, with the path's state in the line,
-    // and its loop device (its backing file is on a tmpfs: no disk under it).
-    expect(result.code).toBe(0);
+    // A disk that cannot be written is CRITICAL at the round's close, its errno in the line,
+    // with its loop device (its backing file is on a tmpfs: no disk under it).
+    expect(result.code).toBe(2);
     expect(result.stdout).toMatch(
-      new RegExp(`\\| kv \\S+ score [2-9]\\.\\d\\d down EROFS: open \\S+/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Read-only file system\\) stat \\S+ on ${path.basename(disk.device)}\n$`),
+      new RegExp(
+        `^CRITICAL: store score \\S+ after \\d\\.\\ds \\(max reported \\d, slow at 80, evict at 100; cannot be written: kv \\(EROFS\\)\\) \\| kv \\S+ score [2-9]\\.\\d\\d down EROFS: open \\S+/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Read-only file system\\) stat \\S+( warming up)? on ${path.basename(disk.device)}\n$`,
+      ),
     );
+  });
+
+  it('a read-only disk at start: CRITICAL, exit 2, with one status line on stdout in the Nagios format', async () => {
+    const disk = await makeFaultDisk();
+    await disk.readonly();
+    const result = await runCli(['check', '--kv', disk.dir, '--format', 'nagios']);
+    await disk.readwrite();
+    expect(result.code).toBe(2);
+    const lines = result.stdout.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^SLOWDISK CRITICAL - cannot be written: kv \(EROFS\).* kv \S+ down EROFS: open \S+ \(Read-only file system\)/);
+    expect(probeFiles(disk.dir)).toEqual([]);
   });
 
   it('a full filesystem: ENOSPC, from the fresh block written once a round', async () => {
@@ -124,9 +138,10 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
     const dir = mkdtempSync(path.join(work, 'nobody-'));
     chmodSync(dir, 0o755);
 
-    const refused = await runCli(['check', '--kv', dir, '--duration', '1s'], { as: nobody });
-    expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(new RegExp(`^slowdisk: cannot probe kv=${dir}: EACCES: open ${dir}/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Permission denied\\)\n$`));
+    // A directory it cannot write to is a disk that cannot be written: down, CRITICAL.
+    const refused = await runCli(['check', '--kv', dir, '--duration', '1s', '--allow-short', '--format', 'nagios'], { as: nobody });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toMatch(new RegExp(`^SLOWDISK CRITICAL - cannot be written: kv \\(EACCES\\);.* kv \\S+ down EACCES: open ${dir}/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Permission denied\\) .*\\| [^\n]*\n$`));
 
     const giveToNobody = async () => chownSync(dir, Number(execFileSync('id', ['-u', 'nobody'])), Number(execFileSync('id', ['-g', 'nobody'])));
     await giveToNobody();

@@ -68,21 +68,21 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     const disk = await makeTestDisk();
     try {
       await disk.hang();
-      const cli = startCli(['check', '--kv', disk.dir, '--duration', '10s']);
+      const cli = startCli(['check', '--kv', disk.dir, '--duration', '10s', '--allow-short']);
       stuck.add(await proberOf(cli));
       const result = await cli.done;
       expect(result.code).toBe(1);
       // Score 8 after three rounds, far below the slow threshold: the hang alone makes it WARNING.
       expect(result.stdout).toMatch(
-        /^WARNING: store score 8\.00 after 10\.\ds \(max reported 8, slow at 80, evict at 100; hung: kv\) \| kv \S+ score 8\.00 hung: an inspection in flight for 9\.\ds since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ stat \S+ on loop\d+/,
+        /^WARNING: store score 8\.00 after 10\.\ds \(max reported 8, slow at 80, evict at 100; rising: kv \(a continuous run would evict it in 12\.0s\); hung: kv\) \| kv \S+ score 8\.00 hung: an inspection in flight for 9\.\ds since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ max 8\.00 inspections 0 timeouts \d+ errors 0 median\/p99\/max write - sync - read - stat warming up predict warming up on loop\d+/,
       );
     } finally {
       await disk.thaw();
     }
     await waitFor(() => [...stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck prober to exit after the thaw');
-    const after = await runCli(['check', '--kv', disk.dir, '--duration', '2s']);
+    const after = await runCli(['check', '--kv', disk.dir, '--duration', '2s', '--allow-short']);
     expect(after.code).toBe(0);
-    expect(after.stdout).toMatch(/^OK: store score 1\.00 .* \| kv \S+ score 1\.00 up write /);
+    expect(after.stdout).toMatch(/^OK: store score 1\.00 .* \| kv \S+ score 1\.00 up max 1\.00 inspections \d+ timeouts 0 /);
     expect(probeFiles(disk.dir)).toEqual([]);
   });
 
@@ -92,17 +92,17 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     try {
       await a.hang();
       await b.hang();
-      const short = startCli(['check', '--kv', a.dir, '--duration', '2s', '--format', 'nagios', '--hang-after', '1s']);
+      const short = startCli(['check', '--kv', a.dir, '--duration', '2s', '--allow-short', '--format', 'nagios', '--hang-after', '1s']);
       stuck.add(await proberOf(short));
       const hung = await short.done;
       expect(hung.code).toBe(1);
-      expect(hung.stdout).toMatch(/^SLOWDISK WARNING - hung: kv; store score 1 \(slow at 80, evict at 100\) after 2\.\ds; kv 1\.00 hung: an inspection in flight for 1\.\ds since \S+ on loop\d+\S* \| /);
+      expect(hung.stdout).toMatch(/^SLOWDISK WARNING - hung: kv; store score 1 \(slow at 80, evict at 100\) after 2\.\ds; kv 1\.00 hung: an inspection in flight for 1\.\ds since \S+ stat warming up predict warming up on loop\d+\S* \| /);
 
-      const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--format', 'nagios']);
+      const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
       stuck.add(await proberOf(unanswered));
       const none = await unanswered.done;
       expect(none.code).toBe(1);
-      expect(none.stdout).toMatch(/^SLOWDISK WARNING - no inspection completed: kv; store score 1 .* kv 1\.00 waiting 1\.\ds for an inspection on loop\d+\S* \| /);
+      expect(none.stdout).toMatch(/^SLOWDISK WARNING - no inspection completed: kv; store score 1 .* kv 1\.00 waiting 1\.\ds for an inspection stat warming up predict warming up on loop\d+\S* \| /);
     } finally {
       await a.thaw();
       await b.thaw();
@@ -168,7 +168,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     try {
       await disk.hang();
       for (let run = 0; run < 3; run += 1) {
-        const cli = startCli(['check', '--kv', disk.dir, '--duration', '3s', '--json']);
+        const cli = startCli(['check', '--kv', disk.dir, '--duration', '3s', '--allow-short', '--json']);
         probers.push(await proberOf(cli));
         const result = await cli.done;
         expect(result.code).toBe(1);
@@ -214,7 +214,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
 
   it('the registry directory is root-only, and a symlink planted in its place is not followed', async () => {
     const disk = await makeTestDisk();
-    const cli = startCli(['check', '--kv', disk.dir, '--duration', '1s']);
+    const cli = startCli(['check', '--kv', disk.dir, '--duration', '1s', '--allow-short']);
     await proberOf(cli);
     expect((await cli.done).code).toBe(0);
     const { lstatSync, symlinkSync, rmdirSync, unlinkSync, mkdtempSync: mkdtemp } = await import('node:fs');
@@ -228,7 +228,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     symlinkSync(elsewhere, REGISTRY);
     try {
       await disk.hang();
-      const planted = startCli(['check', '--kv', disk.dir, '--duration', '1s']);
+      const planted = startCli(['check', '--kv', disk.dir, '--duration', '1s', '--allow-short']);
       stuck.add(await proberOf(planted));
       const result = await planted.done;
       // Still a check, with no registry, which it says: nothing is written through the link.

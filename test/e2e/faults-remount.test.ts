@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeFaultDisk, startWatch, stopWatch } from '../helpers/fault-cycle.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { probeFiles } from '../helpers/run-cli.js';
+import { probeFiles, startCli, waitFor } from '../helpers/run-cli.js';
 import { removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
 import type { WatchLines } from '../helpers/watch-lines.js';
 
@@ -87,5 +87,17 @@ describe.skipIf(gate.skip)('a directory remounted while watch runs', () => {
     expect(watch.lines.filter((line) => / is down: /.test(line.text))).toEqual([]);
     // The file left under the bind mount is removed too, now that it is in reach again.
     await stopWatch(watch, [raft.dir, kv]);
+  });
+
+  it('another filesystem mounted over an inspected path mid-run: a layout event, and the run WARNING naming the path', async () => {
+    const disk = await makeFaultDisk();
+    const kv = path.join(disk.dir, 'db');
+    mkdirSync(kv);
+    const cli = startCli(['check', '--kv', kv, '--duration', '9s', '--allow-short']);
+    await waitFor(() => probeFiles(kv).length === 1, 10_000, 'the first probe file');
+    await makeFaultDisk({ dir: kv });
+    const result = await cli.done;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^WARNING: store score \S+ after 9\.\ds \(max reported \d+, slow at 80, evict at 100; filesystem changed: kv\) \| kv /);
   });
 });

@@ -62,7 +62,7 @@ describe.skipIf(gate.skip)('a slow or hung disk under watch, and its recovery', 
     // was lifted and, at worst, one more that an inspection still late at its start charges.
     expect(secondsToFloor).toBeGreaterThan((MIN_TTR_MS - ROUND_MS) / 1000);
     expect(secondsToFloor).toBeLessThan((MIN_TTR_MS + 3 * ROUND_MS) / 1000);
-    expect(stateOf(floor.round, 'kv')).toMatch(/^up write [\d.]+ms sync [\d.]+ms read [\d.]+ms stat \S+(?: (?:predict|warn) [\d.]+)? on \S+$/);
+    expect(stateOf(floor.round, 'kv')).toMatch(/^up write [\d.]+ms sync [\d.]+ms read [\d.]+ms stat (?:warming up|\S+)(?: (?:predict|warn) (?:[\d.]+|warming up))? on \S+$/);
     await stopWatch(watch, [disk.dir]);
   }, 90_000);
 
@@ -89,7 +89,7 @@ describe.skipIf(gate.skip)('a slow or hung disk under watch, and its recovery', 
     const thawedAt = performance.now();
     const fromThaw = watch.lines.length;
     // All phases in milliseconds: a new inspection, not the one that sat out the freeze.
-    const inspectedAgain = await watch.nextRound((round) => /^up write [\d.]+ms sync [\d.]+ms read [\d.]+ms stat \S+(?: (?:predict|warn) [\d.]+)? on \S+$/.test(stateOf(round, 'kv')), 2 * ROUND_MS, fromThaw, 'kv inspected again');
+    const inspectedAgain = await watch.nextRound((round) => /^up write [\d.]+ms sync [\d.]+ms read [\d.]+ms stat (?:warming up|\S+)(?: (?:predict|warn) (?:[\d.]+|warming up))? on \S+$/.test(stateOf(round, 'kv')), 2 * ROUND_MS, fromThaw, 'kv inspected again');
     const recovered = await watch.nextRound((round) => scoreOf(round, 'kv') === 1, MIN_TTR_MS + 3 * ROUND_MS, fromThaw, 'kv back at 1');
     console.log(
       `hang: kv inspected again in the round line ${((inspectedAgain.atMs - thawedAt) / 1000).toFixed(1)} s after the thaw, score 1 after ${((recovered.atMs - thawedAt) / 1000).toFixed(1)} s`,

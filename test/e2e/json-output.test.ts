@@ -33,7 +33,7 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe('check --json', () => {
   it('a healthy directory: disk and store lines every round, then a summary; exit 0', async () => {
     const dir = mkdtempSync(path.join(work, 'check-'));
-    const result = await runCli(['check', '--raft', dir, '--duration', '3.5s', '--json']);
+    const result = await runCli(['check', '--raft', dir, '--duration', '3.5s', '--allow-short', '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = parseLines(result.stdout);
@@ -70,10 +70,10 @@ describe('check --json', () => {
     expect(lines.at(-1)).toMatchObject({ type: 'summary', status: 'CRITICAL', exit_code: 2, severity: 'evict', max_reported_score: 100 });
   });
 
-  it('--json with --format nagios is refused: one line, exit 3', async () => {
+  it('--json with --format nagios is refused: one line, exit 3 (and, as --format nagios asks, one status line on stdout)', async () => {
     const result = await runCli(['check', '--json', '--format', 'nagios']);
     expect(result.code).toBe(3);
-    expect(result.stdout).toBe('');
+    expect(result.stdout).toBe('SLOWDISK UNKNOWN - --json and --format nagios both say how to print the result: choose one\n');
     expect(result.stderr).toBe('slowdisk: --json and --format nagios both say how to print the result: choose one\n');
   });
 });
@@ -159,8 +159,20 @@ describe('replay --json', () => {
     expect(result.code).toBe(2);
     const out = parseLines(result.stdout);
     expect(out.slice(0, 2)).toEqual([
-      // No early warning yet: the predictor needs 4 samples of 15 s.
-      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2, statistical: 'ok', predicted_breach_probability: null, warning: false, warning_cleared: null },
+      // No verdict of the detectors yet, as live: the predictor needs 4 samples of 15 s.
+      {
+        type: 'disk',
+        tick: 30,
+        elapsed_seconds: 3,
+        disk: 'raft',
+        score: 2,
+        statistical: null,
+        predicted_breach_probability: null,
+        warning: false,
+        warning_cleared: null,
+        statistical_reason: 'warming up: no step judged against a baseline yet',
+        early_warning_reason: 'warming up: too few samples for a prediction yet',
+      },
       { type: 'store', tick: 30, elapsed_seconds: 3, store_score: 2, reported_score: 2, evict: false, severity: 'ok' },
     ]);
     expect(ofType(out, 'event')).toEqual([

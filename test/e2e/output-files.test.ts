@@ -61,7 +61,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     // Every name an older slowdisk would have used for its temporary file, for the next PIDs.
     for (const pid of nextPids(400)) symlinkSync(secret.file, path.join(dir, `.slowdisk.prom.${pid}.tmp`));
     symlinkSync(secret.file, path.join(dir, 'slowdisk.prom'));
-    const result = await runCli(['check', '--kv', probed, '--duration', '1s', '--textfile', dir]);
+    const result = await runCli(['check', '--kv', probed, '--duration', '1s', '--allow-short', '--textfile', dir]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expectUntouched(secret);
@@ -79,11 +79,11 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     const dir = newDir('record');
     const link = path.join(dir, 'run.trace');
     symlinkSync(secret.file, link);
-    expectUnknown(await runCli(['check', '--kv', probed, '--duration', '1s', '--record', link]), new RegExp(`refusing to overwrite ${link}: it already exists`));
+    expectUnknown(await runCli(['check', '--kv', probed, '--duration', '1s', '--allow-short', '--record', link]), new RegExp(`refusing to overwrite ${link}: it already exists`));
     expectUntouched(secret);
     const fifo = path.join(dir, 'fifo.trace');
     execFileSync('mkfifo', [fifo]);
-    const result = await runCli(['check', '--kv', probed, '--duration', '1s', '--record', fifo]);
+    const result = await runCli(['check', '--kv', probed, '--duration', '1s', '--allow-short', '--record', fifo]);
     expectUnknown(result, new RegExp(`refusing to overwrite ${fifo}: it already exists`));
     expect(result.elapsedMs).toBeLessThan(10_000);
   }, 30_000);
@@ -93,7 +93,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
       const secret = secretFile();
       const stateDir = newDir('state');
       symlinkSync(secret.file, path.join(stateDir, name));
-      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']);
       expectUnknown(result, new RegExp(`${path.join(stateDir, name)} is a symbolic link, not a regular file: refused \\(move it away\\)`));
       expectUntouched(secret);
       expect(lstatSync(path.join(stateDir, name)).isSymbolicLink()).toBe(true);
@@ -102,7 +102,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     it(`--state-dir with a FIFO at ${name}: no hang, one line, exit 3`, async () => {
       const stateDir = newDir('state');
       execFileSync('mkfifo', [path.join(stateDir, name)]);
-      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']);
       expectUnknown(result, new RegExp(`${path.join(stateDir, name)} is a FIFO, not a regular file: refused \\(move it away\\)`));
       expect(result.elapsedMs).toBeLessThan(10_000);
       expect(lstatSync(path.join(stateDir, name)).isFIFO()).toBe(true);
@@ -114,7 +114,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
     try {
       writeFileSync(path.join(stateDir, 'drives.lock'), `${sleeper.pid}\n`);
-      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       // The history saved, the lock released.
@@ -130,12 +130,12 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     await waitFor(() => watch.stdout().includes('drives: '), 10_000, "watch's first judgement");
     const lock = readFileSync(path.join(stateDir, 'drives.lock'), 'utf8');
     expect(lock).toMatch(new RegExp(`^slowdisk-lock ${watch.child.pid} \\d+\\n$`));
-    expectUnknown(await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']), new RegExp(`in use by process ${watch.child.pid}`));
+    expectUnknown(await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']), new RegExp(`in use by process ${watch.child.pid}`));
     watch.child.kill('SIGKILL');
     await watch.done;
     // Killed: its lock is left behind, naming a process that is gone.
     expect(readFileSync(path.join(stateDir, 'drives.lock'), 'utf8')).toBe(lock);
-    const after = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s']);
+    const after = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '1s', '--allow-short']);
     expect(after.stderr).toBe('');
     expect(after.code).toBe(0);
   }, 30_000);
@@ -150,7 +150,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     mkdirSync(dir, { recursive: true });
     await disk.hang();
     try {
-      const result = await runCli(['check', '--kv', probed, '--duration', '3s', '--textfile', dir]);
+      const result = await runCli(['check', '--kv', probed, '--duration', '3s', '--allow-short', '--textfile', dir]);
       expect(result.elapsedMs).toBeLessThan(BOUND_MS);
       expect(result.code).toBe(0);
       const file = path.join(dir, 'slowdisk.prom');
@@ -165,7 +165,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     const file = path.join(disk.dir, `frozen-${++dirs}.trace`);
     await disk.hang();
     try {
-      const result = await runCli(['check', '--kv', probed, '--duration', '3s', '--record', file]);
+      const result = await runCli(['check', '--kv', probed, '--duration', '3s', '--allow-short', '--record', file]);
       expect(result.elapsedMs).toBeLessThan(BOUND_MS);
       expect(result.code).toBe(0);
       expect(result.stderr).toBe(`slowdisk: cannot record to ${file}: not created within 3 s, its disk may hang; the run goes on\nslowdisk: not written: the trace ${file}\n`);
@@ -179,7 +179,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     const stateDir = path.join(disk.dir, `state-${++dirs}`);
     await disk.hang();
     try {
-      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '3s']);
+      const result = await runCli(['check', '--devices', names.join(','), '--state-dir', stateDir, '--duration', '3s', '--allow-short']);
       expect(result.elapsedMs).toBeLessThan(BOUND_MS);
       expect(result.code).toBe(3);
       const file = path.join(stateDir, 'drives.state');
@@ -196,7 +196,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     const textfile = path.join(disk.dir, `textfile-${dirs}`);
     const trace = path.join(disk.dir, `healthy-${dirs}.trace`);
     mkdirSync(textfile);
-    const result = await runCli(['check', '--kv', probed, '--devices', names.join(','), '--state-dir', stateDir, '--textfile', textfile, '--record', trace, '--duration', '1s']);
+    const result = await runCli(['check', '--kv', probed, '--devices', names.join(','), '--state-dir', stateDir, '--textfile', textfile, '--record', trace, '--duration', '1s', '--allow-short']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(readdirSync(stateDir)).toEqual(['drives.state']);

@@ -91,7 +91,7 @@ describe.skipIf(gate.skip)('check --record with non-default parameters, then rep
 
   it('the header records every verdict parameter; the score replays as it went live', async () => {
     const flags = [...FLAGS, '--round-ticks', '10'];
-    const { live, trace, header } = await recordCheck('score', [...flags, '--duration', '8s'], 20);
+    const { live, trace, header } = await recordCheck('score', [...flags, '--duration', '8s', '--allow-short'], 20);
     expect(header).toMatchObject({
       round_ticks: 10,
       stat_window: 2000,

@@ -28,7 +28,7 @@ describe('off a terminal: no spinner, no escape code', () => {
 
   it.each([['human'], ['nagios']])('check --format %s prints its one line', async (format) => {
     const dir = mkdtempSync(path.join(work, 'check-'));
-    const result = await runCli(['check', '--raft', dir, '--duration', '1s', '--format', format]);
+    const result = await runCli(['check', '--raft', dir, '--duration', '1s', '--allow-short', '--format', format]);
     expect(result.stdout.split('\n')).toHaveLength(2);
     expect(result.stdout).not.toMatch(ESCAPE);
   });
@@ -37,7 +37,7 @@ describe('off a terminal: no spinner, no escape code', () => {
     const trace = path.join(work, 'trace.jsonl');
     writeFileSync(trace, Array.from({ length: 60 }, (_, i) => `{"tick":${i + 1},"disk":"raft","ms":1}\n`).join(''));
     const result = await runCli(['replay', trace]);
-    expect(result.stdout).toMatch(/^3\.0s tick 30 store 1 \(1\.00\) \| raft 1\.00 stat ok$/m);
+    expect(result.stdout).toMatch(/^3\.0s tick 30 store 1 \(1\.00\) \| raft 1\.00 stat warming up predict warming up$/m);
     expect(result.stdout).not.toMatch(ESCAPE);
   });
 });

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { expect } from 'vitest';
 
-export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq';
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze';
 
 export type FacilityGate = { skip: false } | { skip: true; reason: string };
 
@@ -35,6 +35,7 @@ const facilities: Record<RootFacility, { what: string; isPresent: () => boolean 
   tmux: { what: 'tmux on PATH (a terminal for the live view)', isPresent: () => isOnPath('tmux') },
   unshare: { what: 'unshare on PATH (util-linux)', isPresent: () => isOnPath('unshare') },
   jq: { what: 'jq on PATH (the documented fault-injection script)', isPresent: () => isOnPath('jq') },
+  'systemd-analyze': { what: 'systemd-analyze on PATH (apt-get install systemd)', isPresent: () => isOnPath('systemd-analyze') },
 };
 
 /**

@@ -32,15 +32,37 @@ describe.concurrent('bad input', () => {
     expect(result.stdout).toBe('');
   });
 
+  it.each([
+    [['check', '--format', 'nagios', '--no-such-flag'], /^SLOWDISK UNKNOWN - unknown option '--no-such-flag'\n$/],
+    [['check', '--format=nagios', '--interval', 'soon'], /^SLOWDISK UNKNOWN - .*interval.*not a duration: 'soon'[^\n]*\n$/],
+    [['check', '--format', 'nagios', '--kv', path.join(work, 'missing')], /^SLOWDISK UNKNOWN - cannot probe kv=\S+: ENOENT: statx \S+ \(No such file or directory\)\n$/],
+  ])('%j with --format nagios: exit 3 and one status line on stdout', async (args, pattern) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(pattern);
+  });
+
+  it('a --duration too short to reach CRITICAL: refused with one line naming the minimum, unless --allow-short', async () => {
+    const refused = await runCli(['check', '--kv', work, '--duration', '10s']);
+    expect(refused.code).toBe(3);
+    expectOneCleanErrorLine(refused.stderr, /^slowdisk: --duration 10s cannot reach CRITICAL: a check needs at least 21s \(7 rounds of 3s, the score doubling from 1 to 100\); --allow-short runs it anyway$/);
+    // From the parameters: 7 rounds of 10 ticks of 20 ms.
+    const faster = await runCli(['check', '--kv', work, '--duration', '1s', '--interval', '20ms', '--round-ticks', '10']);
+    expect(faster.stderr).toMatch(/at least 1400ms \(7 rounds of 200ms/);
+    const allowed = await runCli(['check', '--kv', work, '--duration', '1s', '--allow-short']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/stat warming up predict warming up/);
+  });
+
   it('a path that does not exist: exit 3 naming the errno, the syscall and the path', async () => {
     const missing = path.join(work, 'missing');
-    const result = await runCli(['check', '--kv', missing, '--duration', '1s']);
+    const result = await runCli(['check', '--kv', missing, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneCleanErrorLine(result.stderr, new RegExp(`kv=${missing}: ENOENT: statx ${missing}`));
   });
 
   it('a path that is a file, not a directory: exit 3 with ENOTDIR', async () => {
-    const result = await runCli(['check', '--raft', '/etc/hostname', '--duration', '1s']);
+    const result = await runCli(['check', '--raft', '/etc/hostname', '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneCleanErrorLine(result.stderr, /raft=\/etc\/hostname: ENOTDIR/);
   });
@@ -51,6 +73,7 @@ describe('help', () => {
     const result = await runCli(['check', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/2\s+CRITICAL/);
+    expect(result.stdout).toMatch(/A check must run at least 21s \(7 rounds of 3s, the score doubling from 1 to 100\) to reach CRITICAL/);
     expect(result.stdout).toMatch(/--interval <duration>.*\(1ms to 1h\)\s+\(default: 100ms\)/s);
     expect(result.stdout).toMatch(/--min-ttr <duration>.*\(1s to 7d\)\s+\(default: 5m\)/s);
     for (const [flag, shown] of [['--stat-refresh', '10s'], ['--sla', '200ms'], ['--hook-timeout', '30s'], ['--recover-after', '30m'], ['--duration', '30s']]) {
@@ -126,11 +149,11 @@ describe.concurrent('durations out of their range', () => {
 describe.concurrent('a run on the current directory', () => {
   it('with no path given, check probes the filesystem of the current directory and leaves nothing behind', async () => {
     const dir = mkdtempSync(path.join(work, 'cwd-'));
-    const result = await runCli(['check', '--duration', '2s'], { cwd: dir });
+    const result = await runCli(['check', '--duration', '2s', '--allow-short'], { cwd: dir });
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^OK: store score 1\\.00 after 2\\.\\ds .*\\| cwd ${dir} score 1\\.00 up write \\d`));
+    expect(lines[0]).toMatch(new RegExp(`^OK: store score 1\\.00 after 2\\.\\ds .*\\| cwd ${dir} score 1\\.00 up max 1\\.00 inspections \\d+ timeouts \\d+ errors 0 median/p99/max write \\d`));
     expect(probeFiles(dir)).toEqual([]);
   });
 
@@ -174,7 +197,7 @@ describe.concurrent('a run on the current directory', () => {
     const { symlinkSync, writeFileSync, readFileSync, lstatSync } = await import('node:fs');
     writeFileSync(target, 'precious data');
     symlinkSync(target, path.join(dir, '.slowdisk-probe-999999-deadbeef'));
-    const result = await runCli(['check', '--raft', dir, '--duration', '1s']);
+    const result = await runCli(['check', '--raft', dir, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(readFileSync(target, 'utf8')).toBe('precious data');
     expect(lstatSync(path.join(dir, '.slowdisk-probe-999999-deadbeef')).isSymbolicLink()).toBe(true);

@@ -36,14 +36,14 @@ const disk = (name: string, extra: Partial<DiskStatus> = {}): DiskStatus => ({
 });
 
 describe('the early warning on the lines', () => {
-  it("follows each disk's state on watch's round lines: nothing before a probability, predict, then warning", () => {
+  it("follows each disk's state on watch's round lines: warming up before a probability, predict, then warn", () => {
     const written: string[] = [];
     const lines = new RoundLines(false, false, (line) => written.push(line), new LineClock(true, () => Date.UTC(2026, 11, 1, 8, 27, 55)));
     const round = (disks: DiskStatus[]) => ({ tick: 600, elapsedMs: 60_000, storeScore: 1, reportedScore: 1, disks, devices: [], crossings: [] });
     lines.round(round([disk('raft'), disk('kv', { prediction: prediction(null) })]));
     lines.round(round([disk('raft', { prediction: prediction(0.123) }), disk('kv', { prediction: prediction(0.8251, true), blockDevices: ['loop3'] })]));
     expect(written[0]).toBe(
-      '2026-12-01T08:27:55Z 60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok',
+      '2026-12-01T08:27:55Z 60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict warming up | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict warming up',
     );
     expect(written[1]).toBe(
       '2026-12-01T08:27:55Z 60.0s tick 600 store 1 (1.00) | raft /data/raft score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok predict 0.12 | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warning (predict 0.83) on loop3',
@@ -66,7 +66,13 @@ describe('the early warning on the lines', () => {
   it("shows the warning in check's summary, whose verdict it raised to WARNING", () => {
     const verdict = new RunVerdict(DEFAULT_SCORE_PARAMS);
     verdict.observe(1, 'slow');
-    const line = checkSummary(verdict, 1, 90_000, [disk('kv', { prediction: prediction(0.91, true) })], DEFAULT_SCORE_PARAMS, false);
-    expect(line).toBe('WARNING: store score 1.00 after 90.0s (max reported 1, slow at 80, evict at 100) | kv /data/kv score 1.00 up write 0.20ms sync 0.50ms read 0.10ms stat ok warning (predict 0.91)');
+    const phases = { write: { medianMs: 0.2, p99Ms: 1.5, maxMs: 3 }, sync: { medianMs: 0.5, p99Ms: 2, maxMs: 2.5 } };
+    const summaries = new Map([['kv', { maxScore: 1.5, timeouts: 2, phases }]]);
+    const disks = [disk('kv', { prediction: prediction(0.91, true) })];
+    const line = checkSummary({ verdict, storeScore: 1, elapsedMs: 90_000, disks, summaries, exitCode: 1 }, DEFAULT_SCORE_PARAMS, false);
+    // The disk's summary over the check in place of its last inspection.
+    expect(line).toBe(
+      'WARNING: store score 1.00 after 90.0s (max reported 1, slow at 80, evict at 100) | kv /data/kv score 1.00 up max 1.50 inspections 600 timeouts 2 errors 0 median/p99/max write 0.20ms/1.50ms/3.00ms sync 0.50ms/2.00ms/2.50ms read - stat ok warn 0.91',
+    );
   });
 });

@@ -60,18 +60,18 @@ describe('slowdisk replay', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`${file}: interval 100ms, timeout 100ms, 30-tick rounds, ratio 0.1, min TTR 5m, slow at 80, evict at 100`);
     expect(lines.slice(1, 11)).toEqual([
-      '3.0s tick 30 store 2 (2.00) | raft 2.00 stat ok',
-      '6.0s tick 60 store 4 (4.00) | raft 4.00 stat ok',
-      '9.0s tick 90 store 8 (8.00) | raft 8.00 stat ok',
-      '12.0s tick 120 store 16 (16.00) | raft 16.00 stat ok',
-      '15.0s tick 150 store 32 (32.00) | raft 32.00 stat ok',
-      '18.0s tick 180 store 64 (64.00) | raft 64.00 stat ok',
-      '21.0s tick 210 store 100 (100) | raft 100 stat ok',
+      '3.0s tick 30 store 2 (2.00) | raft 2.00 stat warming up predict warming up',
+      '6.0s tick 60 store 4 (4.00) | raft 4.00 stat warming up predict warming up',
+      '9.0s tick 90 store 8 (8.00) | raft 8.00 stat warming up predict warming up',
+      '12.0s tick 120 store 16 (16.00) | raft 16.00 stat warming up predict warming up',
+      '15.0s tick 150 store 32 (32.00) | raft 32.00 stat warming up predict warming up',
+      '18.0s tick 180 store 64 (64.00) | raft 64.00 stat warming up predict warming up',
+      '21.0s tick 210 store 100 (100) | raft 100 stat warming up predict warming up',
       '21.0s tick 210: slow threshold 80 first reached',
       '21.0s tick 210: eviction threshold 100 first reached',
-      '24.0s tick 240 store 100 (100) | raft 100 stat ok',
+      '24.0s tick 240 store 100 (100) | raft 100 stat warming up predict warming up',
     ]);
-    expect(lines).toContain('27.0s tick 270 store 99 (99.00) | raft 99.00 stat ok');
+    expect(lines).toContain('27.0s tick 270 store 99 (99.00) | raft 99.00 stat warming up predict warming up');
     expect(lines).toContain('321.0s tick 3210: recovered to 1 (peak 100)');
     expect(lines.at(-1)).toBe('CRITICAL: max reported store score 100 over 3240 ticks (324.0s); slow at 80, evict at 100');
     // Not a terminal: no spinner, no escape codes.
@@ -95,7 +95,8 @@ describe('slowdisk replay', () => {
       { tick: 60, store_score: kv1 * 2, evict: false },
     ]);
     expect(result.stdout).toContain(`"score":${kv1},`);
-    expect(result.code).toBe(0);
+    // raft timing out on every tick of round 2, half the trace: rising, WARNING as check says.
+    expect(result.code).toBe(1);
   });
 
   describe('block devices a trace recorded', () => {
@@ -136,7 +137,7 @@ describe('slowdisk replay', () => {
       const plain = await runCli(['replay', file]);
       expect(plain.stderr).toBe('');
       const rounds = plain.stdout.split('\n').filter((line) => /^\d+\.\ds tick/.test(line));
-      expect(rounds).toEqual(['3.0s tick 30 store 1 (1.00) | raft 1.00 stat ok on loop3,nvme0n1', '6.0s tick 60 store 2 (2.00) | raft 2.00 stat ok on loop3,nvme0n1 STALLED loop3']);
+      expect(rounds).toEqual(['3.0s tick 30 store 1 (1.00) | raft 1.00 stat warming up predict warming up on loop3,nvme0n1', '6.0s tick 60 store 2 (2.00) | raft 2.00 stat warming up predict warming up on loop3,nvme0n1 STALLED loop3']);
       const verbose = await runCli(['replay', file, '--verbose']);
       expect(verbose.stdout.split('\n').slice(1, 7)).toEqual([
         rounds[0],
@@ -165,7 +166,8 @@ describe('slowdisk replay', () => {
     const hangTo = (tick: number) => traceFile([header(['raft']), { tick }]);
     // 15 s with no result: score 16, yet hung from 5 s, as check would have said.
     expect((await runCli(['replay', hangTo(150)])).code).toBe(1);
-    expect((await runCli(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(0);
+    // Not hung before 20 s, but timing out on every tick: rising, WARNING all the same.
+    expect((await runCli(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(1);
     expect((await runCli(['replay', hangTo(180), '--slow-threshold', '60'])).code).toBe(1);
     const critical = await runCli(['replay', hangTo(210), '--json']);
     expect(critical.code).toBe(2);
@@ -173,16 +175,20 @@ describe('slowdisk replay', () => {
   });
 
   it('a disk hung in the trace makes the verdict WARNING, from --hang-after, the flag or the header (as recorded)', async () => {
-    // One inspection of 6 s from tick 10, then healthy ones: hung from tick 60, at score 2.
-    const long = traceFile([header(['kv']), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    // One inspection of 6 s from tick 10, then healthy ones: hung from tick 60, at score 2;
+    // its 60 timeouts, 7 % of the trace's ticks, do not make it rising.
+    const long = traceFile([header(['kv']), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 900)]);
     expect((await runCli(['replay', long])).code).toBe(1);
     expect((await runCli(['replay', long, '--hang-after', '6.5s'])).code).toBe(0);
-    const recorded = traceFile([header(['kv'], { hang_after_ms: 7000 }), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 90)]);
+    const recorded = traceFile([header(['kv'], { hang_after_ms: 7000 }), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 900)]);
     expect((await runCli(['replay', recorded])).code).toBe(0);
     expect((await runCli(['replay', recorded, '--hang-after', '2s'])).code).toBe(1);
-    // Inspections of up to 4.9 s each, back to back: slow, never hung.
+    // Inspections of up to 4.9 s each, back to back: slow, never hung, and rising (every tick
+    // a timeout): WARNING for that alone, not for a hang.
     const slow = traceFile([header(['kv']), ...[1, 51, 101].map((tick) => ({ tick, disk: 'kv', ms: 4900 })), { tick: 150 }]);
-    expect((await runCli(['replay', slow, '--slow-threshold', '90'])).code).toBe(0);
+    const slowResult = await runCli(['replay', slow, '--slow-threshold', '90', '--json']);
+    expect(slowResult.code).toBe(1);
+    expect(slowResult.stdout).not.toMatch(/"event":"hung"/);
   });
 
   it('--ticks N replays exactly N ticks', async () => {
@@ -191,7 +197,8 @@ describe('slowdisk replay', () => {
     expect(storeScores(longer.stdout).map((line) => line.store_score)).toEqual([1, 2, 4]);
     const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60', '--hang-after', '10s']);
     expect(shorter.stdout).toMatch(/over 60 ticks \(6\.0s\)/);
-    expect(shorter.code).toBe(0);
+    // Not hung yet at 6 s, but timing out on every tick: rising.
+    expect(shorter.code).toBe(1);
   });
 
   it("a scoring flag overrides the header's value; the rest come from the header", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/score/score-params.js';
-import { SlowScore, updatedScore } from '../../src/score/slow-score.js';
+import { msToReach, projectedMsToReach, roundsToReach, SlowScore, updatedScore } from '../../src/score/slow-score.js';
 import { reportedScore, severityOf, storeScore } from '../../src/score/store-score.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import { StoreTicks } from '../../src/score/store-ticks.js';
@@ -201,5 +201,37 @@ describe('ticks lost to a name race (the probe file taken: no inspection made)',
     ticks.tick(4100);
     expect(ticks.scoreOf('kv')).toBe(slow);
     expect(ticks.chargedTimeouts().get('kv')).toBe(9);
+  });
+});
+
+describe('how long the score takes to reach a threshold', () => {
+  it('at TiKV defaults: 7 rounds of 3 s to eviction (1, 2, 4 ... 64, 100), as a disk timing out throughout does', () => {
+    expect(roundsToReach(100)).toBe(7);
+    expect(msToReach(params(), 100)).toBe(21_000);
+    // The slow threshold too: 64 is under 80.
+    expect(msToReach(params(), 80)).toBe(21_000);
+    const score = new SlowScore(params(), 0);
+    let rounds = 0;
+    while (reportedScore(score.value) < 100) step(score, 30, 30, 3000), (rounds += 1);
+    expect(rounds).toBe(7);
+  });
+
+  it('from a score already risen, and at other parameters', () => {
+    expect(msToReach(params(), 100, 8)).toBe(12_000);
+    expect(msToReach(params(), 100, 100)).toBe(0);
+    expect(msToReach(params({ intervalMs: 20, roundTicks: 10 }), 100)).toBe(1400);
+    expect(roundsToReach(4)).toBe(2);
+  });
+
+  it('projects the rounds seen, repeated: to eviction when they raise the score, never when a cycle of them does not', () => {
+    const round = (timeouts: number) => ({ timeouts, total: 30, elapsedMs: 3000 });
+    const p = params();
+    // Doubling every round from 8: 16, 32, 64, 128 -> 100.
+    expect(projectedMsToReach(8, [round(3), round(3), round(30)], 100, p)).toBe(12_000);
+    // x2, x2, x1.67, x2 ...: from 6.67 to 100 in 5 rounds.
+    expect(projectedMsToReach(6.67, [round(12), round(12), round(2)], 100, p)).toBe(15_000);
+    // One timeout, then clean rounds that bring the score back to 1: never.
+    expect(projectedMsToReach(1.33, [round(1), round(0), round(0)], 100, p)).toBeNull();
+    expect(projectedMsToReach(1, [], 100, p)).toBeNull();
   });
 });

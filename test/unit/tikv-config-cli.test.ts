@@ -35,7 +35,7 @@ function expectOneErrorLine(stderr: string, pattern: RegExp): void {
 describe.concurrent('check --tikv-config', () => {
   it('a minimal file: KV at storage.data-dir, Raft at its raft-engine directory', async () => {
     const { root, config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine`, kv: `${root}/data` });
@@ -45,41 +45,41 @@ describe.concurrent('check --tikv-config', () => {
     const { root, config } = deploy(['data', 'wal/raftdb'], (root) =>
       `[storage]\ndata-dir = "${root}/data"\n\n[raft-engine]\nenable = false\n\n[raftstore]\nraftdb-path = "${root}/wal/raftdb"\n`,
     );
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/wal/raftdb`, kv: `${root}/data` });
   });
 
   it('--raft and --kv win over the file', async () => {
     const { root, config } = deploy(['data/raft-engine', 'other/raft', 'other/kv'], (root) => `[storage]\ndata-dir = "${root}/data"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--raft', `${root}/other/raft`, '--kv', `${root}/other/kv`, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--raft', `${root}/other/raft`, '--kv', `${root}/other/kv`, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/other/raft`, kv: `${root}/other/kv` });
   });
 
   it('a file without storage.data-dir (TiUP passes tikv-server --data-dir): exit 3 naming the key; --kv gives the data dir', async () => {
     const { root, config } = deploy(['tidb-data/raft-engine'], () => '[raftstore]\ninspect-interval = "100ms"\n');
-    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(refused.code).toBe(3);
     expectOneErrorLine(refused.stderr, new RegExp(`^slowdisk: ${config}: storage\\.data-dir is not set, .*--kv DIR$`));
-    const result = await runCli(['check', '--tikv-config', config, '--kv', `${root}/tidb-data`, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--kv', `${root}/tidb-data`, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/tidb-data/raft-engine`, kv: `${root}/tidb-data` });
   });
 
   it("a relative path: exit 3 naming the key, or resolved against --tikv-cwd (tikv-server's working directory)", async () => {
     const { root, config } = deploy(['data/raft-engine'], () => '[storage]\ndata-dir = "data"\n');
-    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(refused.code).toBe(3);
     expectOneErrorLine(refused.stderr, new RegExp(`^slowdisk: ${config}: storage\\.data-dir is the relative path 'data', .*--tikv-cwd DIR$`));
-    const result = await runCli(['check', '--tikv-config', config, '--tikv-cwd', root, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--tikv-cwd', root, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine`, kv: `${root}/data` });
   });
 
   it('inspect-kvdb-interval = "0s": the KV disk is not probed, and stderr says why', async () => {
     const { root, config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n[raftstore]\ninspect-kvdb-interval = "0s"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine` });
     expectOneErrorLine(result.stderr, /inspect-kvdb-interval is 0s, so TiKV does not inspect the KV disk/);
@@ -91,7 +91,7 @@ describe.concurrent('check --tikv-config', () => {
     ['a bad duration', '[raftstore]\ninspect-interval = "fast"\n', /: raftstore\.inspect-interval: 'fast' is not a TiKV duration/],
   ])('a broken file (%s): exit 3, one line naming the file and the key or line', async (_what, text, pattern) => {
     const { config } = deploy([], () => text);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expectOneErrorLine(result.stderr, new RegExp(`^slowdisk: ${config}`));
@@ -100,13 +100,13 @@ describe.concurrent('check --tikv-config', () => {
 
   it('an inspect-interval beyond slowdisk\'s range: exit 3 naming the file, the key, the value and the range', async () => {
     const { config } = deploy(['db'], (root) => `[storage]\ndata-dir = "${root}/db"\n[raftstore]\ninspect-interval = "597h"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneErrorLine(result.stderr, new RegExp(`^slowdisk: ${config}: raftstore\\.inspect-interval is '597h': slowdisk takes 0 or a duration from 1ms to 1h$`));
   });
 
   it('a missing file: exit 3', async () => {
-    const result = await runCli(['check', '--tikv-config', path.join(work, 'nowhere.toml'), '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', path.join(work, 'nowhere.toml'), '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneErrorLine(result.stderr, /nowhere\.toml: cannot read the TiKV configuration: ENOENT/);
   });

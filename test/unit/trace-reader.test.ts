@@ -46,7 +46,7 @@ describe('reading a trace', () => {
     expect(header).toEqual({ slowdisk_trace: 1, interval_ms: 100, disks: ['raft', 'kv'], host: 'db1' });
     expect(lines).toEqual([
       { line: 2, tick: 1, disk: 'raft', ms: 3.21, late: false },
-      { line: 4, tick: 1, disk: 'kv', ms: null, late: false },
+      { line: 4, tick: 1, disk: 'kv', ms: null, late: false, error: 'EIO' },
       { line: 5, tick: 2, disk: 'raft', ms: 50, late: true },
       { line: 6, tick: 240, disk: null, ms: null, late: false },
     ]);

@@ -114,7 +114,10 @@ describe('the hang rule', () => {
     const [fromLive, fromReplay] = [live(120, short), replayed(120, short)];
     expect(fromLive).toEqual(fromReplay);
     expect(fromLive.hung.flat()).toEqual([]);
-    expect(fromLive.exitCode).toBe(EXIT_OK);
+    // Not hung; but a 4 s stall in each 12 s, a third of the ticks, would evict it: WARNING.
+    expect(fromLive.exitCode).toBe(EXIT_WARNING);
+    const once: Durations = (disk, tick) => (disk === 'raft' && tick === 5 ? 600 : 2);
+    expect(live(120, once).exitCode).toBe(EXIT_OK);
   });
 
   it('a disk that never answers is hung from --hang-after on and never told twice; its score evicts at 21 s', () => {
@@ -190,5 +193,99 @@ describe('criticalOn', () => {
     const beforeOnset = 300_000 / (score.roundTicks * I);
     expect(warned.severities.slice(0, beforeOnset).every((severity) => severity === 'ok')).toBe(true);
     expect(critical.severities.slice(0, beforeOnset)).toEqual(warned.severities.slice(0, beforeOnset));
+  });
+});
+
+describe('a disk that cannot be written', () => {
+  function failing(code: string, ticks: number, recoverAt = Infinity): { severities: string[]; exitCode: number } {
+    const run = pipeline();
+    const severities: string[] = [];
+    for (let tick = 1; tick <= ticks; tick += 1) {
+      run.tick({ tick, atMs: tick * I });
+      const round = run.devices({ tick });
+      if (round) severities.push(round.severity);
+      run.inspection({ tick, disk: 'kv', ms: 2, atMs: tick * I + 2 });
+      const down = tick < recoverAt;
+      run.inspection({ tick, disk: 'raft', ms: down ? null : 2, atMs: tick * I + 1, ...(down ? { error: code } : {}) });
+    }
+    return { severities, exitCode: run.exitCode() };
+  }
+
+  it.each(['EROFS', 'EIO', 'ENOSPC', 'EACCES'])('%s: CRITICAL from its first failed inspection, at a score of 2', (code) => {
+    const { severities, exitCode } = failing(code, 31);
+    expect(exitCode).toBe(EXIT_CRITICAL);
+    expect(severities).toEqual(['evict']);
+  });
+
+  it('another error (a directory deleted: ENOENT) is left to the score', () => {
+    expect(failing('ENOENT', 31)).toEqual({ severities: ['ok'], exitCode: EXIT_OK });
+  });
+
+  it('once it is written again, its rounds are no longer CRITICAL (the run stays so)', () => {
+    const { severities, exitCode } = failing('EROFS', 91, 31);
+    expect(severities).toEqual(['evict', 'ok', 'ok']);
+    expect(exitCode).toBe(EXIT_CRITICAL);
+  });
+});
+
+describe('a check too short to reach a threshold', () => {
+  /** raft times out on the ticks `slow` says, kv never; a check of `ticks` ticks. */
+  function check(ticks: number, slow: (tick: number) => boolean) {
+    const run = pipeline();
+    for (let tick = 1; tick <= ticks; tick += 1) {
+      run.tick({ tick, atMs: tick * I });
+      run.devices({ tick });
+      run.inspection({ tick, disk: 'kv', ms: 2, atMs: tick * I + 2 });
+      const ms = slow(tick) ? 150 : 2;
+      run.inspection({ tick, disk: 'raft', ms, atMs: tick * I + ms });
+    }
+    const severity = run.checkEnd(ticks * I);
+    return { severity, score: run.storeScore(), raft: run.disk('raft', ticks * I)! };
+  }
+
+  it('a disk timing out in 40% of ticks in each of 3 rounds (10 s) is WARNING at score 8: a continuous run would evict it 12 s on', () => {
+    const { severity, score, raft } = check(100, (tick) => tick % 5 < 2);
+    expect(score).toBe(8);
+    expect(raft.evictionInMs).toBe(12_000);
+    expect(severity).toBe('slow');
+  });
+
+  it('one round of the three under the ratio threshold, the rounds together above it: WARNING all the same', () => {
+    const { severity, score, raft } = check(100, (tick) => (tick < 60 ? tick % 5 < 2 : tick === 70 || tick === 80));
+    expect(score).toBeLessThan(8);
+    expect(raft.evictionInMs).not.toBeNull();
+    expect(severity).toBe('slow');
+  });
+
+  it('a stray timeout in each round, 3% of ticks: OK, left to the score', () => {
+    const { severity, raft } = check(100, (tick) => tick % 30 === 10);
+    expect(raft.evictionInMs).toBeNull();
+    expect(severity).toBe('ok');
+  });
+
+  it('a check that closed no round has no such evidence', () => {
+    expect(check(20, () => true).severity).toBe('ok');
+  });
+
+  it('the statistical detector has judged nothing in 10 s: no verdict, warming up', () => {
+    expect(check(100, () => false).raft.statisticalJudged).toBe(false);
+  });
+});
+
+describe('a path whose filesystem changed', () => {
+  it('another filesystem mounted onto an inspected path makes the run WARNING, and its rounds', () => {
+    const run = pipeline();
+    const severities: string[] = [];
+    for (let tick = 1; tick <= 60; tick += 1) {
+      if (tick === 20) run.restart('kv');
+      run.tick({ tick, atMs: tick * I });
+      const round = run.devices({ tick });
+      if (round) severities.push(round.severity);
+      for (const disk of ['raft', 'kv']) run.inspection({ tick, disk, ms: 2, atMs: tick * I + 2 });
+    }
+    expect(severities).toEqual(['slow', 'slow']);
+    expect(run.exitCode()).toBe(EXIT_WARNING);
+    expect(run.disk('kv', 60 * I)!.filesystemChanged).toBe(true);
+    expect(run.disk('raft', 60 * I)!.filesystemChanged).toBe(false);
   });
 });

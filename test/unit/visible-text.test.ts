@@ -34,7 +34,7 @@ describe('visible', () => {
 
 describe('human outputs of a path with a newline and an escape in its name', () => {
   it("check's summary is one line, with the name escaped", async () => {
-    const result = await runCli(['check', '--path', `x=${dir}`, '--duration', '1s']);
+    const result = await runCli(['check', '--path', `x=${dir}`, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     const lines = linesOf(result.stdout);
     expect(lines).toHaveLength(1);
@@ -47,7 +47,7 @@ describe('human outputs of a path with a newline and an escape in its name', () 
     // A TOML basic string: JSON's escapes, and DEL (which JSON leaves raw) escaped too.
     const tomlString = JSON.stringify(dir).replaceAll('\u007f', '\\u007F');
     writeFileSync(config, `[storage]\ndata-dir = ${tomlString}\n[raftstore]\ninspect-kvdb-interval = "0s"\n[raft-engine]\ndir = ${tomlString}\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     const lines = linesOf(result.stdout);
     expect(lines).toHaveLength(1);
@@ -58,7 +58,7 @@ describe('human outputs of a path with a newline and an escape in its name', () 
 
   it('an error naming it is one line on stderr, exit 3', async () => {
     const missing = path.join(dir, 'missing');
-    const result = await runCli(['check', '--path', `x=${missing}`, '--duration', '1s', '--format', 'nagios']);
+    const result = await runCli(['check', '--path', `x=${missing}`, '--duration', '1s', '--allow-short', '--format', 'nagios']);
     expect(result.code).toBe(3);
     const lines = linesOf(result.stderr);
     expect(lines).toHaveLength(1);

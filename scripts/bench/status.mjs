@@ -1,0 +1,56 @@
+// slowdisk status against a running service (`watch --store NAME` on a loop disk): the wall
+// time of the whole command, as NRPE or a shell sees it, against `node -e 0`, the
+// interpreter's own start, which status cannot go under; and the answer alone, from
+// connecting to the socket to the snapshot read.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { BIN, ROOT, benchDir, isMain, makeDisk, median, ms, progress, quantile, row, runParts, startWatch } from './lib.mjs';
+
+const TARGET_WALL_MS = 300;
+const CALLS = 30;
+
+function wallOf(args) {
+  const started = performance.now();
+  try {
+    execFileSync(process.execPath, args, { stdio: 'ignore' });
+  } catch {
+    // status exits with the verdict's code: 0 to 2 are answers.
+  }
+  return performance.now() - started;
+}
+
+export async function status() {
+  const spin = progress('status: making a loop-device disk');
+  const disk = makeDisk(join(benchDir('status'), 'a'), 64);
+  const store = `bench${process.pid}`;
+  spin.set('status: starting the service');
+  const watch = await startWatch([{ name: 'kv', dir: disk.dir }], { extraArgs: ['--store', store] });
+  const { askStatus } = await import(join(ROOT, 'dist/report/status-client.js'));
+  const walls = [];
+  const bare = [];
+  const answers = [];
+  try {
+    for (let i = 0; i < CALLS; i += 1) {
+      spin.set(`status: call ${i + 1}/${CALLS}`);
+      bare.push(wallOf(['-e', '0']));
+      walls.push(wallOf([BIN, 'status', '--store', store, '--format', 'nagios']));
+      const started = performance.now();
+      const answer = await askStatus(store);
+      if (answer.kind !== 'answered') throw new Error(`status did not get an answer: ${answer.reason}`);
+      answers.push(performance.now() - started);
+    }
+  } finally {
+    await watch.stop();
+  }
+  spin.done('status');
+  const P = 'status';
+  const wall = median(walls);
+  const rows = [
+    row(P, `slowdisk status --format nagios, wall, median / p90 (${CALLS} calls)`, `${ms(wall)} / ${ms(quantile(walls, 0.9))}`, `<= ${TARGET_WALL_MS} ms`, wall <= TARGET_WALL_MS),
+    row(P, 'node -e 0, wall, median / p90', `${ms(median(bare))} / ${ms(quantile(bare, 0.9))}`),
+    row(P, 'the answer alone (connect to snapshot read), median / max', `${ms(median(answers))} / ${ms(Math.max(...answers))}`),
+  ];
+  return { rows, figures: { calls: CALLS, wallMs: walls, nodeStartMs: bare, answerMs: answers, targets: { wallMs: TARGET_WALL_MS } } };
+}
+
+if (isMain(import.meta.url)) await runParts([{ name: 'status', run: status }]);

@@ -1,0 +1,30 @@
+// What a disk that cannot be written makes a run: CRITICAL at once, whatever its score says
+// yet. A read-only remount, an I/O error, a full filesystem or a refused write leaves TiKV
+// no way to persist anything there, which is worse than any slowness the score measures.
+import type { Severity } from '../score/store-score.js';
+
+/** The errno names that say a disk cannot take a write (at start or mid-run). */
+export const UNWRITABLE_CODES: ReadonlySet<string> = new Set(['EROFS', 'EIO', 'ENOSPC', 'EACCES']);
+
+export function isUnwritable(code: string | undefined): boolean {
+  return code !== undefined && UNWRITABLE_CODES.has(code);
+}
+
+/** CRITICAL while any inspected disk's last inspection failed with one of those errors. */
+export function downSeverity(unwritable: Iterable<boolean>): Severity {
+  for (const down of unwritable) if (down) return 'evict';
+  return 'ok';
+}
+
+/** What the rule reads of a disk: its name, state and error. */
+export interface DiskDown {
+  name: string;
+  state: string;
+  error?: { code: string };
+}
+
+/** The part of check's first line that says why: "cannot be written: kv (EROFS)", or ''. */
+export function downNotes(disks: readonly DiskDown[]): string {
+  const down = disks.filter((disk) => disk.state === 'down' && isUnwritable(disk.error?.code));
+  return down.length > 0 ? `cannot be written: ${down.map((disk) => `${disk.name} (${disk.error!.code})`).join(', ')}` : '';
+}
