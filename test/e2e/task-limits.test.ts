@@ -56,7 +56,7 @@ describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and thr
     mkdirSync(cgroup);
     writeFileSync(path.join(cgroup, 'pids.max'), '16');
     const before = ourProcesses();
-    const result = await run(['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s']);
+    const result = await run(['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
       new RegExp(`^slowdisk: the prober \\(pid \\d+\\) could not make its threads: the cgroup ${cgroup} allows 16 processes and threads \\(pids\\.max, \\d+ in use\\), and one more was refused\\n$`),
@@ -72,7 +72,7 @@ describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and thr
     mkdirSync(dir);
     chmodSync(dir, 0o777);
     const before = ourProcesses();
-    const result = await run(['prlimit', '--nproc=16', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s']);
+    const result = await run(['prlimit', '--nproc=16', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^slowdisk: the prober \(pid \d+\) could not make its threads: ulimit -u allows user 65534 16 processes and threads, and 1[6-9] are in use\n$/);
     expect(result.code).toBe(3);

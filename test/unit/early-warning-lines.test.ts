@@ -72,7 +72,7 @@ describe('the early warning on the lines', () => {
     const line = checkSummary({ verdict, storeScore: 1, elapsedMs: 90_000, disks, summaries, exitCode: 1 }, DEFAULT_SCORE_PARAMS, false);
     // The disk's summary over the check in place of its last inspection.
     expect(line).toBe(
-      'WARNING: store score 1.00 after 90.0s (max reported 1, slow at 80, evict at 100) | kv /data/kv score 1.00 up max 1.50 inspections 600 timeouts 2 errors 0 median/p99/max write 0.20ms/1.50ms/3.00ms sync 0.50ms/2.00ms/2.50ms read - stat ok warn 0.91',
+      'WARNING: store score 1.00 after 90.0s (max reported 1, slow at 80, evict at 100) | kv /data/kv score 1.00 up max 1.50 inspections 600 timeouts 2 errors 0 median/p99/max write 0.20ms/1.50ms/3.00ms sync 0.50ms/2.00ms/2.50ms read - stat ok warning (predict 0.91)',
     );
   });
 });

@@ -18,7 +18,7 @@ describe('a NUL in a path', () => {
     mkdirSync(d1);
     const config = path.join(work, 'tikv.toml');
     writeFileSync(config, `[storage]\ndata-dir = "${d1}\\u0000/etc"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(`slowdisk: ${config}: storage.data-dir holds a NUL byte, which no path can: "${d1}\\u0000/etc"\n`);
@@ -60,7 +60,7 @@ describe('a byte that is not UTF-8 in a path', () => {
   it('is refused in a TiKV configuration, which must be UTF-8', async () => {
     const config = path.join(work, 'not-utf8.toml');
     writeFileSync(config, Buffer.concat([Buffer.from(`[storage]\ndata-dir = "${work}/d`), Buffer.from([0xff]), Buffer.from('"\n')]));
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s']);
+    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       `slowdisk: ${config}: storage.data-dir "${work}/d\\ufffd" holds a byte that is not UTF-8 (shown as \\ufffd): refused, rather than probe another directory\n`,
@@ -79,7 +79,7 @@ describe('bidirectional controls in a path', () => {
     // Printed raw, "\u202Eatad.kv" reads "vk.data" on a terminal.
     const dir = path.join(work, '\u202eatad.kv');
     mkdirSync(dir);
-    const result = await runCli(['check', '--path', `kv=${dir}`, '--duration', '1s']);
+    const result = await runCli(['check', '--path', `kv=${dir}`, '--duration', '1s', '--allow-short']);
     expect(result.stderr).toBe('');
     expect(result.stdout).not.toMatch(/[\u202a-\u202e]/);
     expect(result.stdout).toContain(`kv ${work}/\\u202eatad.kv score `);
