@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PendingReplies } from '../common/pending-replies.js';
 import type { ProbeParams } from './probe-params.js';
-import type { FromProber, ProberProgram, ProbeTarget, ToProber } from './protocol.js';
+import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from './protocol.js';
 
 const STDERR_KEPT = 4096;
 
@@ -49,7 +49,8 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       this.replacing.failAll(new Error(this.endedText()));
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const detail = this.stderrTail.trim().split('\n').pop();
-      const reason = `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`;
+      // Without its addon the prober cannot probe anything: its own line says which file and why.
+      const reason = code === EXIT_NO_ADDON && detail ? detail : `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`;
       this.emit('ended', reason);
       if (!this.stopRequested) this.lose(reason);
     });
