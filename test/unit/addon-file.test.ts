@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { elfArchitecture, whyNotLoaded } from '../../src/native/addon-file.js';
+import { runCli } from '../helpers/run-cli.js';
 
 /** The first 20 bytes of a 64-bit little-endian ELF shared object for `machine`. */
 function elfHeader(machine: number): Buffer {
@@ -55,5 +56,15 @@ describe('an addon that does not load', () => {
   it('names a missing file and one that is no shared object', () => {
     expect(whyNotLoaded('/nonexistent/addon.node', new Error('x'))).toBe('no such file (ENOENT)');
     expect(whyNotLoaded(file(Buffer.from('#!/bin/sh\n')), new Error('invalid ELF header'))).toBe('not a shared object (no ELF header)');
+  });
+});
+
+describe('a run whose addon does not load', () => {
+  it('ends with one line naming the file and why, exit 3, not the prober crashing', async () => {
+    const dir = path.dirname(file(Buffer.from('')));
+    const result = await runCli(['check', '--duration', '3s', '--path', `data=${dir}`], { env: { SLOWDISK_ADDON: '/nonexistent/slowdisk_probe.node' } });
+    expect(result.stderr).toBe('slowdisk: cannot load the native addon /nonexistent/slowdisk_probe.node: no such file (ENOENT)\n');
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(3);
   });
 });
