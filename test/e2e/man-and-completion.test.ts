@@ -5,7 +5,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { ALL_PARAM_SPECS } from '../../src/cli/param-registry.js';
 import { flagName } from '../../src/common/param-spec.js';
@@ -21,9 +22,14 @@ function written(name: string, text: string): string {
   return file;
 }
 
-describe('the manual page slowdisk(1)', () => {
-  const page = written('slowdisk.1', manPage());
-  const rendered = spawnSync('man', ['--warnings', '-l', page], { env: { ...process.env, MANWIDTH: '80', MAN_KEEP_FORMATTING: '' }, encoding: 'utf8' });
+const gate = requireRootFacilities(['man']);
+
+describe.skipIf(gate.skip)('the manual page slowdisk(1)', () => {
+  let rendered: ReturnType<typeof spawnSync<string>>;
+  beforeAll(() => {
+    const page = written('slowdisk.1', manPage());
+    rendered = spawnSync('man', ['--warnings', '-l', page], { env: { ...process.env, MANWIDTH: '80' }, encoding: 'utf8' });
+  });
 
   it('renders with man, without a warning from the formatter', () => {
     expect(rendered.status).toBe(0);
