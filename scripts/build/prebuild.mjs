@@ -2,7 +2,9 @@
 // repository, in prebuilds/<platform>-<arch>/ as node-gyp-build finds them: linux-arm64 with
 // Debian's cross toolchain (g++-aarch64-linux-gnu), then linux-x64 natively, which leaves
 // build/Release with this machine's own. N-API, so one file serves every Node from 20 on;
-// stripped, so the package stays small. `npm pack` runs it (prepack).
+// stripped, so the package stays small. `npm pack` runs it (prepack). They link against this
+// machine's glibc and libstdc++ (Debian 12: glibc 2.34 and GCC 12's symbols): where those are
+// older, the install step builds from source instead.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -26,7 +28,7 @@ rmSync(prebuilds, { recursive: true, force: true });
 for (const target of TARGETS) {
   const failure = buildAddon({ arch: target.arch, env: target.env });
   if (failure !== null) {
-    console.error(`prebuild: linux-${target.arch} failed: ${failure} (the cross toolchain: apt-get install ${target.apt})`);
+    console.error(`prebuild: linux-${target.arch} failed: ${failure} (its compiler: apt-get install ${target.apt})`);
     process.exit(1);
   }
   const dir = path.join(prebuilds, `linux-${target.arch}`);
