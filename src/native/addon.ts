@@ -1,8 +1,10 @@
-// Typed face of the native probe layer (build/Release/slowdisk_probe.node).
+// Typed face of the native probe layer (the addon node-gyp-build picks, or SLOWDISK_ADDON).
 // Each ProbeWorker owns one native thread; its requests run in order there,
 // and a failed request rejects with a ProbeError.
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { whyNotLoaded } from './addon-file.js';
 
 export type SyncMode = 'fdatasync' | 'fsync';
 
@@ -222,30 +224,52 @@ interface NativeAddon {
   flushNow(): void;
 }
 
-// The same relative path works from src/native (vitest) and dist/native.
-const DEFAULT_ADDON_PATH = fileURLToPath(
-  new URL('../../build/Release/slowdisk_probe.node', import.meta.url),
-);
+// The package root is two levels up from src/native (vitest) and dist/native alike.
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const requireHere = createRequire(import.meta.url);
+
+/** The addon could not be loaded: its message is one line naming the file tried and why. */
+export class AddonLoadError extends Error {
+  override readonly name = 'AddonLoadError';
+}
+
+/** The addon file node-gyp-build picks: build/Release (a build from source), else the prebuild for this platform. */
+function addonFile(): string {
+  const override = process.env['SLOWDISK_ADDON'];
+  if (override) return override;
+  try {
+    return (requireHere('node-gyp-build') as { path(dir: string): string }).path(PACKAGE_ROOT);
+  } catch {
+    throw new AddonLoadError(
+      `no native addon for linux-${process.arch} in ${path.join(PACKAGE_ROOT, 'build/Release')} or ${path.join(PACKAGE_ROOT, 'prebuilds', `linux-${process.arch}`)}: ` +
+        'install slowdisk again, which builds one from source when no prebuilt one fits (or `npm run build` in a clone)',
+    );
+  }
+}
 
 let addon: NativeAddon | undefined;
 
-// Loaded on first use, so that code which never probes (--help, config
-// checks) works without a build.
+// Loaded on first use, so that code which never probes (--help, config checks) works without one.
 function loadAddon(): NativeAddon {
   if (addon === undefined) {
-    const path = process.env['SLOWDISK_ADDON'] || DEFAULT_ADDON_PATH;
+    const file = addonFile();
+    // dlopen whatever the file's name: require would run a .js, or parse a .json.
+    const module = { exports: {} as Partial<NativeAddon> };
     try {
-      addon = createRequire(import.meta.url)(path) as NativeAddon;
+      process.dlopen(module, file);
     } catch (cause) {
-      throw new Error(
-        // The first line only: Node appends the whole require stack.
-        `cannot load the slowdisk native addon from ${path}: ${String((cause as Error).message).split('\n')[0]}; ` +
-          'build it with `npm run build`',
-        { cause },
-      );
+      throw new AddonLoadError(`cannot load the native addon ${file}: ${whyNotLoaded(file, cause as Error)}`, { cause });
     }
+    if (typeof module.exports.ProbeWorker !== 'function') throw new AddonLoadError(`cannot load the native addon ${file}: it is not slowdisk's (no ProbeWorker)`);
+    addon = module.exports as NativeAddon;
   }
   return addon;
+}
+
+/** Loads the addon now rather than at first use; throws an AddonLoadError. */
+export function loadAddonNow(): void {
+  loadAddon();
 }
 
 function isNativeFailure(e: unknown): e is Error & ConstructorParameters<typeof ProbeError>[1] {

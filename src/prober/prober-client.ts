@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import { PendingReplies } from '../common/pending-replies.js';
 import { TaskLimitWatch } from '../common/task-limit.js';
 import type { ProbeParams } from './probe-params.js';
-import type { FromProber, ProberProgram, ProbeTarget, ToProber } from './protocol.js';
+import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from './protocol.js';
 
 const STDERR_KEPT = 4096;
 
@@ -60,7 +60,8 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       this.replacing.failAll(new Error(this.endedText()));
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const detail = this.stderrTail.trim().split('\n').pop();
-      const reason = this.startFailure ?? `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`;
+      // Without its addon the prober cannot probe anything: its own line says which file and why.
+      const reason = this.startFailure ?? (code === EXIT_NO_ADDON && detail ? detail : `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`);
       this.emit('ended', reason);
       if (!this.stopRequested) this.lose(reason);
     });

@@ -7,6 +7,8 @@
 // The process may host more beside the probes (startProber's `host`): the outputs of a run,
 // so that they take no process of their own.
 import {
+  AddonLoadError,
+  loadAddonNow,
   ProbeError,
   ProbeWorker,
   flushRecordsEvery,
@@ -20,7 +22,7 @@ import type { ProbeParams } from './probe-params.js';
 import { replaceFile } from '../common/exclusive-file.js';
 import { wallOf } from '../common/monotonic-clock.js';
 import { ProberRegistration } from './prober-registry.js';
-import type { FromProber, InspectedRecord, Placement, ProberSchedule, ProbeTarget, SerializedProbeError, ToProber } from './protocol.js';
+import { EXIT_NO_ADDON, type FromProber, type InspectedRecord, type Placement, type ProberSchedule, type ProbeTarget, type SerializedProbeError, type ToProber } from './protocol.js';
 
 /** What a prober process hosts beside the probes: it gets the CLI's `hosted` messages, even while the prober stops. */
 export interface ProberHost {
@@ -442,6 +444,14 @@ function handle(message: ToProber): void {
 
 /** Runs this process as the prober, hosting `hosted` beside the probes; returns how the host answers the CLI. */
 export function startProber(hosted: ProberHost | null = null): (message: unknown) => void {
+  try {
+    loadAddonNow();
+  } catch (error) {
+    if (!(error instanceof AddonLoadError)) throw error;
+    // One line, which the CLI shows as it is (a write to a pipe is synchronous on Linux).
+    process.stderr.write(`${error.message}\n`);
+    process.exit(EXIT_NO_ADDON);
+  }
   host = hosted;
   // A working directory on a probed filesystem would keep it busy for umount.
   process.chdir('/');

@@ -77,6 +77,9 @@ export type FromProber =
   /** From what the process hosts beside the probes. */
   | { type: 'hosted'; message: unknown };
 
+/** How a prober exits when the addon cannot be loaded; its last line on stderr names the file tried and why. */
+export const EXIT_NO_ADDON = 78;
+
 /** The program a prober runs as: a module that calls startProber, and its environment. */
 export interface ProberProgram {
   entry: string;

@@ -8,6 +8,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { defaultText } from '../common/param-spec.js';
 import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
+import { VERSION } from '../common/version.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
 
@@ -46,10 +47,7 @@ export class SlowdiskMetrics {
   private readonly predictedProbability: Gauge<'disk'>;
   private readonly predictedWarning: Gauge<'disk'>;
   private readonly blockDeviceInfo: Gauge<'disk' | 'device'>;
-  private readonly deviceIops: Gauge<'device' | 'disk' | 'op'>;
-  private readonly deviceLatency: Gauge<'device' | 'disk' | 'op'>;
   private readonly deviceInFlight: Gauge<'device' | 'disk'>;
-  private readonly deviceUtilisation: Gauge<'device' | 'disk'>;
   private readonly deviceStalled: Gauge<'device' | 'disk'>;
 
   constructor(params: ScoreParams, buffered: boolean) {
@@ -86,7 +84,7 @@ export class SlowdiskMetrics {
     });
     this.diskInfo = new Gauge({
       name: 'slowdisk_disk_info',
-      help: 'Where each path is: device, fstype and mountpoint as node_exporter names them; skipped_for names the path inspected instead.',
+      help: "Where each path is: the kernel's name of its filesystem's block device (as node_exporter's node_disk_* name it, empty for one sysfs does not know), fstype and mountpoint; skipped_for names the path inspected instead.",
       labelNames: ['disk', 'path', 'device', 'fstype', 'mountpoint', 'skipped_for'],
       registers,
     });
@@ -114,21 +112,11 @@ export class SlowdiskMetrics {
       labelNames: ['disk', 'device'],
       registers,
     });
+    // The rates of the kernel's counters (IOPS, latency, utilisation) are node_exporter's to
+    // export, as counters (node_disk_*): a rate computed here would only hide the counters'
+    // own resolution behind a round's.
     const perDevice = (name: string, help: string) => new Gauge({ name, help, labelNames: ['device', 'disk'] as const, registers });
-    this.deviceIops = new Gauge({
-      name: 'slowdisk_device_iops',
-      help: "Requests the block device completed per second over the last round, by op (read, write, flush), from the kernel's counters.",
-      labelNames: ['device', 'disk', 'op'],
-      registers,
-    });
-    this.deviceLatency = new Gauge({
-      name: 'slowdisk_device_latency_seconds',
-      help: 'Mean time from queueing to completion of the requests the block device completed in the last round, by op; absent for an op with none.',
-      labelNames: ['device', 'disk', 'op'],
-      registers,
-    });
     this.deviceInFlight = perDevice('slowdisk_device_in_flight', 'Requests in flight on the block device as the last round closed: its queue depth.');
-    this.deviceUtilisation = perDevice('slowdisk_device_utilisation_ratio', 'Share of the last round the block device had a request in flight, 0 to 1.');
     this.deviceStalled = perDevice('slowdisk_device_stalled', 'Whether the block device had requests in flight and completed none for the whole last round.');
     this.memoryBacked = new Gauge({
       name: 'slowdisk_memory_backed',
@@ -136,6 +124,7 @@ export class SlowdiskMetrics {
       labelNames: ['disk'],
       registers,
     });
+    new Gauge({ name: 'slowdisk_build_info', help: 'Always 1: the version of slowdisk that exports these metrics.', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
     new Gauge({ name: 'slowdisk_buffered', help: 'Whether the probes run without O_DIRECT (--buffered), through the page cache.', registers }).set(flag(buffered));
     new Gauge({ name: 'slowdisk_evict_threshold', help: 'The reported store score at which PD evicts leaders (CRITICAL).', registers }).set(params.evictThreshold);
     new Gauge({ name: 'slowdisk_slow_threshold', help: 'The reported store score at which PD counts the store as slow (WARNING).', registers }).set(params.slowThreshold);
@@ -203,21 +192,11 @@ export class SlowdiskMetrics {
 
   /** Set afresh each round: a device that no longer goes with a disk, or has no figures this round, leaves them. */
   private devices(devices: readonly DeviceFigures[]): void {
-    for (const gauge of [this.deviceIops, this.deviceLatency, this.deviceInFlight, this.deviceUtilisation, this.deviceStalled]) gauge.reset();
+    for (const gauge of [this.deviceInFlight, this.deviceStalled]) gauge.reset();
     for (const figures of devices) {
-      const ops = [
-        ['read', figures.readIops, figures.readLatencyMs],
-        ['write', figures.writeIops, figures.writeLatencyMs],
-        ['flush', figures.flushIops, figures.flushLatencyMs],
-      ] as const;
       for (const disk of figures.disks) {
         const labels = { device: figures.name, disk };
-        for (const [op, iops, latencyMs] of ops) {
-          if (iops !== null) this.deviceIops.set({ ...labels, op }, iops);
-          if (latencyMs !== null) this.deviceLatency.set({ ...labels, op }, latencyMs / 1000);
-        }
         this.deviceInFlight.set(labels, figures.inFlight);
-        this.deviceUtilisation.set(labels, figures.utilisation);
         this.deviceStalled.set(labels, flag(figures.stalled));
       }
     }
@@ -227,6 +206,8 @@ export class SlowdiskMetrics {
   private describe(disks: readonly DiskStatus[]): void {
     const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
     for (const gauge of perDisk) gauge.reset();
+    // The block devices start with the filesystem's own (none when sysfs does not know it); a skipped path is on the inspected one's.
+    const filesystemDevice = new Map(disks.map((disk) => [disk.name, disk.blockDevices?.[0] ?? '']));
     for (const disk of disks) {
       const { name, dir: path } = disk;
       this.slowScore.set({ disk: name, path }, disk.score);
@@ -235,7 +216,7 @@ export class SlowdiskMetrics {
         {
           disk: name,
           path,
-          device: disk.mount?.source ?? disk.device ?? '',
+          device: filesystemDevice.get(disk.sameAs ?? disk.name) ?? '',
           fstype: disk.mount?.fsType ?? '',
           mountpoint: disk.mount?.mountPoint ?? '',
           skipped_for: disk.sameAs ?? '',

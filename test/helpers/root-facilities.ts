@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { expect } from 'vitest';
 
-export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze';
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze' | 'man' | 'cross-arm64' | 'qemu-arm64';
 
 export type FacilityGate = { skip: false } | { skip: true; reason: string };
 
@@ -36,6 +36,12 @@ const facilities: Record<RootFacility, { what: string; isPresent: () => boolean 
   unshare: { what: 'unshare on PATH (util-linux)', isPresent: () => isOnPath('unshare') },
   jq: { what: 'jq on PATH (the documented fault-injection script)', isPresent: () => isOnPath('jq') },
   'systemd-analyze': { what: 'systemd-analyze on PATH (apt-get install systemd)', isPresent: () => isOnPath('systemd-analyze') },
+  man: { what: 'man on PATH (apt-get install man-db)', isPresent: () => isOnPath('man') },
+  'cross-arm64': {
+    what: 'the arm64 cross toolchain and readelf on PATH (apt-get install g++-aarch64-linux-gnu binutils)',
+    isPresent: () => isOnPath('aarch64-linux-gnu-g++') && isOnPath('readelf'),
+  },
+  'qemu-arm64': { what: 'qemu-aarch64 on PATH (apt-get install qemu-user-static)', isPresent: () => isOnPath('qemu-aarch64') || isOnPath('qemu-aarch64-static') },
 };
 
 /**

@@ -1,0 +1,58 @@
+// Writes completion/slowdisk.bash, bash completion of slowdisk's commands, their flags and
+// the values a flag takes (its choices, a directory, a file), from the commands and flags as
+// the CLI builds them (cli-reference.mjs): run by `npm ci` and `npm pack` (prepare).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cliReference } from './cli-reference.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const COMPLETION = path.join(ROOT, 'completion/slowdisk.bash');
+
+/** What completes a value: its choices, directories, files, or nothing (a number, a duration, a name). */
+function valueCompletion(placeholder, choices) {
+  if (choices) return `COMPREPLY=($(compgen -W '${choices.join(' ')}' -- "$cur"))`;
+  if (/^(dir|name=dir)$/.test(placeholder)) return placeholder === 'dir' ? 'COMPREPLY=($(compgen -d -- "$cur"))' : 'COMPREPLY=()';
+  if (/^(file|trace|cmd)$/.test(placeholder)) return 'COMPREPLY=($(compgen -f -- "$cur"))';
+  return 'COMPREPLY=()';
+}
+
+function commandCase(command) {
+  const longs = command.flags.map((flag) => flag.long);
+  const valued = command.flags.filter((flag) => flag.placeholder !== null);
+  const positional = command.args.length === 0 ? 'COMPREPLY=()' : command.args[0].name === 'dir' ? 'COMPREPLY=($(compgen -d -- "$cur"))' : 'COMPREPLY=($(compgen -f -- "$cur"))';
+  return [
+    `    ${command.name})`,
+    '      case $prev in',
+    ...valued.map((flag) => `        ${flag.long}) ${valueCompletion(flag.placeholder, flag.choices)}; return ;;`),
+    '      esac',
+    `      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '${longs.join(' ')}' -- "$cur")); else ${positional}; fi`,
+    '      ;;',
+  ];
+}
+
+export function bashCompletion() {
+  const cli = cliReference();
+  return [
+    '# bash completion for slowdisk: its commands, their flags, and the values a flag takes.',
+    '# Generated from the flags slowdisk parses. Install it as',
+    '# /usr/share/bash-completion/completions/slowdisk (or source it from ~/.bashrc).',
+    '_slowdisk() {',
+    '  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}',
+    '  if ((COMP_CWORD == 1)); then',
+    `    COMPREPLY=($(compgen -W '${[...cli.commands.map((command) => command.name), ...cli.flags.map((flag) => flag.long)].join(' ')}' -- "$cur"))`,
+    '    return',
+    '  fi',
+    '  case ${COMP_WORDS[1]} in',
+    ...cli.commands.flatMap(commandCase),
+    '  esac',
+    '}',
+    'complete -o filenames -F _slowdisk slowdisk',
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  mkdirSync(path.dirname(COMPLETION), { recursive: true });
+  writeFileSync(COMPLETION, bashCompletion());
+}

@@ -1,0 +1,80 @@
+// Writes man/slowdisk.1, the manual page npm links in place on a global install (package.json
+// `man`), from the commands and flags as the CLI builds them (cli-reference.mjs) and the exit
+// codes as help shows them: run by `npm ci` and `npm pack` (prepare), never edited by hand.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXIT_CODE_HELP } from '../../dist/cli/exit-code-help.js';
+import { cliReference } from './cli-reference.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const MAN_PAGE = path.join(ROOT, 'man/slowdisk.1');
+
+/** Text as roff prints it: backslashes and hyphens literal, no line taken for a request. */
+const roff = (text) => text.replaceAll('\\', '\\e').replaceAll('-', '\\-').replace(/^(?=[.'])/gm, '\\&');
+
+function flagItems(flags) {
+  const lines = [];
+  let group = null;
+  for (const flag of flags) {
+    if (flag.group !== group) {
+      group = flag.group;
+      lines.push('.PP', `.B ${roff(group.replace(/:$/, ''))}`);
+    }
+    lines.push('.TP', `.B ${roff(flag.term)}`, roff(flag.description));
+  }
+  return lines;
+}
+
+function commandSection(command) {
+  const lines = ['.SS ' + `"${roff(command.usage)}"`, roff(command.description)];
+  for (const arg of command.args) lines.push('.TP', `.I ${roff(arg.term)}`, roff(arg.description));
+  lines.push(...flagItems(command.flags));
+  if (command.examples.length > 0) lines.push('.PP', 'Examples:', '.PP', '.RS 4', '.nf', ...command.examples.map(roff), '.fi', '.RE');
+  return lines;
+}
+
+export function manPage() {
+  const cli = cliReference();
+  const [first, ...rest] = cli.description.split(': ');
+  return [
+    `.TH SLOWDISK 1 "" "slowdisk ${roff(cli.version)}" "User Commands"`,
+    // No hyphenation, no justification: every flag stays whole and searchable.
+    '.nh',
+    '.ad l',
+    '.SH NAME',
+    `slowdisk \\- ${roff(first.replace(/^Tells/, 'tells'))}`,
+    '.SH SYNOPSIS',
+    ...cli.commands.flatMap((command) => ['.B slowdisk', roff(command.usage.replace(/^\S+ /, `${command.name} `)), '.br']),
+    '.B slowdisk',
+    '\\-\\-version | \\-\\-help',
+    '.SH DESCRIPTION',
+    roff([first, ...rest].join(': ')),
+    '.PP',
+    'Run as root on the storage node. Every command lists its flags with \\fB\\-\\-help\\fR; the flags below are the same, with their defaults and the values they take.',
+    '.SH OPTIONS',
+    ...flagItems(cli.flags),
+    '.SH COMMANDS',
+    ...cli.commands.flatMap(commandSection),
+    '.SH EXIT STATUS',
+    '.nf',
+    ...EXIT_CODE_HELP.split('\n').slice(1).map((line) => roff(line.slice(2))),
+    '.fi',
+    '.SH FILES',
+    'The package holds, beside the program:',
+    '.TP',
+    '.I contrib/',
+    'Prometheus alert rules with their promtool tests, a Grafana dashboard, and the systemd unit.',
+    '.TP',
+    '.I completion/slowdisk.bash',
+    'Bash completion of the commands, flags and their values.',
+    '.SH SEE ALSO',
+    'The manual, one page per topic, is in docs/ of the source repository.',
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  mkdirSync(path.dirname(MAN_PAGE), { recursive: true });
+  writeFileSync(MAN_PAGE, manPage());
+}
