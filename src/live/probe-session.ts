@@ -15,6 +15,8 @@ import type { DetectorState } from '../statistical/statistical-detector.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { TailParams } from '../statistical/tail-params.js';
+import type { TailState } from '../statistical/tail-detector.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
 import type { BatchRecord, FromProber, InspectedRecord, PhaseTimings, Placement, ProberProgram, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
@@ -48,6 +50,8 @@ export interface DiskStatus extends DiskPlacement {
   errors: number;
   /** The statistical detector's state, for an inspected disk. */
   statistical?: DetectorState;
+  /** The tail detector's state, for an inspected disk. */
+  tail?: TailState;
   /** The kernel's names of the block devices behind its filesystem, from the filesystem's own down. */
   blockDevices?: string[];
   /** Those of them that stalled in the last round: requests in flight, none completed. */
@@ -146,6 +150,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     private readonly targets: ProbeTarget[],
     private readonly score: ScoreParams,
     statistical: StatisticalParams,
+    tail: TailParams,
     private readonly prober: RestartingProber,
     predictor: PredictorParams,
     criticalOn: 'evict' | 'any',
@@ -158,7 +163,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       if (names) names.push(target.name);
       else this.namesOfDir.set(target.dir, [target.name]);
     }
-    this.pipeline = new VerdictPipeline({ score, statistical, predictor, criticalOn, hangAfterMs });
+    this.pipeline = new VerdictPipeline({ score, statistical, tail, predictor, criticalOn, hangAfterMs });
     this.watchdog = new BatchWatchdog(
       () => this.advanceTo(MONOTONIC_CLOCK.now()),
       () => this.prober.send({ type: 'flush' }),
@@ -174,11 +179,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     score: ScoreParams,
     probe: ProbeParams,
     statistical: StatisticalParams,
+    tail: TailParams,
     predictor: PredictorParams,
     criticalOn: 'evict' | 'any',
     program: ProberProgram,
   ): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, statistical, new RestartingProber(program, targets, probe), predictor, criticalOn, probe.hangAfterMs);
+    const session = new ProbeSession(targets, score, statistical, tail, new RestartingProber(program, targets, probe), predictor, criticalOn, probe.hangAfterMs);
     try {
       await session.resolveAtStart();
       // The first round's outputs name every disk's devices, and its figures have a start.
@@ -280,6 +286,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       if (!status.inspected || !verdict) return status;
       status.score = verdict.score;
       status.statistical = verdict.statistical;
+      status.tail = verdict.tail;
       status.blockDevices = this.counters.devicesOf(status.name);
       status.stalledDevices = this.counters.stalledOf(status.name);
       if (verdict.prediction) status.prediction = verdict.prediction;

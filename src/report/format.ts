@@ -74,6 +74,11 @@ export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'w
   return ` ${prediction.warning ? 'warn' : 'predict'} ${prediction.probability.toFixed(2)}${cleared}`;
 }
 
+/** The tail detector's state once it is not ok: ` tail suspect`, ` tail confirmed` (tail-slow). */
+export function formatTail(tail: string | undefined): string {
+  return tail === undefined || tail === 'ok' ? '' : ` tail ${tail}`;
+}
+
 /** One line per disk: name, score, state, latest phases, early warning, block devices, flags. */
 export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
@@ -83,7 +88,7 @@ export function formatDiskLine(disk: DiskStatus, buffered: boolean): string {
   if (disk.state === 'skipped') return `${disk.name} ${where} ${formatState(disk)}${flagText}`;
   const phases = disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
   const statistical = disk.statistical ? ` stat ${disk.statistical}` : '';
-  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatTail(disk.tail)}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {

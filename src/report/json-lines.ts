@@ -18,7 +18,7 @@ import type { Reporter } from './round-lines.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -145,7 +145,7 @@ export class JsonLines implements Reporter {
       const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
       const inspected = !('inspected' in disk) || disk.inspected;
       const predicted = inspected ? predictionFields(disk) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...predicted, ...devices, ...status });
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, tail: disk.tail, ...predicted, ...devices, ...status });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);

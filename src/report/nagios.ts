@@ -8,7 +8,7 @@ import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import { hangNotes } from '../verdict/hang-verdict.js';
 import type { DiskStatus } from '../live/probe-session.js';
 import type { CheckOutcome } from './check-summary.js';
-import { diskFlags, formatBlockDevices, formatElapsed, formatPrediction, formatScore, formatState } from './format.js';
+import { diskFlags, formatBlockDevices, formatElapsed, formatPrediction, formatScore, formatState, formatTail } from './format.js';
 import { LATENCY_PHASES, type PhaseLatencies } from './phase-latencies.js';
 
 /** A label in single quotes, a quote in it doubled, as the guidelines ask. */
@@ -31,7 +31,7 @@ function diskText(disk: DiskStatus, buffered: boolean): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   const score = disk.state === 'skipped' ? '' : ` ${formatScore(disk.score)}`;
-  return `${disk.name}${score} ${formatState(disk)}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name}${score} ${formatState(disk)}${formatTail(disk.tail)}${formatPrediction(disk.prediction)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {

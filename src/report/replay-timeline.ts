@@ -5,7 +5,7 @@
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { formatDuration } from '../common/durations.js';
 import type { ScoreParams } from '../score/score-params.js';
-import { formatBlockDevices, formatDeviceLine, formatElapsed, formatPrediction, formatScore } from './format.js';
+import { formatBlockDevices, formatDeviceLine, formatElapsed, formatPrediction, formatScore, formatTail } from './format.js';
 import { visible } from '../common/visible-text.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import type { ReplayResult, ScoreUpdate } from '../replay/replay-engine.js';
@@ -39,7 +39,7 @@ export class Timeline {
     const reported = reportedScore(update.storeScore);
     const disks = [...update.scores].map(([name, score]) => {
       const shown = { blockDevices: this.blockDevices[name], stalledDevices: stalledBehind(name, devices) };
-      return `${name} ${formatScore(score)} stat ${update.statistical.get(name)}${formatPrediction(update.predictions.get(name))}${formatBlockDevices(shown)}`;
+      return `${name} ${formatScore(score)} stat ${update.statistical.get(name)}${formatTail(update.tail.get(name))}${formatPrediction(update.predictions.get(name))}${formatBlockDevices(shown)}`;
     });
     const at = `${formatElapsed(update.timeMs)} tick ${update.tick}`;
     this.write([`${at} store ${reported} (${formatScore(update.storeScore)})`, ...disks].join(' | '));

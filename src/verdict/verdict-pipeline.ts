@@ -3,12 +3,14 @@
 // begins, then the block devices' figures read once its inspections are started, at the
 // close of a round, and each inspection as its result came), each with the clock's reading,
 // and owns what they make: the store's tick semantics (StoreTicks), the statistical
-// detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
+// detector and the tail detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
 // exit code. Pure: no I/O, no timers, and the clock is the events'.
 import { StatisticalDetector, type DetectorState } from '../statistical/statistical-detector.js';
 import type { StatisticalParams } from '../statistical/statistical-params.js';
 import { detectorSeverity } from '../statistical/severity.js';
 import { feedDetector } from '../statistical/tick-feed.js';
+import { TailDetector, type TailState } from '../statistical/tail-detector.js';
+import { tailParams, type TailParams } from '../statistical/tail-params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { predictionSeverity } from '../early-warning/prediction-severity.js';
@@ -25,8 +27,10 @@ import { RunVerdict } from './run-verdict.js';
 export interface PipelineParams {
   score: ScoreParams;
   statistical: StatisticalParams;
+  /** The tail detector's; by default its defaults, a tick with no result counting as the timeout. */
+  tail?: TailParams;
   predictor: PredictorParams;
-  /** 'any': a disk the statistical detector confirms makes the verdict CRITICAL, not WARNING. */
+  /** 'any': a disk the statistical or the tail detector confirms makes the verdict CRITICAL, not WARNING. */
   criticalOn: 'evict' | 'any';
   /** --hang-after: an inspection in flight this long makes the disk hung, and the run WARNING. */
   hangAfterMs: number;
@@ -67,6 +71,8 @@ export interface RoundVerdict {
   storeScore: number;
   /** Each disk's statistical detector state, in the order of the disks. */
   statistical: ReadonlyMap<string, DetectorState>;
+  /** Each disk's tail detector state, in the order of the disks. */
+  tail: ReadonlyMap<string, TailState>;
   /** Each disk's early-warning prediction, once it has one. */
   predictions: ReadonlyMap<string, Prediction>;
   /** What the round made the run: the score's severity and the detectors'. */
@@ -101,6 +107,7 @@ export interface InspectionOutput {
 export interface DiskVerdict {
   score: number;
   statistical: DetectorState;
+  tail: TailState;
   prediction?: Prediction;
   /** How long its inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
@@ -139,6 +146,7 @@ interface InspectedDisk extends DiskAnswers {
 export class VerdictPipeline {
   private readonly ticks: StoreTicks;
   private readonly detector: StatisticalDetector;
+  private readonly tail: TailDetector;
   private readonly predictions: PredictorFeed;
   readonly verdict: RunVerdict;
   private readonly counts = new Map<string, InspectionCounts>();
@@ -153,9 +161,12 @@ export class VerdictPipeline {
     const { intervalMs } = params.score;
     this.detector = new StatisticalDetector(params.statistical);
     this.predictions = new PredictorFeed(params.predictor, intervalMs);
+    this.tail = new TailDetector(params.tail ?? tailParams({ failureLatencyMs: params.score.timeoutMs }));
     const detectorFeed = feedDetector(this.detector, intervalMs);
+    const tailFeed = feedDetector(this.tail, intervalMs);
     this.ticks = new StoreTicks(params.score, (disk, tickId, durationMs) => {
       detectorFeed(disk, tickId, durationMs);
+      tailFeed(disk, tickId, durationMs);
       this.predictions.outcome(disk, tickId, durationMs);
     });
     this.verdict = new RunVerdict(params.score);
@@ -262,6 +273,7 @@ export class VerdictPipeline {
     const verdict: DiskVerdict = {
       score: this.ticks.scoreOf(name) ?? 1,
       statistical: this.detector.state(name),
+      tail: this.tail.state(name),
       hung: inspected.inFlight.hung(nowMs, this.params.hangAfterMs),
     };
     const prediction = this.predictions.predictionOf(name);
@@ -312,15 +324,18 @@ export class VerdictPipeline {
     const storeScore = this.ticks.storeScore();
     const scores = this.ticks.scores();
     const statistical = new Map<string, DetectorState>();
+    const tail = new Map<string, TailState>();
     const predictions = new Map<string, Prediction>();
     for (const disk of scores.keys()) {
       statistical.set(disk, this.detector.state(disk));
+      tail.set(disk, this.tail.state(disk));
       const prediction = this.predictions.predictionOf(disk);
       if (prediction) predictions.set(disk, prediction);
     }
-    const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.params.criticalOn === 'any' });
+    const confirmedIsCritical = this.params.criticalOn === 'any';
+    const detected = worseSeverity(detectorSeverity(statistical.values(), { confirmedIsCritical }), detectorSeverity(tail.values(), { confirmedIsCritical }));
     const severity = this.verdict.observe(storeScore, worseSeverity(detected, predictionSeverity(predictions.values())));
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, predictions, severity };
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, tail, predictions, severity };
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */
@@ -342,6 +357,7 @@ export class VerdictPipeline {
     this.inspected.delete(disk);
     this.inspectedList = [...this.inspected.values()];
     this.detector.forget(disk);
+    this.tail.forget(disk);
     this.predictions.forget(disk);
   }
 

@@ -160,7 +160,7 @@ describe('replay --json', () => {
     const out = parseLines(result.stdout);
     expect(out.slice(0, 2)).toEqual([
       // No early warning yet: the predictor needs 4 samples of 15 s.
-      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2, statistical: 'ok', predicted_breach_probability: null, warning: false, warning_cleared: null },
+      { type: 'disk', tick: 30, elapsed_seconds: 3, disk: 'raft', score: 2, statistical: 'ok', tail: 'ok', predicted_breach_probability: null, warning: false, warning_cleared: null },
       { type: 'store', tick: 30, elapsed_seconds: 3, store_score: 2, reported_score: 2, evict: false, severity: 'ok' },
     ]);
     expect(ofType(out, 'event')).toEqual([
