@@ -14,8 +14,8 @@
 //   `significance` (1e-4), at the rate of slow events of its baseline. A rise every disk
 //   shares (the host's load, its CPU, a controller) is not one disk's fault: when more than
 //   `hostWideShare` (half) of the other judged disks show a rise against their own baselines
-//   (the test's chance under `releaseSignificance`), the disk is judged against the rate of
-//   slow events its peers show (the median of theirs).
+//   (the test's chance under `peerRiseSignificance`, 0.25), the disk is judged against the
+//   rate of slow events its peers show (the median of theirs).
 // - A tail, not a slowdown. The line moves with the disk's median: when the median of its
 //   window's steps (each step's median) is above the baseline's median, the line is raised
 //   by the same factor. A disk (or a host) whose whole latency shifts is the statistical
@@ -234,11 +234,13 @@ class TailTrack {
   }
 
   /** The window's slow events and share of slow inspections against `lineMs`, oldest step first. */
-  judge(lineMs: number, runSteps: number): { slowEvents: number; slowShare: number } {
+  judge(base: TailBaseline, runSteps: number): { slowEvents: number; slowShare: number } {
     const events = new SlowEvents(runSteps);
     let slow = 0;
     let count = 0;
     const first = this.length === this.windowSteps ? this.at : 0;
+    // The line moves with the window's median above the baseline's.
+    const lineMs = base.lineMs * Math.max(1, base.medianMs > 0 ? this.windowMedianMs() / base.medianMs : 1);
     for (let i = 0; i < this.length; i += 1) {
       const slot = (first + i) % this.windowSteps;
       const step = this.window[slot];
@@ -388,10 +390,9 @@ export class TailDetector {
       track.closeStep();
       const base = track.baseline;
       if (base === null || track.length < track.windowSteps) continue;
-      const lineMs = base.lineMs * Math.max(1, base.medianMs > 0 ? track.windowMedianMs() / base.medianMs : 1);
-      const { slowEvents, slowShare } = track.judge(lineMs, this.runSteps);
+      const { slowEvents, slowShare } = track.judge(base, this.runSteps);
       const ownPValue = binomialUpperTail(slowEvents, track.length, base.eventRate);
-      judged.push({ track, result: { slowEvents, slowShare, eventShare: slowEvents / track.length, ownRising: ownPValue < p.releaseSignificance } });
+      judged.push({ track, result: { slowEvents, slowShare, eventShare: slowEvents / track.length, ownRising: ownPValue < p.peerRiseSignificance } });
     }
     if (judged.length > 0) {
       const peers = p.peerCondition && judged.length >= 2;

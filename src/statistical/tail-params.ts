@@ -10,7 +10,7 @@ export interface TailParams {
   windowMs: number;
   /** The healthy baseline: the disk's inspections of this much before the judged window (10 minutes). */
   baselineMs: number;
-  /** A disk is judged once its baseline holds this much (2 minutes). */
+  /** A disk is judged once its baseline holds this much (2 minutes, or the whole baseline when that is shorter). */
   minBaselineMs: number;
   /** The baseline's slow line and its rates are recomputed this often, while the disk is ok. */
   refreshMs: number;
@@ -58,11 +58,18 @@ export interface TailParams {
   failureLatencyMs: number;
   /**
    * Compare with the peers: when more than `hostWideShare` of the other disks show a rise
-   * against their own baselines (the test's chance under `releaseSignificance`), a disk is
-   * judged against the rate of slow events they show.
+   * against their own baselines (see `peerRiseSignificance`), a disk is judged against the
+   * rate of slow events they show.
    */
   peerCondition: boolean;
   hostWideShare: number;
+  /**
+   * A peer shows a rise when the test's chance of its slow events, against its own baseline,
+   * is under this (0.25): loose, so that a rise the host shares is seen on every disk before
+   * any of them is confirmed for it; a healthy peer taken for rising only makes a disk be
+   * judged against that peer's few slow events.
+   */
+  peerRiseSignificance: number;
 }
 
 export const DEFAULT_TAIL_PARAMS: Readonly<TailParams> = Object.freeze({
@@ -85,6 +92,7 @@ export const DEFAULT_TAIL_PARAMS: Readonly<TailParams> = Object.freeze({
   failureLatencyMs: DEFAULT_SCORE_PARAMS.timeoutMs,
   peerCondition: true,
   hostWideShare: 0.5,
+  peerRiseSignificance: 0.25,
 });
 
 /** The detector's flags, all recorded in a trace. */
@@ -102,12 +110,14 @@ export const TAIL_SPECS: readonly ParamSpec<keyof TailParams>[] = Object.freeze(
 /** Fills in the defaults and rejects values the rules cannot work with. */
 export function tailParams(overrides: Partial<TailParams> = {}): TailParams {
   const params: TailParams = { ...DEFAULT_TAIL_PARAMS, ...overrides };
+  // A baseline shorter than the default warm-up is judged once it is full.
+  if (overrides.minBaselineMs === undefined) params.minBaselineMs = Math.min(DEFAULT_TAIL_PARAMS.minBaselineMs, params.baselineMs);
   const positive: (keyof TailParams)[] = ['stepMs', 'windowMs', 'baselineMs', 'minBaselineMs', 'refreshMs', 'runMs', 'suspectAfterMs', 'observeMs', 'fallbackMs', 'releaseMs', 'failureLatencyMs'];
   for (const key of positive) {
     const value = params[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`tail detector: ${key} must be a number above 0, got ${String(value)}`);
   }
-  for (const key of ['quantile', 'significance', 'confirmShare', 'releaseSignificance'] as const) {
+  for (const key of ['quantile', 'significance', 'confirmShare', 'releaseSignificance', 'peerRiseSignificance'] as const) {
     if (!(params[key] > 0 && params[key] < 1)) throw new RangeError(`tail detector: ${key} must be above 0 and below 1, got ${String(params[key])}`);
   }
   if (!(params.hostWideShare >= 0 && params.hostWideShare < 1)) throw new RangeError('tail detector: hostWideShare must be in [0, 1)');
