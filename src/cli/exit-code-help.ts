@@ -13,7 +13,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   0  OK        the store score stayed below the slow threshold
   1  WARNING   the reported store score reached the slow threshold (default ${scoreDefault('slowThreshold')}), not the eviction threshold;
                or a disk was in state warning (its predicted chance of exceeding ${predictorFlag('slaMs')} within ${formatDuration(DEFAULT_PREDICTOR_PARAMS.horizonMs)}
-               went above ${predictorFlag('warnProbability')} at ${DEFAULT_PREDICTOR_PARAMS.confirmSamples} samples in a row, its P99 rising); or the statistical detector confirmed a slow disk;
+               went above ${predictorFlag('warnProbability')} at ${DEFAULT_PREDICTOR_PARAMS.confirmSamples} samples in a row, its P99 rising); or the statistical detector confirmed a slow disk, or the tail detector a tail-slow one;
                or (--all-devices, --devices) a drive is slow now against the peers of its class;
                or a disk was hung (an inspection in flight for ${flagName(HANG_AFTER_SPEC)}, default ${defaultText(HANG_AFTER_SPEC)}), or (check)
                completed no inspection at all
