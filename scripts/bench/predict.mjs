@@ -397,13 +397,13 @@ async function main() {
   process.stdout.write(`better by F1: ${TITLES[better]} (SLA ${PARAMS.slaMs} ms, warning above ${PARAMS.warnProbability}, horizon ${PARAMS.horizonMs / 60_000} min)\n`);
 
   // The targets: gradual breaches seen coming, few false warnings where none should be.
-  const falseWhereNone = (m) => figures(merge(NEGATIVES.concat(NEAR_MISSES).map((x) => tallies[m].get(x)).filter(Boolean)));
-  process.stdout.write('\ntargets (gradual recall >= 90 % with a median lead >= 90 s; <= 0.02 false warnings per disk-hour on healthy, bursty and near-miss hosts):\n');
+  process.stdout.write('\ntargets (gradual recall >= 90 % with a median lead >= 90 s; <= 0.02 false warnings per disk-hour on each of healthy, bursty and near-miss hosts):\n');
   for (const m of MODELS) {
     const gradual = results[m].all.gradual;
-    const quiet = falseWhereNone(m);
-    const met = gradual.recall >= 0.9 && gradual.leadMedianS >= 90 && quiet.falsePerDiskHour <= 0.02;
-    process.stdout.write(`  ${met ? 'MET' : 'NOT'}  ${TITLES[m]}: gradual recall ${pct(gradual.recall)}, median lead ${secs(gradual.leadMedianS)}; ${rate(quiet.falsePerDiskHour)} false warnings per disk-hour (${quiet.falseWarnings} in ${quiet.diskHours.toFixed(1)} h)\n`);
+    const kinds = Object.entries(results[m].hostKinds);
+    const met = gradual.recall >= 0.9 && gradual.leadMedianS >= 90 && kinds.every(([, t]) => t.falsePerDiskHour <= 0.02);
+    const quiet = kinds.map(([kind, t]) => `${kind} ${rate(t.falsePerDiskHour)}`).join(', ');
+    process.stdout.write(`  ${met ? 'MET' : 'NOT'}  ${TITLES[m]}: gradual recall ${pct(gradual.recall)} (${gradual.warned}/${gradual.events}), median lead ${secs(gradual.leadMedianS)}; false warnings per disk-hour: ${quiet}\n`);
   }
 
   // Sudden breaches: what flags them instead.
