@@ -24,11 +24,11 @@
 import { drawDiskModel, drawLatency, type DiskModel, type Media } from './media.js';
 import { mixSeed, Rng } from './prng.js';
 
-export const SCENARIO_KINDS = ['healthy', 'peak', 'burst', 'slow', 'stall', 'hang', 'heal', 'ramp'] as const;
+export const SCENARIO_KINDS = ['healthy', 'peak', 'burst', 'slow', 'stall', 'hang', 'heal', 'ramp', 'tail', 'gc', 'heavy', 'host-ramp'] as const;
 export type ScenarioKind = (typeof SCENARIO_KINDS)[number];
 
 /** The kinds with one faulty disk and a known onset. */
-export const FAULT_KINDS: readonly ScenarioKind[] = ['slow', 'stall', 'hang', 'heal', 'ramp'];
+export const FAULT_KINDS: readonly ScenarioKind[] = ['slow', 'stall', 'hang', 'heal', 'ramp', 'tail'];
 
 /** How a ramp's factor grows: by the same ratio each second (a fault feeding on itself), or by the same amount. */
 export type RampShape = 'geometric' | 'linear';
@@ -73,6 +73,27 @@ export interface StallOptions {
   periodMs: number;
 }
 
+export interface TailOptions {
+  /** From the onset, this share of the slow disk's inspections (3 %) ... */
+  share: number;
+  /** ... take `factor` times as long (with a lognormal jitter of log-space deviation 0.3): the median holds, the P99 climbs. */
+  jitterSigma: number;
+}
+
+export interface GcOptions {
+  /** Each disk pauses for a garbage collection every period drawn in this range (20 to 60 s), at its own phase ... */
+  periodMs: readonly [number, number];
+  /** ... for a length drawn in this range (100 to 400 ms): the inspections that come meanwhile wait for its end. */
+  lengthMs: readonly [number, number];
+}
+
+export interface HostRampOptions {
+  /** Every disk's latency, and its spike probability, climb geometrically by this factor (5) ... */
+  factor: number;
+  /** ... over this long (10 min), from a start drawn like a peak's, and stay there. */
+  rampMs: number;
+}
+
 export interface ScenarioOptions {
   kind: ScenarioKind;
   seed: number;
@@ -99,6 +120,10 @@ export interface ScenarioOptions {
   peak?: Partial<PeakOptions>;
   burst?: Partial<BurstOptions>;
   stall?: Partial<StallOptions>;
+  /** tail: the share of inspections slowed by `factor` (default 10). */
+  tail?: Partial<TailOptions>;
+  gc?: Partial<GcOptions>;
+  hostRamp?: Partial<HostRampOptions>;
 }
 
 export const DEFAULT_PEAK: Readonly<PeakOptions> = Object.freeze({ durationMs: 600_000, factor: 4, spikeBoost: 5, jitterSigma: 0.3 });
@@ -112,6 +137,11 @@ export const DEFAULT_BURST: Readonly<BurstOptions> = Object.freeze({
 });
 export const DEFAULT_STALL: Readonly<StallOptions> = Object.freeze({ stallMs: 1000, periodMs: 20_000 });
 export const DEFAULT_HEAL_AFTER_MS = 300_000;
+export const DEFAULT_TAIL: Readonly<TailOptions> = Object.freeze({ share: 0.03, jitterSigma: 0.3 });
+export const DEFAULT_GC: Readonly<GcOptions> = Object.freeze({ periodMs: [20_000, 60_000] as const, lengthMs: [100, 400] as const });
+export const DEFAULT_HOST_RAMP: Readonly<HostRampOptions> = Object.freeze({ factor: 5, rampMs: 600_000 });
+/** heavy: every disk's spikes (an SSD's internal pauses, an HDD's queueing) are this many times as frequent, from the start. */
+export const HEAVY_SPIKE_BOOST = 5;
 export const DEFAULT_RAMP = Object.freeze({ factor: 100, rampMs: 300_000, shape: 'geometric' as RampShape });
 export const DEFAULT_ONSET_RANGE_MS = Object.freeze([300_000, 360_000] as const);
 
@@ -171,6 +201,8 @@ export interface ScenarioInfo {
   ramp: { rampMs: number; shape: RampShape } | null;
   peak: { startMs: number; endMs: number } | null;
   bursts: Burst[];
+  /** host-ramp: when every disk starts to slow together, and how long it takes to reach its factor. */
+  hostRamp: { startMs: number; rampMs: number; factor: number } | null;
 }
 
 function defaultNames(n: number): string[] {
@@ -217,6 +249,10 @@ interface DiskGen {
   bursts: Burst[];
   burstAt: number;
   faulty: boolean;
+  /** tail: its own stream, so that the other kinds' draws stay as they are. */
+  tailRng: Rng | null;
+  /** gc: its pauses' period, phase and length. */
+  gc: { periodMs: number; phaseMs: number; lengthMs: number } | null;
 }
 
 /**
@@ -232,6 +268,7 @@ export class ScenarioGenerator {
   private readonly peakOptions: PeakOptions;
   private readonly stall: StallOptions;
   private readonly jitterRng: Rng;
+  private readonly tail: TailOptions;
   private tick = 0;
 
   constructor(options: ScenarioOptions) {
@@ -259,7 +296,15 @@ export class ScenarioGenerator {
     const onsetDraw = setup.uniform(...DEFAULT_ONSET_RANGE_MS);
     const onsetMs = faulty ? (options.onsetMs ?? Math.round(onsetDraw / intervalMs) * intervalMs) : null;
     const factor =
-      kind === 'slow' ? (options.factor ?? 2) : kind === 'heal' ? (options.factor ?? 3) : kind === 'ramp' ? (options.factor ?? DEFAULT_RAMP.factor) : null;
+      kind === 'slow'
+        ? (options.factor ?? 2)
+        : kind === 'heal'
+          ? (options.factor ?? 3)
+          : kind === 'ramp'
+            ? (options.factor ?? DEFAULT_RAMP.factor)
+            : kind === 'tail'
+              ? (options.factor ?? 10)
+              : null;
     if (factor !== null && !(factor >= 1)) throw new RangeError(`factor must be at least 1, got ${factor}`);
     const ramp = kind === 'ramp' ? { rampMs: options.rampMs ?? DEFAULT_RAMP.rampMs, shape: options.rampShape ?? DEFAULT_RAMP.shape } : null;
     if (ramp !== null && !(ramp.rampMs > 0)) throw new RangeError(`rampMs must be above 0, got ${ramp.rampMs}`);
@@ -289,6 +334,13 @@ export class ScenarioGenerator {
       });
     }
     this.stall = { ...DEFAULT_STALL, ...options.stall };
+    this.tail = { ...DEFAULT_TAIL, ...options.tail };
+    const rampOptions = { ...DEFAULT_HOST_RAMP, ...options.hostRamp };
+    const hostRamp =
+      kind === 'host-ramp'
+        ? { startMs: options.peak?.startMs ?? Math.round(peakDraw / intervalMs) * intervalMs, rampMs: rampOptions.rampMs, factor: rampOptions.factor }
+        : null;
+    const gcOptions = { ...DEFAULT_GC, ...options.gc };
 
     this.info = {
       kind,
@@ -306,6 +358,7 @@ export class ScenarioGenerator {
       ramp,
       peak,
       bursts,
+      hostRamp,
     };
     this.hostLoad = new LogWalk(HOST_LOAD.sigma, HOST_LOAD.tauMs, intervalMs, host);
     this.jitterRng = new Rng(mixSeed(seed, 'jitter'));
@@ -320,6 +373,8 @@ export class ScenarioGenerator {
         bursts: bursts.filter((b) => b.disk === name),
         burstAt: 0,
         faulty: i === slowIndex,
+        tailRng: kind === 'tail' ? new Rng(mixSeed(seed, 'tail', i)) : null,
+        gc: kind === 'gc' ? drawGc(gcOptions, new Rng(mixSeed(seed, 'gc', i))) : null,
       };
     });
   }
@@ -331,16 +386,20 @@ export class ScenarioGenerator {
     const { intervalMs, peak } = this.info;
     const t = k * intervalMs;
     const inPeak = peak !== null && t >= peak.startMs && t < peak.endMs;
-    const load = this.hostLoad.step() * (inPeak ? this.peakOptions.factor : 1);
+    const ramped = this.hostRampFactor(t);
+    const load = this.hostLoad.step() * (inPeak ? this.peakOptions.factor : 1) * ramped;
+    const spikeBoost = inPeak ? this.peakOptions.spikeBoost : this.info.kind === 'heavy' ? HEAVY_SPIKE_BOOST : ramped;
     const lines: InspectionLine[] = [];
     for (const disk of this.disks) {
       // Every draw is made every tick, in flight or not, so that the streams stay in step.
       const drift = disk.drift.step();
-      const healthy = drawLatency(disk.model, disk.rng, inPeak ? this.peakOptions.spikeBoost : 1);
+      const healthy = drawLatency(disk.model, disk.rng, spikeBoost);
       const jitter = Math.exp(this.peakOptions.jitterSigma * this.jitterRng.normal());
+      const tailed = disk.tailRng === null ? 0 : this.tailDraw(disk.tailRng);
       if (k < disk.nextFreeTick) continue;
       let service = healthy * load * drift * (inPeak ? jitter : 1) * this.burstFactor(disk, t);
-      if (disk.faulty) service *= this.slowFactor(t);
+      if (disk.faulty) service *= disk.tailRng !== null ? this.tailFactor(t, tailed) : this.slowFactor(t);
+      if (disk.gc !== null) service += gcWait(disk.gc, t);
       const finish = disk.faulty ? this.finishTime(t, service) : t + service;
       if (!Number.isFinite(finish)) {
         disk.nextFreeTick = Infinity;
@@ -361,6 +420,27 @@ export class ScenarioGenerator {
     while (disk.burstAt < disk.bursts.length && disk.bursts[disk.burstAt].endMs <= t) disk.burstAt += 1;
     const burst = disk.bursts[disk.burstAt];
     return burst !== undefined && burst.startMs <= t ? burst.factor : 1;
+  }
+
+  /** The tail's two draws, made every tick: whether this inspection is slowed, and by how much (0 for not). */
+  private tailDraw(rng: Rng): number {
+    const slowed = rng.next() < this.tail.share;
+    const jitter = Math.exp(this.tail.jitterSigma * rng.normal());
+    return slowed ? jitter : 0;
+  }
+
+  /** tail: the factor of an inspection whose draw is `tailed` (0: not slowed). */
+  private tailFactor(t: number, tailed: number): number {
+    const { factor, onsetMs } = this.info;
+    if (factor === null || onsetMs === null || t < onsetMs || tailed === 0) return 1;
+    return Math.max(1, factor * tailed);
+  }
+
+  /** host-ramp: every disk's factor at `t`. */
+  private hostRampFactor(t: number): number {
+    const ramp = this.info.hostRamp;
+    if (ramp === null || t < ramp.startMs) return 1;
+    return ramp.factor ** Math.min(1, (t - ramp.startMs) / ramp.rampMs);
   }
 
   private slowFactor(t: number): number {
@@ -396,6 +476,17 @@ export class ScenarioGenerator {
       t = nextPause + stallMs;
     }
   }
+}
+
+function drawGc(options: GcOptions, rng: Rng): { periodMs: number; phaseMs: number; lengthMs: number } {
+  const periodMs = rng.uniform(...options.periodMs);
+  return { periodMs, phaseMs: rng.uniform(0, periodMs), lengthMs: rng.uniform(...options.lengthMs) };
+}
+
+/** How long an inspection started at `t` waits for a garbage collection under way (0 when none is). */
+function gcWait(gc: { periodMs: number; phaseMs: number; lengthMs: number }, t: number): number {
+  const into = (((t - gc.phaseMs) % gc.periodMs) + gc.periodMs) % gc.periodMs;
+  return into < gc.lengthMs ? gc.lengthMs - into : 0;
 }
 
 /** Every line of a scenario in trace order: the inspections tick by tick, then a clock line at the last tick. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Detection-quality benchmark: runs the slow score, the statistical detector and a
-// fixed-threshold baseline over seeded scenarios and prints one table.
+// Detection-quality benchmark: runs the slow score, the statistical detector, the tail
+// detector and a fixed-threshold baseline over seeded scenarios and prints one table.
 //
 //   npm run bench:detect                       # tsc, then this script
 //   node scripts/bench/detect.mjs [--runs N] [--disk-hours H] [--workers N] [--seed S]
@@ -13,6 +13,7 @@
 // --only        only the scenarios whose names contain one of these
 // --json        where the figures are written (bench-results/detect.json)
 // --stat K=V    overrides a parameter of the statistical detector (repeatable), e.g. --stat threshold=4
+// --tail K=V    overrides a parameter of the tail detector (repeatable), e.g. --tail significance=0.001
 //
 // Every detector sees exactly what replay would feed it, tick by tick on a virtual clock: the
 // slow score through the project's StoreTicks (tick(k x interval), then per disk finished()
@@ -32,6 +33,8 @@ const { StoreTicks } = await import(dev('src/score/store-ticks.js'));
 const { reportedScore } = await import(dev('src/score/store-score.js'));
 const { StatisticalDetector } = await import(dev('src/statistical/statistical-detector.js'));
 const { DEFAULT_STATISTICAL_PARAMS } = await import(dev('src/statistical/statistical-params.js'));
+const { TailDetector } = await import(dev('src/statistical/tail-detector.js'));
+const { DEFAULT_TAIL_PARAMS } = await import(dev('src/statistical/tail-params.js'));
 const { FixedThresholdDetector, DEFAULT_FIXED_THRESHOLD_PARAMS } = await import(dev('dev/baselines/fixed-threshold.js'));
 const { ScenarioGenerator, NOT_MODELLED } = await import(dev('dev/scenarios/index.js'));
 
@@ -51,11 +54,20 @@ export const SCENARIOS = [
   { name: 'stalls 1s/20s', kind: 'stall' },
   { name: 'hang', kind: 'hang' },
   { name: 'heal x3 5min', kind: 'heal' },
+  { name: 'tail 3% x10', kind: 'tail', factor: 10 },
+  { name: 'tail 3% x30', kind: 'tail', factor: 30 },
+  { name: 'gc pauses', kind: 'gc' },
+  { name: 'heavy tails', kind: 'heavy' },
+  { name: 'host ramp x5', kind: 'host-ramp' },
 ];
 
-const DETECTORS = ['statistical', 'slowScore', 'fixed'];
+/** The kinds without a faulty disk: every alarm in them is false. */
+const QUIET_KINDS = ['healthy', 'peak', 'burst', 'gc', 'heavy', 'host-ramp'];
+
+const DETECTORS = ['statistical', 'tail', 'slowScore', 'fixed'];
 const DETECTOR_TITLES = {
   statistical: 'statistical (confirmed)',
+  tail: 'tail (confirmed)',
   slowScore: `slow score (evict at ${DEFAULT_SCORE_PARAMS.evictThreshold})`,
   fixed: `fixed (${DEFAULT_FIXED_THRESHOLD_PARAMS.alarmCount} IOs >=${DEFAULT_FIXED_THRESHOLD_PARAMS.slowMs}ms/min)`,
 };
@@ -83,7 +95,14 @@ class Episodes {
   }
 }
 
-export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PARAMS, overrides = {}) {
+/** The median and the P99 of a list of latencies. */
+function medianAndP99(values) {
+  const sorted = Float64Array.from(values).sort();
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+  return { median: at(0.5), p99: at(0.99) };
+}
+
+export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PARAMS, overrides = {}, tailParams = DEFAULT_TAIL_PARAMS) {
   const gen = new ScenarioGenerator({ kind: scenario.kind, factor: scenario.factor, seed, disks: host.disks, media: host.media, ...overrides });
   const info = gen.info;
   const interval = info.intervalMs;
@@ -103,6 +122,15 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
       if (to === 'suspect') suspectEpisodes += 1;
     },
   });
+  const tail = new TailDetector(tailParams, {
+    onChange: ({ disk, from, to, atMs }) => {
+      if (to === 'confirmed') episodes.tail.set(disk, true, atMs);
+      else if (from === 'confirmed') episodes.tail.set(disk, false, atMs);
+    },
+  });
+  // The faulty disk's latencies before and after its onset (a tick without a result as the interval).
+  const before = [];
+  const after = [];
   const fixed = new FixedThresholdDetector();
   const slowAlarmed = disks.map(() => false);
   const fixedAlarmed = disks.map(() => false);
@@ -133,12 +161,15 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
         if (line.ms < interval) store.finished(disk, k, line.ms);
         else store.failed(disk, k);
         stat.observe(disk, t, line.ms);
+        tail.observe(disk, t, line.ms);
         alarmed = fixed.observe(disk, t, line.ms);
       } else {
         store.failed(disk, k);
         stat.failure(disk, t);
+        tail.failure(disk, t);
         alarmed = fixed.failure(disk, t);
       }
+      if (disk === info.slowDisk) (t < info.onsetMs ? before : after).push(line === null ? interval : line.ms);
       if (alarmed !== fixedAlarmed[i]) {
         fixedAlarmed[i] = alarmed;
         episodes.fixed.set(disk, alarmed, t);
@@ -146,6 +177,15 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
     }
   }
   stat.advance((info.ticks + 1) * interval);
+  tail.advance((info.ticks + 1) * interval);
+  const shift =
+    info.slowDisk === null
+      ? null
+      : (() => {
+          const b = medianAndP99(before);
+          const a = medianAndP99(after);
+          return { medianRatio: a.median / b.median, p99Ratio: a.p99 / b.p99 };
+        })();
 
   const result = {
     scenario: scenario.name,
@@ -158,6 +198,7 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
     healMs: info.healMs,
     hostWideEpisodes,
     suspectEpisodes,
+    shift,
     detectors: {},
   };
   for (const name of DETECTORS) {
@@ -200,7 +241,7 @@ if (!isMainThread && workerData?.benchWorker) {
     }
     const scenario = SCENARIOS.find((s) => s.name === job.scenario);
     const host = HOSTS.find((h) => h.name === job.host);
-    parentPort.postMessage(runOne(scenario, host, job.seed, workerData.statParams));
+    parentPort.postMessage(runOne(scenario, host, job.seed, workerData.statParams, {}, workerData.tailParams));
   });
 }
 
@@ -216,6 +257,7 @@ function parseArgs(argv) {
     only: null,
     json: path.join(root, 'bench-results', 'detect.json'),
     stat: { ...DEFAULT_STATISTICAL_PARAMS },
+    tail: { ...DEFAULT_TAIL_PARAMS },
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
@@ -240,6 +282,11 @@ function parseArgs(argv) {
       if (!(key in DEFAULT_STATISTICAL_PARAMS)) throw new Error(`--stat: no parameter '${key}'`);
       const def = DEFAULT_STATISTICAL_PARAMS[key];
       options.stat[key] = typeof def === 'boolean' ? v === 'true' : Number(v);
+    } else if (arg === '--tail') {
+      const [key, v] = value().split('=');
+      if (!(key in DEFAULT_TAIL_PARAMS)) throw new Error(`--tail: no parameter '${key}'`);
+      const def = DEFAULT_TAIL_PARAMS[key];
+      options.tail[key] = typeof def === 'boolean' ? v === 'true' : Number(v);
     }
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(
@@ -256,7 +303,7 @@ function makeJobs(options) {
   const jobs = [];
   for (const scenario of SCENARIOS) {
     if (options.only && !options.only.some((o) => scenario.name.includes(o))) continue;
-    const faulty = !['healthy', 'peak', 'burst'].includes(scenario.kind);
+    const faulty = !QUIET_KINDS.includes(scenario.kind);
     for (const host of HOSTS) {
       // A run without a fault lasts 1 h: enough runs for the disk-hours asked.
       const runs = faulty ? options.runs : Math.ceil(options.diskHours / host.disks);
@@ -266,10 +313,10 @@ function makeJobs(options) {
   return jobs;
 }
 
-async function runJobs(jobs, workers, statParams, onResult) {
+async function runJobs(jobs, workers, statParams, tailParams, onResult) {
   if (workers <= 1) {
     for (const job of jobs) {
-      onResult(runOne(SCENARIOS.find((s) => s.name === job.scenario), HOSTS.find((h) => h.name === job.host), job.seed, statParams));
+      onResult(runOne(SCENARIOS.find((s) => s.name === job.scenario), HOSTS.find((h) => h.name === job.host), job.seed, statParams, {}, tailParams));
       // Let the spinner draw.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -279,7 +326,7 @@ async function runJobs(jobs, workers, statParams, onResult) {
   const queue = [...jobs].sort((a, b) => cost(b) - cost(a));
   await Promise.all(
     Array.from({ length: Math.min(workers, queue.length) }, () => {
-      const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { benchWorker: true, statParams } });
+      const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { benchWorker: true, statParams, tailParams } });
       return new Promise((resolve, reject) => {
         const feed = () => worker.postMessage(queue.length ? queue.shift() : null);
         worker.on('message', (result) => {
@@ -297,7 +344,7 @@ async function runJobs(jobs, workers, statParams, onResult) {
 function cost(job) {
   const host = HOSTS.find((h) => h.name === job.host);
   const scenario = SCENARIOS.find((s) => s.name === job.scenario);
-  const faulty = !['healthy', 'peak', 'burst'].includes(scenario.kind);
+  const faulty = !QUIET_KINDS.includes(scenario.kind);
   return host.disks * (faulty ? 21 : 60);
 }
 
@@ -307,6 +354,13 @@ function quantile(sorted, q) {
   const lo = Math.floor(pos);
   const hi = Math.min(sorted.length - 1, lo + 1);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+/** How the faulty disk's latency moved at its onset, over the runs: the median and the least of the P99's rise, the median's. */
+function shiftOf(runs) {
+  const p99 = runs.map((r) => r.shift.p99Ratio).sort((a, b) => a - b);
+  const median = runs.map((r) => r.shift.medianRatio).sort((a, b) => a - b);
+  return { p99RatioMedian: quantile(p99, 0.5), p99RatioMin: p99[0], medianRatioMedian: quantile(median, 0.5) };
 }
 
 function aggregate(results) {
@@ -325,6 +379,7 @@ function aggregate(results) {
         faulty,
         diskHours: runs.reduce((a, r) => a + (r.durationMs * r.disks) / 3_600_000, 0),
         hostWideEpisodes: runs.reduce((a, r) => a + r.hostWideEpisodes, 0),
+        shift: faulty ? shiftOf(runs) : null,
         suspectEpisodes: runs.reduce((a, r) => a + r.suspectEpisodes, 0),
         detectors: {},
       };
@@ -431,6 +486,32 @@ function targets(rows, aligned) {
       figures: `${confirmations} confirmations in ${hours.toFixed(0)} disk-hours`,
     });
   }
+  for (const scenario of SCENARIOS.filter((s) => s.kind === 'tail')) {
+    const t = over(scenario.name, 'tail');
+    if (!t.runs) continue;
+    const ok = t.rs.every((r) => {
+      const d = r.detectors.tail;
+      const all = [...d.timesS, ...Array(r.runs - d.timesS.length).fill(Infinity)].sort((a, b) => a - b);
+      return d.detectionRate >= 0.95 && quantile(all, 0.5) <= 60;
+    });
+    const within60 = (d, r) => d.timesS.filter((x) => x <= 60).length / r.runs;
+    list.push({
+      target: `tail: '${scenario.name}' (P99 x${t.rs.map((r) => r.shift.p99RatioMedian.toFixed(1)).join('/x')}, at least x${Math.min(...t.rs.map((r) => r.shift.p99RatioMin)).toFixed(1)}; median x${t.rs.map((r) => r.shift.medianRatioMedian.toFixed(2)).join('/x')}) confirmed within 60 s (median) in >= 95 % of runs`,
+      met: ok,
+      figures: t.rs.map((r) => `${r.host} ${pct(r.detectors.tail.detectionRate)} confirmed, median ${fmtS(r.detectors.tail.medianS)}, p90 ${fmtS(r.detectors.tail.p90S)}, ${pct(within60(r.detectors.tail, r))} within 60 s`).join('; '),
+    });
+  }
+  for (const scenario of SCENARIOS.filter((s) => QUIET_KINDS.includes(s.kind))) {
+    const rs = rowsOf(scenario.name);
+    if (!rs.length) continue;
+    const hours = rs.reduce((a, r) => a + r.diskHours, 0);
+    const confirmations = rs.reduce((a, r) => a + r.detectors.tail.alarms, 0);
+    list.push({
+      target: `tail: no confirmation in '${scenario.name}'`,
+      met: confirmations === 0,
+      figures: `${confirmations} confirmations in ${hours.toFixed(0)} disk-hours`,
+    });
+  }
   const sHang = over('hang', 'slowScore');
   if (sHang.runs) {
     const alignedTimes = aligned.map((a) => a.detectors.slowScore.detectMs / 1000);
@@ -510,7 +591,7 @@ function table(rows, options, summaryFigures, targetList, elapsedS) {
   lines.push('all faults: mean onset-to-alarm over every fault run that alarmed (share of runs), FA: share of all alarms that were false.');
   lines.push("CTyun article: the article's own simulation (other scenarios; its false-alarm rate is a share, its basis unstated).");
   const heal = rows.filter((r) => r.kind === 'heal');
-  const CLEARED = { statistical: 'statistical back to ok', slowScore: 'slow score back to 1', fixed: 'fixed threshold cleared' };
+  const CLEARED = { statistical: 'statistical back to ok', tail: 'tail back to ok', slowScore: 'slow score back to 1', fixed: 'fixed threshold cleared' };
   for (const r of heal) {
     const parts = DETECTORS.map((d) => {
       const c = r.detectors[d].clearedAfterHeal;
@@ -541,14 +622,14 @@ async function main() {
   }
   const started = Date.now();
   const results = [];
-  await runJobs(jobs, options.workers, options.stat, (result) => {
+  await runJobs(jobs, options.workers, options.stat, options.tail, (result) => {
     results.push(result);
     if (spinner) spinner.text = `${results.length}/${jobs.length} runs (${result.scenario}, ${result.host}, seed ${result.seed})`;
   });
   // The slow score's textbook hang: onset on a round boundary (tick 3000).
   const hangScenario = SCENARIOS.find((s) => s.kind === 'hang');
   const aligned = jobs.some((j) => j.scenario === hangScenario.name)
-    ? HOSTS.map((host) => runOne(hangScenario, host, options.seed, options.stat, { onsetMs: 300_000 }))
+    ? HOSTS.map((host) => runOne(hangScenario, host, options.seed, options.stat, { onsetMs: 300_000 }, options.tail))
     : [];
   spinner?.stop();
   const elapsedS = (Date.now() - started) / 1000;
@@ -565,7 +646,7 @@ async function main() {
         generated: new Date().toISOString(),
         elapsedS,
         options: { runs: options.runs, diskHours: options.diskHours, seed: options.seed, workers: options.workers, only: options.only },
-        params: { statistical: options.stat, slowScore: DEFAULT_SCORE_PARAMS, fixed: DEFAULT_FIXED_THRESHOLD_PARAMS },
+        params: { statistical: options.stat, tail: options.tail, slowScore: DEFAULT_SCORE_PARAMS, fixed: DEFAULT_FIXED_THRESHOLD_PARAMS },
         hosts: HOSTS,
         scenarios: SCENARIOS,
         notModelled: NOT_MODELLED,

@@ -26,6 +26,13 @@
 // a breach did follow within 5 minutes; the Brier score is the mean squared difference. A
 // near miss's slow disk levels off at a known time: on one that stays under the SLA from then
 // on, the time to clear is how long a warning standing then, or raised later, lasted after that.
+//
+// Each breach is gradual when its P99 climbed through half the SLA at least 2 minutes before
+// it (and stayed above it until the breach), sudden otherwise: no model reading latencies
+// alone can see a sudden one coming. Recall and lead are given for each kind. For the sudden
+// ones, the time the slow score (its slow threshold), the statistical detector and the tail
+// detector (their confirmations) took to flag the disk, from the start of the breach's sample
+// (negative: it was flagged already, up to 5 minutes before).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { HELD_OUT, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
@@ -35,6 +42,72 @@ const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await impo
 const { Predictor } = await import(dev('src/early-warning/predictor.js'));
 const { parseNetworkModel } = await import(dev('src/early-warning/network.js'));
 const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'));
+const { DEFAULT_SCORE_PARAMS } = await import(dev('src/score/score-params.js'));
+const { StoreTicks } = await import(dev('src/score/store-ticks.js'));
+const { reportedScore } = await import(dev('src/score/store-score.js'));
+const { StatisticalDetector } = await import(dev('src/statistical/statistical-detector.js'));
+const { TailDetector } = await import(dev('src/statistical/tail-detector.js'));
+
+/** The detectors timed on sudden breaches, and what flags a disk for each. */
+const FLAGGERS = { slowScore: `slow score (>= ${DEFAULT_SCORE_PARAMS.slowThreshold})`, statistical: 'statistical (confirmed)', tail: 'tail (confirmed)' };
+
+/** When each detector flagged each disk over a run's lines, fed tick by tick as replay would: disk -> detector -> times (ms). */
+function flagTimes(lines, intervalMs) {
+  const byTick = new Map();
+  const disks = new Set();
+  let lastTick = 0;
+  for (const line of lines) {
+    lastTick = Math.max(lastTick, line.tick);
+    if (line.disk === undefined || line.device !== undefined) continue;
+    disks.add(line.disk);
+    if (!byTick.has(line.tick)) byTick.set(line.tick, new Map());
+    byTick.get(line.tick).set(line.disk, line.ms ?? null);
+  }
+  const names = [...disks];
+  const times = new Map(names.map((d) => [d, { slowScore: [], statistical: [], tail: [] }]));
+  const params = { ...DEFAULT_SCORE_PARAMS, intervalMs, timeoutMs: intervalMs };
+  const store = new StoreTicks(params);
+  store.setInspected(names, 0);
+  const stat = new StatisticalDetector({ failureLatencyMs: intervalMs }, { onChange: ({ disk, to, atMs }) => to === 'confirmed' && times.get(disk).statistical.push(atMs) });
+  const tail = new TailDetector({ failureLatencyMs: intervalMs }, { onChange: ({ disk, to, atMs }) => to === 'confirmed' && times.get(disk).tail.push(atMs) });
+  const slow = new Map(names.map((d) => [d, false]));
+  for (let k = 1; k <= lastTick; k += 1) {
+    const t = k * intervalMs;
+    if (store.tick(t).updated) {
+      for (const d of names) {
+        const flagged = reportedScore(store.scoreOf(d)) >= params.slowThreshold;
+        if (flagged && !slow.get(d)) times.get(d).slowScore.push(t);
+        slow.set(d, flagged);
+      }
+    }
+    const at = byTick.get(k);
+    for (const d of names) {
+      const ms = at?.get(d) ?? null;
+      if (ms !== null && ms < intervalMs) store.finished(d, k, ms);
+      else store.failed(d, k);
+      if (ms === null) {
+        stat.failure(d, t);
+        tail.failure(d, t);
+      } else {
+        stat.observe(d, t, ms);
+        tail.observe(d, t, ms);
+      }
+    }
+  }
+  return times;
+}
+
+/**
+ * Gradual: its P99 climbed through half the SLA at least 2 minutes before the breach at `j`,
+ * and stayed above it (read through a median of 3 samples, so that one fast sample on the way
+ * up does not break the climb); sudden otherwise.
+ */
+function isGradual(p99, j) {
+  const smoothed = (i) => [p99[i - 1] ?? p99[i], p99[i], p99[i + 1] ?? p99[i]].sort((a, b) => a - b)[1];
+  let from = j;
+  while (from > 0 && smoothed(from - 1) > PARAMS.slaMs / 2) from -= 1;
+  return (j - from) * PARAMS.sampleMs >= 120_000;
+}
 
 const MODELS = ['network', 'trend'];
 const TITLES = { network: 'network', trend: 'linear trend' };
@@ -80,9 +153,16 @@ function groupOf(run, disk) {
   return run.spec;
 }
 
-function newTally() {
-  return { events: 0, warned: 0, leadsS: [], trueWarnings: 0, falseWarnings: 0, diskHours: 0, clearS: [] };
+function newKind() {
+  return { events: 0, warned: 0, leadsS: [] };
 }
+
+function newTally() {
+  return { events: 0, warned: 0, leadsS: [], trueWarnings: 0, falseWarnings: 0, diskHours: 0, clearS: [], gradual: newKind(), sudden: newKind() };
+}
+
+/** The sudden breaches, each with the delay (s) of each detector's flag from the breach's sample start; null for none within 5 minutes after. */
+const suddenFlags = [];
 
 /**
  * How long each warning standing at `levelOffMs` or raised after it lasted past that time (s);
@@ -120,16 +200,22 @@ function addReliability(r, probabilities, labels) {
   });
 }
 
-/** Scores one disk's warnings against its P99s into the tally of its group. */
-function score(tally, p99, warnings) {
+/** Scores one disk's warnings against its P99s into the tally of its group; `onSudden(j)` for each sudden breach. */
+function score(tally, p99, warnings, onSudden = () => {}) {
   tally.diskHours += p99.length * SAMPLE_H;
   for (const j of breachStarts(p99, PARAMS.slaMs, H)) {
     if (j < PARAMS.minSamples - 1) continue;
+    const gradual = isGradual(p99, j);
+    const kind = gradual ? tally.gradual : tally.sudden;
     tally.events += 1;
+    kind.events += 1;
+    if (!gradual) onSudden(j);
     const first = warnings.findIndex((w, i) => w && i >= j - H && i < j);
     if (first >= 0) {
       tally.warned += 1;
+      kind.warned += 1;
       tally.leadsS.push(((j - first) * PARAMS.sampleMs) / 1000);
+      kind.leadsS.push(((j - first) * PARAMS.sampleMs) / 1000);
     }
   }
   warnings.forEach((w, i) => {
@@ -148,6 +234,11 @@ function merge(tallies) {
     for (const key of ['events', 'warned', 'trueWarnings', 'falseWarnings', 'diskHours']) all[key] += t[key];
     all.leadsS.push(...t.leadsS);
     all.clearS.push(...t.clearS);
+    for (const kind of ['gradual', 'sudden']) {
+      all[kind].events += t[kind].events;
+      all[kind].warned += t[kind].warned;
+      all[kind].leadsS.push(...t[kind].leadsS);
+    }
   }
   return all;
 }
@@ -175,6 +266,12 @@ function figures(t) {
     clearMedianS: median(t.clearS),
     clearMaxS: t.clearS.length ? Math.max(...t.clearS) : NaN,
     clearedWithin5Min: t.clearS.filter((x) => x <= 300).length,
+    ...Object.fromEntries(
+      ['gradual', 'sudden'].map((kind) => [
+        kind,
+        { events: t[kind].events, warned: t[kind].warned, recall: t[kind].events > 0 ? t[kind].warned / t[kind].events : NaN, leadMedianS: median(t[kind].leadsS) },
+      ]),
+    ),
   };
 }
 
@@ -211,6 +308,9 @@ async function main() {
   jobs.forEach((job, n) => {
     if (spinner) spinner.text = `${n + 1}/${jobs.length} runs: ${job.label}`;
     const run = job.run();
+    // The other detectors, only for a run with a breach: they need every inspection.
+    let flags = null;
+    const flagsOf = () => (flags ??= flagTimes(run.lines, run.intervalMs));
     for (const disk of run.disks) {
       const p99 = disk.features.map((f) => f.p99Ms);
       const labels = breachTargets(p99, PARAMS.slaMs, H, PARAMS.windowSamples);
@@ -222,7 +322,17 @@ async function main() {
         const warnings = predictions.map((p) => p?.warning ?? false);
         const byGroup = tallies[model];
         if (!byGroup.has(group)) byGroup.set(group, newTally());
-        score(byGroup.get(group), p99, warnings);
+        score(byGroup.get(group), p99, warnings, (j) => {
+          if (model !== 'network') return;
+          // The breach's sample runs from 15 s before its end.
+          const startMs = atMs[j] - PARAMS.sampleMs;
+          const delays = {};
+          for (const [name, times] of Object.entries(flagsOf().get(disk.disk) ?? {})) {
+            const t = times.find((x) => x >= startMs - 300_000 && x <= startMs + 300_000);
+            delays[name] = t === undefined ? null : (t - startMs) / 1000;
+          }
+          suddenFlags.push({ run: run.name, disk: disk.disk, group, delays });
+        });
         // Levelling off under the SLA: no breach from then on.
         const under = disk.levelOffMs !== undefined && p99.every((x, i) => atMs[i] < disk.levelOffMs || x <= PARAMS.slaMs);
         if (under) byGroup.get(group).clearS.push(...clearTimes(atMs, warnings, disk.levelOffMs));
@@ -262,6 +372,8 @@ async function main() {
     ['recall, developing slowdowns', (m) => `${pct(results[m].developing.recall)} (${results[m].developing.warned}/${results[m].developing.events})`],
     ...DEVELOPING.map((name) => [`  ${name}`, (m) => `${pct(g(m, name).recall)} (${g(m, name).warned}/${g(m, name).events})`]),
     ['lead time, median (range)', (m) => `${secs(results[m].developing.leadMedianS)} (${secs(results[m].developing.leadMinS)} to ${secs(results[m].developing.leadMaxS)})`],
+    ['recall, gradual breaches (every group)', (m) => `${pct(results[m].all.gradual.recall)} (${results[m].all.gradual.warned}/${results[m].all.gradual.events}), lead median ${secs(results[m].all.gradual.leadMedianS)}`],
+    ['recall, sudden breaches (every group)', (m) => `${pct(results[m].all.sudden.recall)} (${results[m].all.sudden.warned}/${results[m].all.sudden.events}), lead median ${secs(results[m].all.sudden.leadMedianS)}`],
     ['precision, every warning', (m) => `${pct(results[m].all.precision)} (${results[m].all.trueWarnings}/${results[m].all.trueWarnings + results[m].all.falseWarnings})`],
     ['recall, sudden breaches (peaks, spikes)', (m) => {
       const t = figures(merge(NEGATIVES.concat(NEAR_MISSES).map((x) => tallies[m].get(x)).filter(Boolean)));
@@ -283,6 +395,24 @@ async function main() {
   const line = (r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
   process.stdout.write(`${[line(table[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(line)].join('\n')}\n`);
   process.stdout.write(`better by F1: ${TITLES[better]} (SLA ${PARAMS.slaMs} ms, warning above ${PARAMS.warnProbability}, horizon ${PARAMS.horizonMs / 60_000} min)\n`);
+
+  // The targets: gradual breaches seen coming, few false warnings where none should be.
+  process.stdout.write('\ntargets (gradual recall >= 90 % with a median lead >= 90 s; <= 0.02 false warnings per disk-hour on each of healthy, bursty and near-miss hosts):\n');
+  for (const m of MODELS) {
+    const gradual = results[m].all.gradual;
+    const kinds = Object.entries(results[m].hostKinds);
+    const met = gradual.recall >= 0.9 && gradual.leadMedianS >= 90 && kinds.every(([, t]) => t.falsePerDiskHour <= 0.02);
+    const quiet = kinds.map(([kind, t]) => `${kind} ${rate(t.falsePerDiskHour)}`).join(', ');
+    process.stdout.write(`  ${met ? 'MET' : 'NOT'}  ${TITLES[m]}: gradual recall ${pct(gradual.recall)} (${gradual.warned}/${gradual.events}), median lead ${secs(gradual.leadMedianS)}; false warnings per disk-hour: ${quiet}\n`);
+  }
+
+  // Sudden breaches: what flags them instead.
+  const flagRows = Object.entries(FLAGGERS).map(([name, title]) => {
+    const delays = suddenFlags.map((s) => s.delays[name]).filter((d) => d !== null && d !== undefined);
+    const before = delays.filter((d) => d <= 0).length;
+    return `  ${title}: ${delays.length}/${suddenFlags.length} flagged within 5 min of the breach (${before} of them already before it), median ${secs(median(delays))}, max ${delays.length ? secs(Math.max(...delays)) : '-'}`;
+  });
+  process.stdout.write(`\nsudden breaches (${suddenFlags.length}): time from the breach's sample start to the other detectors' flag\n${flagRows.join('\n')}\n`);
   const binRows = results.network.reliability.bins.map((_, b) => [
     `${(b / BINS).toFixed(1)}-${((b + 1) / BINS).toFixed(1)}`,
     ...MODELS.map((m) => {
@@ -297,7 +427,7 @@ async function main() {
   process.stdout.write(`${[rline(reliabilityTable[0]), rw.map((w) => '-'.repeat(w)).join('  '), ...binRows.map(rline)].join('\n')}\n`);
 
   mkdirSync(path.dirname(options.json), { recursive: true });
-  writeFileSync(options.json, `${JSON.stringify({ params: PARAMS, selection, better, results }, null, 2)}\n`);
+  writeFileSync(options.json, `${JSON.stringify({ params: PARAMS, selection, better, results, suddenFlags }, null, 2)}\n`);
   if (tty) process.stdout.write(`figures written to ${path.relative(process.cwd(), options.json) || options.json}\n`);
 }
 

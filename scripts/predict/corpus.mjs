@@ -144,6 +144,8 @@ export function scenarioRun(specName, hostName, seed) {
     host: hostName,
     seed,
     info,
+    intervalMs: info.intervalMs,
+    lines,
     disks: [...byDisk].map(([disk, timed]) => {
       const s = series(disk, timed, disk === info.slowDisk, 'generated');
       if (nearMiss && s.faulty) s.levelOffMs = info.onsetMs + (info.ramp?.rampMs ?? 0);
@@ -169,6 +171,8 @@ export function recordedRun(file) {
     spec: 'recorded',
     host: 'loop disks',
     seed: null,
+    intervalMs: header.interval_ms,
+    lines: rows,
     disks: [...byDisk].map(([disk, timed]) => {
       const s = series(disk, timed, disk.startsWith('ramp'), 'recorded');
       if (disk.startsWith('level')) s.levelOffMs = Math.max(...steps.filter(([name]) => name === disk).map(([, at]) => Number(at) * 1000));

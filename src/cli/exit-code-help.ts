@@ -19,7 +19,7 @@ export function exitCodeHelp(command: Command): string {
     '  0  OK        the store score stayed below the slow threshold, and nothing below happened',
     `  1  WARNING   the reported store score reached the slow threshold (default ${scoreDefault('slowThreshold')}), not the eviction threshold;`,
     `               or a disk was in state warning (its predicted chance of exceeding ${predictorFlag('slaMs')} within ${formatDuration(DEFAULT_PREDICTOR_PARAMS.horizonMs)}`,
-    `               went above ${predictorFlag('warnProbability')} at ${DEFAULT_PREDICTOR_PARAMS.confirmSamples} samples in a row, its P99 rising); or the statistical detector confirmed a slow disk;`,
+    `               went above ${predictorFlag('warnProbability')} at ${DEFAULT_PREDICTOR_PARAMS.confirmSamples} samples in a row, its P99 rising); or the statistical detector confirmed a slow disk, or the tail detector a tail-slow one;`,
     ...(probes ? ['               or (--all-devices, --devices) a drive is slow now against the peers of its class;'] : []),
     `               or a disk was hung (an inspection in flight for ${flagName(HANG_AFTER_SPEC)}, default ${defaultText(HANG_AFTER_SPEC)})${command === 'check' ? ', or completed no inspection at all,' : ''}`,
     ...(command === 'check' ? ['               or was rising: its rounds, repeated, would evict it;'] : []),

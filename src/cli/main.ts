@@ -17,6 +17,7 @@ import {
   probeParamsFrom,
   scoreParamsFrom,
   statisticalParamsFrom,
+  tailParamsFrom,
   targetsFrom,
   type TargetOptionValues,
 } from './options.js';
@@ -47,6 +48,7 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
     hooks: hookParamsFrom(values),
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),
+    tail: tailParamsFrom(values, score),
     criticalOn: criticalOnFrom(values),
     predictor: predictorParamsFrom(values, score),
     ...(drives === null ? {} : { drives }),

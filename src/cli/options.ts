@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { SCORE_SPECS, type ScoreParams } from '../score/score-params.js';
 import { PROBE_SPECS, type ProbeParams } from '../prober/probe-params.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
+import { TAIL_SPECS, tailParams, type TailParams } from '../statistical/tail-params.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { rawArgument } from '../common/path-text.js';
 import type { MountRequirement } from '../layout/mount-requirement.js';
@@ -52,8 +53,8 @@ function mountRequirement(value: string, previous: MountRequirement[] = []): Mou
   return [...previous, { ...(name === undefined ? {} : { name }), at: normalised }];
 }
 
-/** The verdict's parameters: the score's, the statistical detector's and --critical-on. */
-const STATISTICAL_FLAG_SPECS = [...STATISTICAL_SPECS, CRITICAL_ON_SPEC];
+/** The verdict's parameters: the score's, the statistical detector's, --critical-on and the tail detector's. */
+const STATISTICAL_FLAG_SPECS = [...STATISTICAL_SPECS, CRITICAL_ON_SPEC, ...TAIL_SPECS];
 
 export function addScoreOptions(command: Command): Command {
   return addParamOptions(command, SCORE_SPECS);
@@ -74,6 +75,11 @@ export function criticalOnFrom(values: OptionValues): CriticalOn {
 /** The detector's parameters; a tick with no result counts as an inspection of the timeout. */
 export function statisticalParamsFrom(values: OptionValues, score: ScoreParams): StatisticalParams {
   return asArgument(() => statisticalParams({ ...(paramsFrom(STATISTICAL_SPECS, values) as Partial<StatisticalParams>), failureLatencyMs: score.timeoutMs }));
+}
+
+/** The tail detector's parameters; a tick with no result counts as an inspection of the timeout. */
+export function tailParamsFrom(values: OptionValues, score: ScoreParams): TailParams {
+  return asArgument(() => tailParams({ ...(paramsFrom(TAIL_SPECS, values) as Partial<TailParams>), failureLatencyMs: score.timeoutMs }));
 }
 
 export function addRecordOption(command: Command): Command {

@@ -10,6 +10,7 @@ export const HELP_HEADINGS: Readonly<Record<HelpGroup | 'targets' | 'drives' | '
   probe: 'Probe:',
   scoring: 'Scoring:',
   statistical: 'Statistical detector:',
+  tail: 'Tail detector:',
   'early-warning': 'Early warning:',
   drives: 'Drives:',
   outputs: 'Outputs:',

@@ -2,6 +2,7 @@
 // are generated from, and what a test checks every flag against.
 import type { ParamSpec } from '../common/param-spec.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS } from '../statistical/statistical-params.js';
+import { TAIL_SPECS } from '../statistical/tail-params.js';
 import { HOOK_SPECS } from '../hooks/hook-params.js';
 import { SCORE_SPECS } from '../score/score-params.js';
 import { PROBE_SPECS } from '../prober/probe-params.js';
@@ -17,6 +18,7 @@ export const ALL_PARAM_SPECS: readonly ParamSpec[] = Object.freeze([
   WATCH_DURATION_SPEC,
   ...STATISTICAL_SPECS,
   CRITICAL_ON_SPEC,
+  ...TAIL_SPECS,
   ...PREDICTOR_SPECS,
   ...HOOK_SPECS,
   ...PEER_SPECS,

@@ -16,6 +16,7 @@ import {
   criticalOnFrom,
   scoreParamsFrom,
   statisticalParamsFrom,
+  tailParamsFrom,
 } from './options.js';
 
 interface ReplayValues extends OptionValues {
@@ -86,6 +87,7 @@ async function replay(source: string, values: ReplayValues, command: Command): P
   await runReplay(trace, {
     params,
     statistical: statisticalParamsFrom(given, params),
+    tail: tailParamsFrom(given, params),
     criticalOn: criticalOnFrom(given),
     predictor: predictorParamsFrom(given, params),
     hangAfterMs: given[attributeOf(HANG_AFTER_SPEC)] as number,

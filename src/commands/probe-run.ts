@@ -1,5 +1,6 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
 import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { TailParams } from '../statistical/tail-params.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
 import type { ScoreParams } from '../score/score-params.js';
@@ -49,7 +50,8 @@ export interface RunOptions {
   /** Commands to run on eviction and recovery. */
   hooks?: HookParams;
   statistical: StatisticalParams;
-  /** 'any': a disk the statistical detector confirms makes the run CRITICAL, not WARNING. */
+  tail: TailParams;
+  /** 'any': a disk the statistical or the tail detector confirms makes the run CRITICAL, not WARNING. */
   criticalOn: 'evict' | 'any';
   /** --sla, --warn-probability, --predictor: a disk in state `warning` makes the run at least WARNING. */
   predictor: PredictorParams;
@@ -84,7 +86,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const buffered = !probe.direct;
   let session: ProbeSession;
   try {
-    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.predictor, options.criticalOn, PROBER_WITH_OUTPUTS);
+    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.tail, options.predictor, options.criticalOn, PROBER_WITH_OUTPUTS);
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
@@ -127,6 +129,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
         score,
         probe,
         statistical: options.statistical,
+        tail: options.tail,
         verdict: { criticalOn: options.criticalOn },
         predictor: options.predictor,
       });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { StatisticalParams, CriticalOn } from '../statistical/statistical-params.js';
+import type { TailParams } from '../statistical/tail-params.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { replaceFile } from '../common/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
@@ -20,6 +21,7 @@ import { fail } from '../report/fail.js';
 export interface ReplayRequest {
   params: ScoreParams;
   statistical: StatisticalParams;
+  tail: TailParams;
   criticalOn: CriticalOn;
   predictor: PredictorParams;
   hangAfterMs: number;
@@ -68,6 +70,8 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         score,
         statistical: update.statistical.get(name),
         statisticalJudged: update.statisticalJudged.get(name),
+        tail: update.tail.get(name),
+        tailJudged: update.tailJudged.get(name),
         prediction: update.predictions.get(name),
         blockDevices: trace.blockDevices.get(name),
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
@@ -86,6 +90,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
     disks: trace.header?.disks,
     ticks: request.ticks,
     statistical: request.statistical,
+    tail: request.tail,
     criticalOn: request.criticalOn,
     predictor: request.predictor,
     hangAfterMs: request.hangAfterMs,

@@ -4,7 +4,7 @@
 import { formatDuration, formatDurationRange, inDurationRange, parseDuration, type DurationRange } from './durations.js';
 
 /** The heading a flag is listed under in help (and the docs table it is in). */
-export type HelpGroup = 'probe' | 'scoring' | 'statistical' | 'early-warning' | 'hooks' | 'peer' | 'run';
+export type HelpGroup = 'probe' | 'scoring' | 'statistical' | 'tail' | 'early-warning' | 'hooks' | 'peer' | 'run';
 
 interface SpecBase<Key extends string> {
   /** The field of the stage's params it sets. */

@@ -15,6 +15,8 @@ import type { DetectorState } from '../statistical/statistical-detector.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { TailParams } from '../statistical/tail-params.js';
+import type { TailState } from '../statistical/tail-detector.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
 import type { BatchRecord, FromProber, InspectedRecord, PhaseTimings, Placement, ProberProgram, ProbeTarget, Resolution, SerializedProbeError } from '../prober/protocol.js';
@@ -52,6 +54,8 @@ export interface DiskStatus extends DiskPlacement {
   errors: number;
   /** The statistical detector's state, for an inspected disk. */
   statistical?: DetectorState;
+  /** The tail detector's state, for an inspected disk. */
+  tail?: TailState;
   /** The kernel's names of the block devices behind its filesystem, from the filesystem's own down. */
   blockDevices?: string[];
   /** Those of them that stalled in the last round: requests in flight, none completed. */
@@ -60,6 +64,8 @@ export interface DiskStatus extends DiskPlacement {
   prediction?: Prediction;
   /** The statistical detector has judged it against a baseline (else its state is no verdict yet: warming up). */
   statisticalJudged?: boolean;
+  /** The tail detector has a baseline for it (else its state is no verdict yet: warming up). */
+  tailJudged?: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
   evictionInMs?: number | null;
   /** Another filesystem was mounted onto its directory during the run: WARNING. */
@@ -176,6 +182,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     private readonly targets: ProbeTarget[],
     private readonly score: ScoreParams,
     statistical: StatisticalParams,
+    tail: TailParams,
     private readonly prober: RestartingProber,
     predictor: PredictorParams,
     criticalOn: 'evict' | 'any',
@@ -188,7 +195,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       if (names) names.push(target.name);
       else this.namesOfDir.set(target.dir, [target.name]);
     }
-    this.pipeline = new VerdictPipeline({ score, statistical, predictor, criticalOn, hangAfterMs });
+    this.pipeline = new VerdictPipeline({ score, statistical, tail, predictor, criticalOn, hangAfterMs });
     this.watchdog = new BatchWatchdog({
       charge: () => this.advanceTo(MONOTONIC_CLOCK.now()),
       ask: () => this.prober.send({ type: 'flush' }),
@@ -205,11 +212,12 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     score: ScoreParams,
     probe: ProbeParams,
     statistical: StatisticalParams,
+    tail: TailParams,
     predictor: PredictorParams,
     criticalOn: 'evict' | 'any',
     program: ProberProgram,
   ): Promise<ProbeSession> {
-    const session = new ProbeSession(targets, score, statistical, new RestartingProber(program, targets, probe), predictor, criticalOn, probe.hangAfterMs);
+    const session = new ProbeSession(targets, score, statistical, tail, new RestartingProber(program, targets, probe), predictor, criticalOn, probe.hangAfterMs);
     // As root, where a prober registers: without the registry a stuck prober is found by its socket instead.
     const registry = process.geteuid?.() === 0 ? registryProblem() : null;
     if (registry !== null) writeStderrLine(`the prober registry ${REGISTRY_DIR} cannot be used (${registry}): stuck probers of earlier runs are found by their sockets instead`);
@@ -323,6 +331,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.statisticalJudged = verdict.statisticalJudged;
       status.evictionInMs = verdict.evictionInMs;
       if (verdict.filesystemChanged) status.filesystemChanged = true;
+      status.tail = verdict.tail;
+      status.tailJudged = verdict.tailJudged;
       status.blockDevices = this.counters.devicesOf(status.name);
       status.stalledDevices = this.counters.stalledOf(status.name);
       if (verdict.prediction) status.prediction = verdict.prediction;

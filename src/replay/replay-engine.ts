@@ -19,6 +19,7 @@
 import { type ScoreParams } from '../score/score-params.js';
 import { DEFAULT_PROBE_PARAMS } from '../prober/probe-params.js';
 import { statisticalParams, type StatisticalParams } from '../statistical/statistical-params.js';
+import { tailParams, type TailParams } from '../statistical/tail-params.js';
 import { predictorParams, type PredictorParams } from '../early-warning/predictor-params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
@@ -53,6 +54,8 @@ export interface ReplayOptions {
   ticks?: number;
   /** The statistical detector's; by default its defaults, a tick with no result counting as the timeout. */
   statistical?: StatisticalParams;
+  /** The tail detector's; by default its defaults, a tick with no result counting as the timeout. */
+  tail?: TailParams;
   /** 'any': a disk the detector confirms makes the verdict CRITICAL, as in watch and check. */
   criticalOn?: 'evict' | 'any';
   /** The early-warning predictor's; by default its defaults, a tick with no result counting as the timeout. */
@@ -120,6 +123,7 @@ export class ReplayEngine {
     this.pipeline = new VerdictPipeline({
       score: options.params,
       statistical: options.statistical ?? statisticalParams({ failureLatencyMs: timeoutMs }),
+      tail: options.tail ?? tailParams({ failureLatencyMs: timeoutMs }),
       predictor: options.predictor ?? predictorParams({ timeoutMs }),
       criticalOn: options.criticalOn ?? 'evict',
       hangAfterMs: options.hangAfterMs ?? DEFAULT_PROBE_PARAMS.hangAfterMs,

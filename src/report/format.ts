@@ -81,6 +81,12 @@ export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'w
   return prediction.warning ? ` warning (${figure})` : ` ${figure}`;
 }
 
+/** The tail detector's state once it is not ok: ` tail suspect`, ` tail confirmed` (tail-slow). */
+export function formatTail(tail: string | undefined): string {
+  return tail === undefined || tail === 'ok' ? '' : ` tail ${tail}`;
+}
+
+
 /** What a detector without the data it needs says, in every human output: never `ok`. */
 export const WARMING_UP = 'warming up';
 
@@ -116,7 +122,7 @@ export function formatDiskLine(disk: DiskStatus, buffered: boolean, summary?: Di
   if (disk.state === 'skipped') return `${disk.name} ${where} ${formatState(disk)}${flagText}`;
   const phases = summary ? ` ${formatSummary(summary, disk)}` : disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
   const statistical = disk.statistical ? ` stat ${shownStatistical(disk)}` : '';
-  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatTail(disk.tail)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {

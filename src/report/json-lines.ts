@@ -21,7 +21,7 @@ import { LATENCY_PHASES } from './phase-latencies.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -74,6 +74,10 @@ function warmingUpFields(disk: RoundDisk): Json {
   if (disk.statistical === 'ok' && disk.statisticalJudged === false) {
     fields.statistical = null;
     fields.statistical_reason = 'warming up: no step judged against a baseline yet';
+  }
+  if (disk.tail === 'ok' && disk.tailJudged === false) {
+    fields.tail = null;
+    fields.tail_reason = 'warming up: no baseline of its inspections yet';
   }
   if (disk.prediction?.probability == null) fields.early_warning_reason = 'warming up: too few samples for a prediction yet';
   return fields;
@@ -173,7 +177,7 @@ export class JsonLines implements Reporter {
       const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
       const inspected = !('inspected' in disk) || disk.inspected;
       const predicted = inspected ? predictionFields(disk) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, tail: disk.tail, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);

@@ -4,6 +4,7 @@
 // Base units: seconds; the score is unitless, 1..100.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import { DETECTOR_STATES } from '../statistical/statistical-detector.js';
+import { TAIL_STATES } from '../statistical/tail-detector.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { defaultText } from '../common/param-spec.js';
@@ -44,6 +45,7 @@ export class SlowdiskMetrics {
   /** Disks whose counter and histogram series exist. */
   private readonly started = new Set<string>();
   private readonly statisticalState: Gauge<'disk' | 'state'>;
+  private readonly tailState: Gauge<'disk' | 'state'>;
   private readonly predictedProbability: Gauge<'disk'>;
   private readonly predictedWarning: Gauge<'disk'>;
   private readonly blockDeviceInfo: Gauge<'disk' | 'device'>;
@@ -91,6 +93,12 @@ export class SlowdiskMetrics {
     this.statisticalState = new Gauge({
       name: 'slowdisk_statistical_state',
       help: "The statistical detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed, host-wide), 0 for the others.",
+      labelNames: ['disk', 'state'],
+      registers,
+    });
+    this.tailState = new Gauge({
+      name: 'slowdisk_tail_state',
+      help: "The tail detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed), 0 for the others.",
       labelNames: ['disk', 'state'],
       registers,
     });
@@ -204,7 +212,7 @@ export class SlowdiskMetrics {
 
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.statisticalState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
+    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.statisticalState, this.tailState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
     for (const gauge of perDisk) gauge.reset();
     // The block devices start with the filesystem's own (none when sysfs does not know it); a skipped path is on the inspected one's.
     const filesystemDevice = new Map(disks.map((disk) => [disk.name, disk.blockDevices?.[0] ?? '']));
@@ -227,6 +235,7 @@ export class SlowdiskMetrics {
       for (const device of disk.blockDevices ?? []) this.blockDeviceInfo.set({ disk: name, device }, 1);
       this.setState(disk);
       for (const state of DETECTOR_STATES) this.statisticalState.set({ disk: name, state }, flag(disk.statistical === state));
+      for (const state of TAIL_STATES) this.tailState.set({ disk: name, state }, flag(disk.tail === state));
       const probability = disk.prediction?.probability;
       if (probability != null) this.predictedProbability.set({ disk: name }, probability);
       this.predictedWarning.set({ disk: name }, flag(disk.prediction?.warning === true));

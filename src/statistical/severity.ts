@@ -10,6 +10,7 @@ export interface DetectorSeverityOptions {
   confirmedIsCritical?: boolean;
 }
 
+/** The statistical detector's states, or the tail detector's (a subset of them). */
 export function detectorSeverity(states: Iterable<DetectorState>, options: DetectorSeverityOptions = {}): Severity {
   for (const state of states) if (state === 'confirmed') return options.confirmedIsCritical ? 'evict' : 'slow';
   return 'ok';

@@ -4,6 +4,7 @@ import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.j
 import type { DeviceRole } from '../kernel/block-devices.js';
 import type { ParamSpec } from '../common/param-spec.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
+import { TAIL_SPECS, type TailParams } from '../statistical/tail-params.js';
 import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC, SCORE_SPECS, TIMEOUT_SPEC, type ScoreParams } from '../score/score-params.js';
 import { HANG_AFTER_SPEC, type ProbeParams } from '../prober/probe-params.js';
 import { PREDICTOR_SPECS, type PredictorParams } from '../early-warning/predictor-params.js';
@@ -15,6 +16,7 @@ export interface RecordedParams {
   score: ScoreParams;
   probe: Pick<ProbeParams, 'hangAfterMs'>;
   statistical: StatisticalParams;
+  tail: TailParams;
   verdict: { criticalOn: CriticalOn };
   predictor: PredictorParams;
 }
@@ -26,6 +28,7 @@ export const RECORDED_SPECS: RecordedSpecs = Object.freeze({
   score: SCORE_SPECS,
   probe: [HANG_AFTER_SPEC],
   statistical: STATISTICAL_SPECS,
+  tail: TAIL_SPECS,
   verdict: [CRITICAL_ON_SPEC],
   predictor: PREDICTOR_SPECS,
 });

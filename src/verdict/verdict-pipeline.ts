@@ -3,12 +3,14 @@
 // begins, then the block devices' figures read once its inspections are started, at the
 // close of a round, and each inspection as its result came), each with the clock's reading,
 // and owns what they make: the store's tick semantics (StoreTicks), the statistical
-// detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
+// detector and the tail detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
 // exit code. Pure: no I/O, no timers, and the clock is the events'.
 import { StatisticalDetector, type DetectorState } from '../statistical/statistical-detector.js';
 import type { StatisticalParams } from '../statistical/statistical-params.js';
 import { detectorSeverity } from '../statistical/severity.js';
 import { feedDetector } from '../statistical/tick-feed.js';
+import { TailDetector, type TailState } from '../statistical/tail-detector.js';
+import { tailParams, type TailParams } from '../statistical/tail-params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { predictionSeverity } from '../early-warning/prediction-severity.js';
@@ -28,8 +30,10 @@ import { ThresholdCrossings, type ThresholdCrossing } from './threshold-crossing
 export interface PipelineParams {
   score: ScoreParams;
   statistical: StatisticalParams;
+  /** The tail detector's; by default its defaults, a tick with no result counting as the timeout. */
+  tail?: TailParams;
   predictor: PredictorParams;
-  /** 'any': a disk the statistical detector confirms makes the verdict CRITICAL, not WARNING. */
+  /** 'any': a disk the statistical or the tail detector confirms makes the verdict CRITICAL, not WARNING. */
   criticalOn: 'evict' | 'any';
   /** --hang-after: an inspection in flight this long makes the disk hung, and the run WARNING. */
   hangAfterMs: number;
@@ -76,6 +80,10 @@ export interface RoundVerdict {
   statistical: ReadonlyMap<string, DetectorState>;
   /** Whether the detector has judged a step of each disk yet: until then its state is no verdict (warming up). */
   statisticalJudged: ReadonlyMap<string, boolean>;
+  /** Whether the tail detector has a baseline for each disk yet: until then its state is no verdict. */
+  tailJudged: ReadonlyMap<string, boolean>;
+  /** Each disk's tail detector state, in the order of the disks. */
+  tail: ReadonlyMap<string, TailState>;
   /** Each disk's early-warning prediction, once it has one. */
   predictions: ReadonlyMap<string, Prediction>;
   /** What the round made the run: the score's severity and the detectors'. */
@@ -112,12 +120,15 @@ export interface InspectionOutput {
 export interface DiskVerdict {
   score: number;
   statistical: DetectorState;
+  tail: TailState;
   prediction?: Prediction;
   /** How long its inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
   hung: boolean;
   /** The statistical detector has judged a step of it against a baseline: its state is a verdict, not a default. */
   statisticalJudged: boolean;
+  /** The tail detector has a baseline for it: its state is a verdict, not a default. */
+  tailJudged: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
   evictionInMs: number | null;
   /** Another filesystem took its place during the run. */
@@ -160,6 +171,7 @@ interface InspectedDisk extends DiskAnswers {
 export class VerdictPipeline {
   private readonly ticks: StoreTicks;
   private readonly detector: StatisticalDetector;
+  private readonly tail: TailDetector;
   private readonly predictions: PredictorFeed;
   readonly verdict: RunVerdict;
   private readonly crossings: ThresholdCrossings;
@@ -175,9 +187,12 @@ export class VerdictPipeline {
     const { intervalMs } = params.score;
     this.detector = new StatisticalDetector(params.statistical);
     this.predictions = new PredictorFeed(params.predictor, intervalMs);
+    this.tail = new TailDetector(params.tail ?? tailParams({ failureLatencyMs: params.score.timeoutMs }));
     const detectorFeed = feedDetector(this.detector, intervalMs);
+    const tailFeed = feedDetector(this.tail, intervalMs);
     this.ticks = new StoreTicks(params.score, (disk, tickId, durationMs) => {
       detectorFeed(disk, tickId, durationMs);
+      tailFeed(disk, tickId, durationMs);
       this.predictions.outcome(disk, tickId, durationMs);
     });
     this.verdict = new RunVerdict(params.score);
@@ -299,8 +314,10 @@ export class VerdictPipeline {
     const verdict: DiskVerdict = {
       score: this.ticks.scoreOf(name) ?? 1,
       statistical: this.detector.state(name),
+      tail: this.tail.state(name),
       hung: inspected.inFlight.hung(nowMs, this.params.hangAfterMs),
       statisticalJudged: this.detector.judged(name),
+      tailJudged: this.tail.judged(name),
       filesystemChanged: inspected.filesystemChanged,
       evictionInMs: this.ticks.projectedEvictionMs(name),
     };
@@ -357,19 +374,24 @@ export class VerdictPipeline {
     const scores = this.ticks.scores();
     const statistical = new Map<string, DetectorState>();
     const statisticalJudged = new Map<string, boolean>();
+    const tail = new Map<string, TailState>();
+    const tailJudged = new Map<string, boolean>();
     const predictions = new Map<string, Prediction>();
     for (const disk of scores.keys()) {
       statistical.set(disk, this.detector.state(disk));
       statisticalJudged.set(disk, this.detector.judged(disk));
+      tail.set(disk, this.tail.state(disk));
+      tailJudged.set(disk, this.tail.judged(disk));
       const prediction = this.predictions.predictionOf(disk);
       if (prediction) predictions.set(disk, prediction);
     }
-    const detected = detectorSeverity(statistical.values(), { confirmedIsCritical: this.params.criticalOn === 'any' });
+    const confirmedIsCritical = this.params.criticalOn === 'any';
+    const detected = worseSeverity(detectorSeverity(statistical.values(), { confirmedIsCritical }), detectorSeverity(tail.values(), { confirmedIsCritical }));
     const down = downSeverity(this.inspectedList.map((disk) => disk.unwritable));
     const moved: Severity = this.inspectedList.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
     const severity = this.verdict.observe(storeScore, [predictionSeverity(predictions.values()), down, moved].reduce(worseSeverity, detected));
     const crossings = this.crossings.round(storeScore, scores);
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, predictions, severity, crossings };
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings };
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */
@@ -391,6 +413,7 @@ export class VerdictPipeline {
   private forget(disk: string): void {
     this.inspected.delete(disk);
     this.detector.forget(disk);
+    this.tail.forget(disk);
     this.predictions.forget(disk);
   }
 

@@ -28,6 +28,7 @@ const FAMILIES = [
   'slowdisk_disk_contested',
   'slowdisk_disk_info',
   'slowdisk_statistical_state',
+  'slowdisk_tail_state',
   'slowdisk_predicted_breach_probability',
   'slowdisk_predicted_warning',
   'slowdisk_disk_block_device_info',

@@ -1,0 +1,488 @@
+// The tail detector (docs/tail-detector.md): a disk whose slowest inspections have grown while
+// its median held. Pure: no timers, no I/O; the caller passes its clock's reading with every call.
+//
+// - Slow line. Each disk's healthy baseline is its inspections of the `baselineMs` (10 min)
+//   before its judged window; its `quantile` (P99), never under `minLineMs` (1 ms), is the
+//   slow line: about 1 % of a healthy disk's inspections are above it.
+// - Steps. Once per `stepMs` (1 s) the disk is judged on its last `windowMs` (30 s) of steps.
+//   The test counts slow events, not slow inspections: a step with a slow inspection is one,
+//   and a run of such steps in a row one per `runMs` (5 s) of it. A healthy disk's slow
+//   inspections come in clusters (a flush, a garbage collection, a burst of congestion hold
+//   several inspections in a row), which a count of inspections would take for independent
+//   evidence. The baseline gives the rate of such events, measured the same way.
+// - Test. k slow events in n steps are raised when P(X >= k), X ~ Binomial(n, rate), is under
+//   `significance` (1e-4), at the rate of slow events of its baseline. A rise every disk
+//   shares (the host's load, its CPU, a controller) is not one disk's fault: when more than
+//   `hostWideShare` (half) of the other judged disks show a rise against their own baselines
+//   (the test's chance under `peerRiseSignificance`, 0.25), the disk is judged against the
+//   rate of slow events its peers show (the median of theirs).
+// - A tail, not a slowdown. The line moves with the disk's median: when the median of its
+//   window's steps (each step's median) is above the baseline's median, the line is raised
+//   by the same factor. A disk (or a host) whose whole latency shifts is the statistical
+//   detector's; this one sees the slowest inspections grow away from the rest.
+// - Rule. Raised `suspectAfterMs` (3 s) in a row: suspect; observed `observeMs` (15 s) more,
+//   confirmed when more than `confirmShare` (70 %) of those steps were raised; cancelled when
+//   `fallbackMs` (10 s) in a row were not, or the share can no longer be reached. A confirmed
+//   disk lets go once its window shows no rise at all (the test's chance above
+//   `releaseSignificance`, 5 %) for `releaseMs` (30 s) in a row: the hysteresis.
+// - The baseline does not follow the disk into its slow state: it is not recomputed while a
+//   window shows any rise (the test's chance under `releaseSignificance`) or the disk is
+//   suspect or confirmed; the steps that leave the window meanwhile wait, and go in once it is
+//   calm; the steps of the window that made a disk suspect, those waiting then, and every step
+//   while it is suspect or confirmed, never enter it.
+// - Failures. A tick with no result counts as an inspection of `failureLatencyMs`.
+import { medianInPlace } from '../common/robust-stats.js';
+import { mediansOfOthers } from './statistical-detector.js';
+import { binomialUpperTail } from './binomial.js';
+import { DEFAULT_TAIL_PARAMS, tailParams, type TailParams } from './tail-params.js';
+
+export type TailState = 'ok' | 'suspect' | 'confirmed';
+
+export const TAIL_STATES: readonly TailState[] = ['ok', 'suspect', 'confirmed'];
+
+/** A disk's healthy baseline, as its history before the window gives it. */
+export interface TailBaseline {
+  /** The slow line: the baseline's quantile times the line factor, or the floor. */
+  lineMs: number;
+  /** The median of its inspections: the line moves with the window's median above it. */
+  medianMs: number;
+  /** The share of the baseline's steps with an inspection above the line. */
+  eventRate: number;
+  /** The share of its inspections above the line (about 1 - quantile). */
+  inspectionRate: number;
+  steps: number;
+  samples: number;
+  atMs: number;
+}
+
+/** Why a disk is in its state. */
+export interface TailEvidence {
+  disk: string;
+  state: TailState;
+  /** When it entered its state (for ok: first seen, or last let go). */
+  sinceMs: number;
+  /** Suspect or confirmed: when its raised run began. */
+  onsetMs: number | null;
+  /** The last judged window: its share of slow inspections and of slow steps. */
+  slowShare: number | null;
+  slowEvents: number | null;
+  steps: number | null;
+  /** The rate it is judged against over its baseline's own (above 1 only when the host's tail rose). */
+  peerFactor: number | null;
+  /** The binomial test's chance of the window's slow events at the rate it is judged against. */
+  pValue: number | null;
+  judgedAtMs: number | null;
+  baseline: TailBaseline | null;
+}
+
+export interface TailChange {
+  disk: string;
+  from: TailState;
+  to: TailState;
+  atMs: number;
+}
+
+export interface TailOptions {
+  onChange?: (change: TailChange) => void;
+}
+
+interface Judged {
+  slowEvents: number;
+  slowShare: number;
+  /** Slow events per step of the window. */
+  eventShare: number;
+  /** Showing any rise (the test's chance under `releaseSignificance`) against its own baseline alone. */
+  ownRising: boolean;
+}
+
+/**
+ * Counts slow events over steps in time order: a run of slow steps in a row is one event per
+ * `runSteps` of it (rounded up). A burst of congestion holds several inspections in a row;
+ * counted step by step it would look like that many independent slow inspections.
+ */
+class SlowEvents {
+  count = 0;
+  private run = 0;
+
+  constructor(private readonly runSteps: number) {}
+
+  step(slow: boolean): void {
+    if (!slow) {
+      this.run = 0;
+      return;
+    }
+    if (this.run % this.runSteps === 0) this.count += 1;
+    this.run += 1;
+  }
+}
+
+/** The median of a step's latencies, sorted in a scratch copy. */
+function medianOf(samples: readonly number[], scratch: { values: Float64Array }): number {
+  if (samples.length === 0) return 0;
+  if (scratch.values.length < samples.length) scratch.values = new Float64Array(samples.length * 2);
+  for (let i = 0; i < samples.length; i += 1) scratch.values[i] = samples[i];
+  return medianInPlace(scratch.values, samples.length);
+}
+
+class TailTrack {
+  /** The open step's latencies. */
+  samples: number[] = [];
+  // The judged window: a ring of its steps' latencies, with each step's slowest and whether
+  // it may ever enter the baseline.
+  private readonly window: number[][];
+  private readonly windowMax: Float64Array;
+  /** Each step's median latency. */
+  private readonly windowMedian: Float64Array;
+  private readonly stepScratch = { values: new Float64Array(64) };
+  private readonly tainted: Uint8Array;
+  private at = 0;
+  length = 0;
+  // The baseline: steps older than the window, oldest first from `head`.
+  private base: number[][] = [];
+  private head = 0;
+  baseSamples = 0;
+  baseline: TailBaseline | null = null;
+  /** Steps out of the window while it showed a rise, waiting to know whether they were a burst. */
+  private pending: number[][] = [];
+  /** The last judged window showed a rise (the test's chance under `releaseSignificance`). */
+  rising = false;
+
+  state: TailState = 'ok';
+  sinceMs: number;
+  onsetMs = 0;
+  raisedRun = 0;
+  observed = 0;
+  observedRaised = 0;
+  fallbackRun = 0;
+  calmRun = 0;
+  last: (Judged & { peerFactor: number; pValue: number; atMs: number }) | null = null;
+
+  constructor(
+    readonly name: string,
+    firstSeenMs: number,
+    readonly windowSteps: number,
+    private readonly baselineSteps: number,
+  ) {
+    this.sinceMs = firstSeenMs;
+    this.window = Array.from({ length: windowSteps }, () => []);
+    this.windowMax = new Float64Array(windowSteps);
+    this.windowMedian = new Float64Array(windowSteps);
+    this.tainted = new Uint8Array(windowSteps);
+  }
+
+  get baseSteps(): number {
+    return this.base.length - this.head;
+  }
+
+  /**
+   * Closes the open step into the window. The step it pushes out goes into the baseline, unless
+   * it is tainted; while the window shows a rise, it waits, and goes in once the window is
+   * calm again (a burst is part of a disk's life), or never if the disk turns suspect.
+   */
+  closeStep(): void {
+    const slot = this.at;
+    if (this.length === this.windowSteps) {
+      const leaving = this.window[slot];
+      if (this.tainted[slot] === 0) {
+        if (this.rising) this.pending.push(leaving);
+        else {
+          this.releasePending();
+          this.addToBase(leaving);
+        }
+      }
+    } else this.length += 1;
+    let max = 0;
+    for (let i = 0; i < this.samples.length; i += 1) if (this.samples[i] > max) max = this.samples[i];
+    this.window[slot] = this.samples;
+    this.windowMax[slot] = max;
+    this.windowMedian[slot] = medianOf(this.samples, this.stepScratch);
+    this.tainted[slot] = this.state === 'ok' ? 0 : 1;
+    this.samples = [];
+    this.at = (slot + 1) % this.windowSteps;
+  }
+
+  /** The window's steps, and those waiting, will never enter the baseline: they made the disk suspect. */
+  taintWindow(): void {
+    this.tainted.fill(1);
+    this.pending.length = 0;
+  }
+
+  releasePending(): void {
+    for (const step of this.pending) this.addToBase(step);
+    this.pending.length = 0;
+  }
+
+  private addToBase(step: number[]): void {
+    this.base.push(step);
+    this.baseSamples += step.length;
+    while (this.baseSteps > this.baselineSteps) {
+      this.baseSamples -= this.base[this.head].length;
+      this.head += 1;
+    }
+    if (this.head >= 1024 && this.head * 2 >= this.base.length) {
+      this.base = this.base.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** The window's slow steps and share of slow inspections against `lineMs`. */
+  /** The median of the window's steps' medians: where the bulk of its inspections is now. */
+  windowMedianMs(): number {
+    const values = this.stepScratch.values.length >= this.length ? this.stepScratch.values : (this.stepScratch.values = new Float64Array(this.length * 2));
+    for (let i = 0; i < this.length; i += 1) values[i] = this.windowMedian[i];
+    return medianInPlace(values, this.length);
+  }
+
+  /** The window's slow events and share of slow inspections against `lineMs`, oldest step first. */
+  judge(base: TailBaseline, runSteps: number): { slowEvents: number; slowShare: number } {
+    const events = new SlowEvents(runSteps);
+    let slow = 0;
+    let count = 0;
+    const first = this.length === this.windowSteps ? this.at : 0;
+    // The line moves with the window's median above the baseline's.
+    const lineMs = base.lineMs * Math.max(1, base.medianMs > 0 ? this.windowMedianMs() / base.medianMs : 1);
+    for (let i = 0; i < this.length; i += 1) {
+      const slot = (first + i) % this.windowSteps;
+      const step = this.window[slot];
+      count += step.length;
+      const slowStep = this.windowMax[slot] > lineMs;
+      events.step(slowStep);
+      if (slowStep) for (let j = 0; j < step.length; j += 1) if (step[j] > lineMs) slow += 1;
+    }
+    return { slowEvents: events.count, slowShare: count > 0 ? slow / count : 0 };
+  }
+
+  /** The baseline from its steps; `scratch` holds at least their samples. */
+  computeBaseline(params: TailParams, runSteps: number, atMs: number, scratch: Float64Array): TailBaseline {
+    let n = 0;
+    for (let i = this.head; i < this.base.length; i += 1) {
+      const step = this.base[i];
+      for (let j = 0; j < step.length; j += 1) scratch[n++] = step[j];
+    }
+    const values = scratch.subarray(0, n);
+    values.sort();
+    const rank = Math.min(n - 1, Math.max(0, Math.ceil(params.quantile * n) - 1));
+    const medianMs = values[Math.min(n - 1, Math.max(0, Math.ceil(0.5 * n) - 1))];
+    const lineMs = Math.max(values[rank] * params.lineFactor, params.minLineMs);
+    const events = new SlowEvents(runSteps);
+    let slow = 0;
+    for (let i = this.head; i < this.base.length; i += 1) {
+      let stepSlow = false;
+      const step = this.base[i];
+      for (let j = 0; j < step.length; j += 1) {
+        if (step[j] > lineMs) {
+          slow += 1;
+          stepSlow = true;
+        }
+      }
+      events.step(stepSlow);
+    }
+    const steps = this.baseSteps;
+    // One event more and one calm step more than seen: a baseline without a slow step (a
+    // line at the floor) still gives a rate above 0.
+    return { lineMs, medianMs, eventRate: (events.count + 1) / (steps + 2), inspectionRate: n > 0 ? slow / n : 0, steps, samples: n, atMs };
+  }
+}
+
+/** Feed it every disk's inspections in time order; query it per disk. The clock must not go backwards. */
+export class TailDetector {
+  readonly params: Readonly<TailParams>;
+  private readonly tracks = new Map<string, TailTrack>();
+  private openStep: number | null = null;
+  private nextRefreshMs = -Infinity;
+  private readonly windowSteps: number;
+  private readonly baselineSteps: number;
+  private readonly minBaselineSteps: number;
+  private readonly runSteps: number;
+  private scratch = new Float64Array(8192);
+
+  constructor(
+    params: Partial<TailParams> = DEFAULT_TAIL_PARAMS,
+    private readonly options: TailOptions = {},
+  ) {
+    this.params = Object.freeze(tailParams(params));
+    const steps = (ms: number) => Math.max(1, Math.round(ms / this.params.stepMs));
+    this.windowSteps = steps(this.params.windowMs);
+    this.baselineSteps = steps(this.params.baselineMs);
+    this.minBaselineSteps = steps(this.params.minBaselineMs);
+    this.runSteps = steps(this.params.runMs);
+  }
+
+  observe(disk: string, tMs: number, latencyMs: number): void {
+    if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new RangeError(`latency must be a finite number of ms >= 0, got ${latencyMs}`);
+    this.add(disk, tMs, latencyMs);
+  }
+
+  /** A tick of `disk` without a result: an inspection of `failureLatencyMs`. */
+  failure(disk: string, tMs: number): void {
+    this.add(disk, tMs, this.params.failureLatencyMs);
+  }
+
+  /** The clock moved on without a sample: closes the step it has left behind. */
+  advance(tMs: number): void {
+    if (this.openStep === null) return;
+    const index = Math.floor(tMs / this.params.stepMs);
+    if (index > this.openStep) {
+      this.closeStep(this.openStep);
+      this.openStep = index;
+    }
+  }
+
+  forget(disk: string): void {
+    this.tracks.delete(disk);
+  }
+
+  disks(): string[] {
+    return [...this.tracks.keys()];
+  }
+
+  /** Whether the disk has a baseline to be judged against: until then its `ok` is no verdict (warming up). */
+  judged(disk: string): boolean {
+    return (this.tracks.get(disk)?.baseline ?? null) !== null;
+  }
+
+  /** `ok` for a disk never seen. */
+  state(disk: string): TailState {
+    return this.tracks.get(disk)?.state ?? 'ok';
+  }
+
+  states(): Map<string, TailState> {
+    return new Map([...this.tracks].map(([name, track]) => [name, track.state]));
+  }
+
+  evidence(disk: string): TailEvidence | null {
+    const track = this.tracks.get(disk);
+    if (!track) return null;
+    const last = track.last;
+    return {
+      disk,
+      state: track.state,
+      sinceMs: track.sinceMs,
+      onsetMs: track.state === 'ok' ? null : track.onsetMs,
+      slowShare: last?.slowShare ?? null,
+      slowEvents: last?.slowEvents ?? null,
+      steps: last ? track.length : null,
+      peerFactor: last?.peerFactor ?? null,
+      pValue: last?.pValue ?? null,
+      judgedAtMs: last?.atMs ?? null,
+      baseline: track.baseline,
+    };
+  }
+
+  private add(disk: string, tMs: number, latencyMs: number): void {
+    if (!Number.isFinite(tMs)) throw new RangeError(`time must be a finite number of ms, got ${tMs}`);
+    const index = Math.floor(tMs / this.params.stepMs);
+    if (this.openStep === null) this.openStep = index;
+    else if (index > this.openStep) {
+      this.closeStep(this.openStep);
+      this.openStep = index;
+    }
+    let track = this.tracks.get(disk);
+    if (!track) {
+      track = new TailTrack(disk, tMs, this.windowSteps, this.baselineSteps);
+      this.tracks.set(disk, track);
+    }
+    track.samples.push(latencyMs);
+  }
+
+  private closeStep(index: number): void {
+    const p = this.params;
+    const startMs = index * p.stepMs;
+    const endMs = startMs + p.stepMs;
+    const judged: { track: TailTrack; result: Judged }[] = [];
+    for (const track of this.tracks.values()) {
+      if (track.samples.length === 0) continue;
+      track.closeStep();
+      const base = track.baseline;
+      if (base === null || track.length < track.windowSteps) continue;
+      const { slowEvents, slowShare } = track.judge(base, this.runSteps);
+      const ownPValue = binomialUpperTail(slowEvents, track.length, base.eventRate);
+      judged.push({ track, result: { slowEvents, slowShare, eventShare: slowEvents / track.length, ownRising: ownPValue < p.peerRiseSignificance } });
+    }
+    if (judged.length > 0) {
+      const peers = p.peerCondition && judged.length >= 2;
+      const risingCount = judged.reduce((n, j) => n + (j.result.ownRising ? 1 : 0), 0);
+      const peerShares = peers ? mediansOfOthers(judged.map((j) => j.result.eventShare)) : null;
+      for (let i = 0; i < judged.length; i += 1) {
+        const { track, result } = judged[i];
+        const ownRate = track.baseline!.eventRate;
+        // Host-wide: more than `hostWideShare` of the other disks show a rise against their own
+        // baselines. The disk is then judged against the rate of slow events its peers show.
+        const others = judged.length - 1;
+        const risingOthers = risingCount - (result.ownRising ? 1 : 0);
+        const hostWide = peerShares !== null && risingOthers > p.hostWideShare * others;
+        const rate = Math.min(0.999, hostWide ? Math.max(ownRate, peerShares[i]) : ownRate);
+        const peerFactor = rate / ownRate;
+        const pValue = binomialUpperTail(result.slowEvents, track.length, rate);
+        track.last = { ...result, peerFactor, pValue, atMs: endMs };
+        this.step(track, pValue, startMs, endMs);
+      }
+    }
+    if (endMs >= this.nextRefreshMs) {
+      for (const track of this.tracks.values()) {
+        if (track.state !== 'ok' || track.rising || track.baseSteps < this.minBaselineSteps) continue;
+        if (this.scratch.length < track.baseSamples) this.scratch = new Float64Array(track.baseSamples * 2);
+        track.baseline = track.computeBaseline(p, this.runSteps, endMs, this.scratch);
+      }
+      this.nextRefreshMs = (Math.floor(endMs / p.refreshMs) + 1) * p.refreshMs;
+    }
+  }
+
+  /** Steps one disk's rule on its judged window. */
+  private step(track: TailTrack, pValue: number, startMs: number, endMs: number): void {
+    const p = this.params;
+    const before = track.state;
+    const raised = pValue < p.significance;
+    track.rising = pValue < p.releaseSignificance;
+    switch (track.state) {
+      case 'ok':
+        if (!raised) {
+          track.raisedRun = 0;
+          break;
+        }
+        if (track.raisedRun === 0) track.onsetMs = startMs;
+        track.raisedRun += 1;
+        if (track.raisedRun * p.stepMs >= p.suspectAfterMs) {
+          track.state = 'suspect';
+          track.taintWindow();
+          track.observed = 0;
+          track.observedRaised = 0;
+          track.fallbackRun = 0;
+        }
+        break;
+      case 'suspect': {
+        track.observed += 1;
+        if (raised) {
+          track.observedRaised += 1;
+          track.fallbackRun = 0;
+        } else track.fallbackRun += 1;
+        const observeSteps = Math.max(1, Math.round(p.observeMs / p.stepMs));
+        const needed = p.confirmShare * observeSteps;
+        const reachable = track.observedRaised + (observeSteps - track.observed);
+        if (track.fallbackRun * p.stepMs >= p.fallbackMs || reachable <= needed) this.clear(track);
+        else if (track.observed >= observeSteps) {
+          if (track.observedRaised > needed) {
+            track.state = 'confirmed';
+            track.calmRun = 0;
+          } else this.clear(track);
+        }
+        break;
+      }
+      case 'confirmed':
+        track.calmRun = pValue >= p.releaseSignificance ? track.calmRun + 1 : 0;
+        if (track.calmRun * p.stepMs >= p.releaseMs) this.clear(track);
+        break;
+    }
+    if (track.state !== before) {
+      track.sinceMs = endMs;
+      this.options.onChange?.({ disk: track.name, from: before, to: track.state, atMs: endMs });
+    }
+  }
+
+  private clear(track: TailTrack): void {
+    track.state = 'ok';
+    track.raisedRun = 0;
+    track.calmRun = 0;
+  }
+}
+

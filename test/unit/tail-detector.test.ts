@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { binomialUpperTail } from '../../src/statistical/binomial.js';
+import { detectorSeverity } from '../../src/statistical/severity.js';
+import { TailDetector, type TailChange, type TailState } from '../../src/statistical/tail-detector.js';
+import { tailParams, type TailParams } from '../../src/statistical/tail-params.js';
+import { Rng } from '../../dev/scenarios/index.js';
+
+const TICK = 100;
+
+/** A disk's latency at a tick: a number, or null for a tick without a result. */
+type Latency = (tick: number, rng: Rng) => number | null;
+
+/** Lognormal around 2 ms (log-space deviation 0.3): a healthy disk. */
+const healthy: Latency = (_tick, rng) => rng.lognormal(2, 0.3);
+
+/** From `fromS` (to `toS`), `share` of the inspections take `factor` times as long: the median holds, the tail grows. */
+const tail =
+  (share: number, factor: number, fromS: number, toS = Infinity): Latency =>
+  (tick, rng) => {
+    const ms = rng.lognormal(2, 0.3);
+    const slowed = rng.next() < share;
+    const s = (tick * TICK) / 1000;
+    return s >= fromS && s < toS && slowed ? ms * factor : ms;
+  };
+
+/** Every disk times `factor` from `fromS` to `toS`, for `burstS` seconds every `everyS`: bursts of congestion. */
+const bursts =
+  (everyS: number, burstS: number, factor: number, fromS: number): Latency =>
+  (tick, rng) => {
+    const ms = rng.lognormal(2, 0.3);
+    const s = (tick * TICK) / 1000;
+    return s >= fromS && (s - fromS) % everyS < burstS ? ms * factor : ms;
+  };
+
+interface Run {
+  detector: TailDetector;
+  changes: TailChange[];
+}
+
+function run(disks: Record<string, Latency>, seconds: number, params: Partial<TailParams> = {}, seed = 1): Run {
+  const changes: TailChange[] = [];
+  const detector = new TailDetector(params, { onChange: (c) => changes.push(c) });
+  const rngs = Object.keys(disks).map((_, i) => new Rng(seed * 1000 + i));
+  for (let tick = 1; tick <= (seconds * 1000) / TICK; tick += 1) {
+    Object.entries(disks).forEach(([name, latency], i) => {
+      const ms = latency(tick, rngs[i]);
+      if (ms === null) detector.failure(name, tick * TICK);
+      else detector.observe(name, tick * TICK, ms);
+    });
+  }
+  detector.advance((seconds + 1) * 1000);
+  return { detector, changes };
+}
+
+const firstChange = (r: Run, disk: string, to: TailState) => r.changes.find((c) => c.disk === disk && c.to === to)?.atMs ?? null;
+
+describe('the binomial test', () => {
+  it('gives the upper tail of a binomial', () => {
+    expect(binomialUpperTail(0, 30, 0.1)).toBe(1);
+    expect(binomialUpperTail(31, 30, 0.1)).toBe(0);
+    expect(binomialUpperTail(30, 30, 0.5)).toBeCloseTo(0.5 ** 30, 15);
+    // P(X >= 1) = 1 - 0.9^30
+    expect(binomialUpperTail(1, 30, 0.1)).toBeCloseTo(1 - 0.9 ** 30, 12);
+    expect(binomialUpperTail(10, 30, 0.1)).toBeLessThan(binomialUpperTail(9, 30, 0.1));
+  });
+});
+
+describe('the tail detector on one disk', () => {
+  const ONSET = 300;
+
+  it('stays ok on a healthy disk, with a slow line twice its P99', () => {
+    const r = run({ a: healthy }, 1200);
+    expect(r.changes).toEqual([]);
+    const evidence = r.detector.evidence('a')!;
+    // P99 of lognormal(2, 0.3) is 2 x e^(2.33 x 0.3) = 4.0 ms.
+    expect(evidence.baseline!.lineMs).toBeGreaterThan(2 * 3.6);
+    expect(evidence.baseline!.lineMs).toBeLessThan(2 * 4.4);
+    expect(evidence.baseline!.inspectionRate).toBeLessThan(0.005);
+  });
+
+  it('says ok, not judged, until its baseline holds 2 minutes', () => {
+    const r = run({ a: tail(0.05, 10, 0) }, 100);
+    expect(r.detector.evidence('a')!.baseline).toBeNull();
+    expect(r.detector.state('a')).toBe('ok');
+  });
+
+  it('confirms a tail grown x5 with the median unchanged within 60 s, through suspect', () => {
+    const r = run({ a: tail(0.03, 10, ONSET) }, ONSET + 120);
+    const suspect = firstChange(r, 'a', 'suspect')!;
+    const confirmed = firstChange(r, 'a', 'confirmed')!;
+    expect(suspect).toBeGreaterThan(ONSET * 1000);
+    expect(confirmed).toBeGreaterThan(suspect);
+    expect(confirmed - ONSET * 1000).toBeLessThanOrEqual(60_000);
+    expect(r.detector.state('a')).toBe('confirmed');
+    expect(r.detector.evidence('a')!.slowShare).toBeGreaterThan(0.01);
+  });
+
+  it('lets go after the tail is gone, and not while it lasts', () => {
+    const r = run({ a: tail(0.05, 10, ONSET, ONSET + 300) }, ONSET + 500);
+    const confirmed = firstChange(r, 'a', 'confirmed')!;
+    const released = r.changes.find((c) => c.from === 'confirmed' && c.to === 'ok')!;
+    expect(released.atMs).toBeGreaterThan((ONSET + 300) * 1000);
+    // The window empties of the tail (30 s), then 30 s without any rise.
+    expect(released.atMs - (ONSET + 300) * 1000).toBeLessThanOrEqual(90_000);
+    expect(released.atMs).toBeGreaterThan(confirmed);
+    expect(r.detector.state('a')).toBe('ok');
+  });
+
+  it('does not confirm bursts of congestion: a run of slow seconds is one event per 5 s', () => {
+    const r = run({ a: bursts(40, 4, 8, 200) }, 1800);
+    expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
+  });
+
+  it('leaves a disk slow as a whole to the other detectors: its line moves with its median', () => {
+    const r = run({ a: (tick, rng) => rng.lognormal(tick * TICK >= ONSET * 1000 ? 10 : 2, 0.3) }, ONSET + 300);
+    expect(r.changes).toEqual([]);
+  });
+});
+
+describe('the tail detector among peers', () => {
+  const ONSET = 300;
+
+  it('confirms the one disk whose tail grew, not its peers', () => {
+    const r = run({ a: healthy, b: tail(0.03, 10, ONSET), c: healthy, d: healthy }, ONSET + 120);
+    expect(firstChange(r, 'b', 'confirmed')).not.toBeNull();
+    for (const disk of ['a', 'c', 'd']) expect(firstChange(r, disk, 'suspect')).toBeNull();
+  });
+
+  it('does not blame one disk for a rise every disk shares', () => {
+    const disks = Object.fromEntries(['a', 'b', 'c', 'd'].map((name) => [name, tail(0.03, 10, ONSET)]));
+    const r = run(disks, ONSET + 300);
+    expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
+  });
+
+  it("without the peer condition, a shared rise is each disk's own", () => {
+    const disks = Object.fromEntries(['a', 'b', 'c', 'd'].map((name) => [name, tail(0.03, 10, ONSET)]));
+    const r = run(disks, ONSET + 120, { peerCondition: false });
+    expect(r.changes.filter((c) => c.to === 'confirmed').length).toBe(4);
+  });
+});
+
+describe('the tail detector in the verdict', () => {
+  it('a confirmed tail is WARNING, CRITICAL with --critical-on any; suspect is not alarmed on', () => {
+    expect(detectorSeverity(['ok', 'suspect'])).toBe('ok');
+    expect(detectorSeverity(['ok', 'confirmed'])).toBe('slow');
+    expect(detectorSeverity(['confirmed'], { confirmedIsCritical: true })).toBe('evict');
+  });
+});
+
+describe('the tail parameters', () => {
+  it('rejects values the rules cannot work with', () => {
+    expect(() => tailParams({ quantile: 1 })).toThrow(RangeError);
+    expect(() => tailParams({ lineFactor: 0.5 })).toThrow(RangeError);
+    expect(() => tailParams({ releaseSignificance: 1e-6 })).toThrow(/hysteresis/);
+    expect(() => tailParams({ minBaselineMs: 20 * 60_000 })).toThrow(RangeError);
+    expect(tailParams().windowMs).toBe(30_000);
+  });
+});
