@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXIT_CODE_HELP } from '../../dist/cli/exit-code-help.js';
+import { exitCodeHelp } from '../../dist/cli/exit-code-help.js';
 import { cliReference } from './cli-reference.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -57,9 +57,13 @@ export function manPage() {
     '.SH COMMANDS',
     ...cli.commands.flatMap(commandSection),
     '.SH EXIT STATUS',
-    '.nf',
-    ...EXIT_CODE_HELP.split('\n').slice(1).map((line) => roff(line.slice(2))),
-    '.fi',
+    ...['watch', 'check', 'replay'].flatMap((command) => [
+      '.TP',
+      `.B ${command}`,
+      '.nf',
+      ...exitCodeHelp(command).split('\n').slice(1).map((line) => roff(line.slice(2))),
+      '.fi',
+    ]),
     '.SH FILES',
     'The package holds, beside the program:',
     '.TP',
