@@ -9,6 +9,7 @@ import type { ScoreParams } from '../score/score-params.js';
 import { SEVERITY_LABELS, reportedScore, severityOf, worseSeverity, type Severity } from '../score/store-score.js';
 import { visible } from '../common/visible-text.js';
 import { describeError } from '../live/shown-error.js';
+import { downSeverity, isUnwritable } from '../verdict/down-verdict.js';
 import { diskFlags, formatDeviceLine, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from './format.js';
 
 /** What makes the view's verdict, in a word: the worst thing true now. */
@@ -26,10 +27,12 @@ type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 function reasonNow(storeScore: number, disks: readonly DiskStatus[], params: Thresholds): { reason: ViewReason; severity: Severity } {
   const store = severityOf(storeScore, params);
   if (store === 'evict') return { reason: 'evict', severity: 'evict' };
+  // A disk that cannot take a write (EROFS, EIO, ENOSPC, EACCES) makes the run CRITICAL at once.
+  if (downSeverity(disks.map((disk) => disk.state === 'down' && isUnwritable(disk.error?.code))) === 'evict') return { reason: 'down', severity: 'evict' };
   if (disks.some((disk) => disk.state === 'hung')) return { reason: 'hung', severity: 'slow' };
   if (disks.some((disk) => disk.state === 'down')) return { reason: 'down', severity: 'slow' };
   if (store === 'slow') return { reason: 'slow', severity: 'slow' };
-  if (disks.some((disk) => disk.statistical === 'confirmed')) return { reason: 'confirmed', severity: 'slow' };
+  if (disks.some((disk) => disk.statistical === 'confirmed' || disk.tail === 'confirmed')) return { reason: 'confirmed', severity: 'slow' };
   if (disks.some((disk) => disk.prediction?.warning)) return { reason: 'warning', severity: 'slow' };
   return { reason: 'ok', severity: 'ok' };
 }

@@ -51,7 +51,8 @@ const STATES: Record<string, { run: Severity; storeScore: number; disks: DiskSta
   waiting: { run: 'ok', storeScore: 1, disks: [raft, kv({ waitingMs: 1300 })] },
   hung: { run: 'slow', storeScore: 16, disks: [raft, kv({ state: 'hung', score: 16, waitingMs: 12_400, hungSinceMs: HUNG_SINCE, stalledDevices: ['nvme1n1'] })] },
   down: {
-    run: 'ok',
+    // A disk that cannot be written (EROFS) makes the run CRITICAL at once.
+    run: 'evict',
     storeScore: 4,
     disks: [
       raft,
@@ -90,7 +91,7 @@ describe('the live view', () => {
     const header = (state: string) => liveViewText(frame(state, 80)).split('\n')[0];
     expect(header('healthy')).toMatch(/^OK {2}store 1 /);
     expect(header('hung')).toMatch(/^WARNING hung {2}store 16 /);
-    expect(header('down')).toMatch(/^WARNING down {2}store 4 /);
+    expect(header('down')).toMatch(/^CRITICAL down {2}store 4 /);
     expect(header('slow')).toMatch(/^WARNING slow {2}store 85 /);
     expect(header('confirmed')).toMatch(/^WARNING confirmed /);
     expect(header('warning')).toMatch(/^WARNING warning /);
