@@ -86,7 +86,7 @@ describe.skipIf(gate.skip)('--textfile DIR', () => {
       expect(families(text)).toEqual(FAMILIES);
       // The histogram's last line: the file was not cut short.
       // Every series names the store: this host's name, the same in the textfile and at /metrics.
-      expect(text).toMatch(new RegExp(`^slowdisk_inspection_duration_seconds_count\\{disk="raft",phase="total",store="${os.hostname()}"\\} \\d+$`, 'm'));
+      expect(sample(text, 'slowdisk_inspection_duration_seconds_count', { disk: 'raft', phase: 'total', store: os.hostname() })).toBeGreaterThanOrEqual(0);
       await new Promise((resolve) => setImmediate(resolve));
     }
     cli.child.kill('SIGTERM');
@@ -114,7 +114,7 @@ describe.skipIf(gate.skip)('--textfile DIR', () => {
   it('goes on being written when the prober that writes it is killed: by the one that replaces it', async () => {
     const { dir, file, cli } = await watchWritingTextfile();
     // A prober is replaced once it has answered (else it would only die again): its inspections are in the file.
-    await waitFor(() => /^slowdisk_inspection_duration_seconds_count\{disk="raft",phase="total",store="[^"]+"\} [1-9]/m.test(readFileSync(file, 'utf8')), 10_000, 'an inspection in the textfile');
+    await waitFor(() => /^slowdisk_inspection_duration_seconds_count\{(?=[^}]*disk="raft")(?=[^}]*phase="total")(?=[^}]*store=")[^}]*\} [1-9]/m.test(readFileSync(file, 'utf8')), 10_000, 'an inspection in the textfile');
     const [prober] = childPids(cli.child.pid!);
     process.kill(prober!, 'SIGKILL');
     await waitFor(() => childPids(cli.child.pid!).some((pid) => pid !== prober), 5000, 'a new prober');
