@@ -120,7 +120,7 @@ describe.skipIf(gate.skip)('watch with the media under a disk hung', () => {
     // The default view marks the stall on the disk's line; --verbose adds the device's line.
     const marked = new RegExp(`\\| data \\S+ score [\\d.]+ .* on ${loop},\\S+ STALLED ${loop}`);
     await waitFor(() => marked.test(verbose.stdout()), 10_000, 'a round line marked STALLED');
-    expect(verbose.stdout()).toMatch(new RegExp(`^  ${loop} \\(data\\): read \\S+, write 0/s, flush 0/s, in flight [1-9]\\d*, util \\d+% STALLED$`, 'm'));
+    expect(verbose.stdout()).toMatch(new RegExp(`^\\S+   ${loop} \\(data\\): read \\S+, write 0/s, flush 0/s, in flight [1-9]\\d*, util \\d+% STALLED$`, 'm'));
 
     await media.thaw();
     await waitFor(() => loopLines().at(-1)!.stalled === false && (loopLines().at(-1)!.tick as number) > (stalledTick as number) + 30, 15_000, 'the stall cleared');
