@@ -56,7 +56,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(
       new RegExp(
-        `^CRITICAL: store score \\S+ after \\d\\.\\ds \\(max reported \\d, slow at 80, evict at 100; cannot be written: kv \\(EROFS\\)\\) \\| kv \\S+ score [2-9]\\.\\d\\d down EROFS: open \\S+/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Read-only file system\\) stat \\S+( warming up)? on ${path.basename(disk.device)}\n$`,
+        `^CRITICAL: store score \\S+ after \\d\\.\\ds \\(max reported \\d, slow at 80, evict at 100; cannot be written: kv \\(EROFS\\)(; rising: kv \\([^)]*\\))?\\) \\| kv \\S+ score [2-9]\\.\\d\\d down EROFS: open \\S+/\\.slowdisk-probe-\\d+-[0-9a-f]{8} \\(Read-only file system\\) .* stat (warming up|\\S+)( predict (warming up|\\S+))? on ${path.basename(disk.device)}\n$`,
       ),
     );
   });
