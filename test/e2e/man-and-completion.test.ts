@@ -47,7 +47,7 @@ describe.skipIf(gate.skip)('the manual page slowdisk(1)', () => {
     }
     for (const spec of ALL_PARAM_SPECS) expect(text).toContain(flagName(spec));
     expect(text).toContain('--interval <duration>\n              one inspection per disk per tick (1ms to 1h) (default: 100ms)');
-    expect(text).toMatch(/EXIT STATUS\n +0 +OK/);
+    expect(text).toMatch(/EXIT STATUS\n +watch\n +0 +OK/);
   });
 });
 

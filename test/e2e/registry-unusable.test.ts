@@ -58,7 +58,7 @@ describe.skipIf(gate.skip)('a prober registry that cannot be used', () => {
     disk = await makeTestDisk();
     await disk.hang();
     const before = probers();
-    const check = `"$1" "$2" check --path a=${disk.dir} --duration 2s --allow-short; echo "exit $?"`;
+    const check = `"$1" "$2" check --path a=${disk.dir} --duration 2s --allow-short --hang-after 1s; echo "exit $?"`;
     const result = await inNamespace(options, `${fill} && ${check} && ${check} && ${check} && echo "entries: $(ls -A /run/slowdisk)"`);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
@@ -68,7 +68,8 @@ describe.skipIf(gate.skip)('a prober registry that cannot be used', () => {
       expect(line).toMatch(/: stuck probers of earlier runs are found by their sockets instead$/);
     }
     const out = result.stdout.trimEnd().split('\n');
-    // The second and third runs leave the disk to the first one's prober, stuck there.
+    // The second and third runs leave the disk to the first one's prober, stuck there (hung
+    // from 1 s, as each run finds its inspection in flight since the first one's).
     expect(out.filter((line) => / by the stuck prober \(pid \d+\) of an earlier run /.test(line))).toHaveLength(2);
     expect(probers().filter((pid) => !before.includes(pid))).toHaveLength(1);
     // No entry, empty or not: the filler alone, if any.
