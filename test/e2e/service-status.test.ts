@@ -118,7 +118,7 @@ describe.skipIf(gate.skip)('the service and slowdisk status', () => {
     const first = (which: string, state: string) => seen.get(which)!.find((line) => line.startsWith(`SLOWDISK ${state}`));
     expect(first('healthy', 'OK')).toMatch(/^SLOWDISK OK - store score 1 .* kv 1\.00 up /);
     // Rising before the score gets anywhere near a threshold: a continuous run evicts it soon.
-    expect(first('throttled', 'WARNING')).toMatch(/^SLOWDISK WARNING - rising: kv \(a continuous run would evict it in \d+\.\ds\); store score \d+ /);
+    expect(first('throttled', 'WARNING')).toMatch(/^SLOWDISK WARNING - rising: kv \(a continuous run would evict it in \d+\.\ds\)(; [^;]+)*; store score \d+ /);
     expect(first('frozen', 'CRITICAL')).toMatch(/^SLOWDISK CRITICAL - .*store score 100 \(evict at 100\).* kv 100 hung: /);
     // The summary's perfdata: the disk's highest score and its latencies, in seconds.
     expect(first('frozen', 'CRITICAL')).toMatch(/'kv_max_score'=100;80;100;1;100 .*'kv_write_p99'=[\d.]+s;;;0/);
