@@ -2,12 +2,11 @@
 // bound it keeps still holds: three checks of a frozen disk leave one stuck prober, not three,
 // and no empty entry. Each run sees the registry so in a mount namespace of its own, so that
 // the machine's /run is left as it is.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { BIN, waitFor } from '../helpers/run-cli.js';
+import { BIN, runCommand, waitFor, type CliResult } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
 
 /** The probers of this tree's runs alive now. */
@@ -26,20 +25,8 @@ function probers(): number[] {
 }
 
 /** Runs `script` in a mount namespace of its own, a tmpfs mounted on /run/slowdisk there with `mountOptions`. */
-function inNamespace(mountOptions: string, script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    'unshare',
-    ['-m', '--propagation', 'private', 'sh', '-c', `mkdir -p -m 700 /run/slowdisk && mount -t tmpfs -o ${mountOptions},mode=700 slowdisk-test /run/slowdisk && ${script}`, 'sh', process.execPath, BIN],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function inNamespace(mountOptions: string, script: string): Promise<CliResult> {
+  return runCommand(['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mkdir -p -m 700 /run/slowdisk && mount -t tmpfs -o ${mountOptions},mode=700 slowdisk-test /run/slowdisk && ${script}`, 'sh', process.execPath, BIN]);
 }
 
 const gate = requireRootFacilities(['root', 'loop', 'fsfreeze', 'unshare']);

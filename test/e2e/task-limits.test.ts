@@ -1,30 +1,16 @@
 // A run under a limit on processes and threads (systemd's TasksMax, a container's pids.max,
 // ulimit -u): Node waits forever for a thread the kernel refused it, so a prober that cannot
 // make its threads would be an orphan for good. It is killed, said in one line, exit 3.
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { BIN, waitFor, type CliResult } from '../helpers/run-cli.js';
+import { BIN, runCommand, waitFor } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-task-limits-'));
 chmodSync(work, 0o755);
 const PIDS_ROOT = '/sys/fs/cgroup/pids';
-
-function run(command: string[]): Promise<CliResult> {
-  const started = performance.now();
-  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, elapsedMs: performance.now() - started }));
-  });
-}
 
 /** PIDs whose command line runs a file of this tree: what a run may have left behind. */
 function ourProcesses(): number[] {
@@ -56,7 +42,7 @@ describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and thr
     mkdirSync(cgroup);
     writeFileSync(path.join(cgroup, 'pids.max'), '16');
     const before = ourProcesses();
-    const result = await run(['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
+    const result = await runCommand(['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
       new RegExp(`^slowdisk: the prober \\(pid \\d+\\) could not make its threads: the cgroup ${cgroup} allows 16 processes and threads \\(pids\\.max, \\d+ in use\\), and one more was refused\\n$`),
@@ -72,7 +58,7 @@ describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and thr
     mkdirSync(dir);
     chmodSync(dir, 0o777);
     const before = ourProcesses();
-    const result = await run(['prlimit', '--nproc=16', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
+    const result = await runCommand(['prlimit', '--nproc=16', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^slowdisk: the prober \(pid \d+\) could not make its threads: ulimit -u allows user 65534 16 processes and threads, and 1[6-9] are in use\n$/);
     expect(result.code).toBe(3);

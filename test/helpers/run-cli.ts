@@ -34,9 +34,14 @@ export interface CliOptions {
 }
 
 export function startCli(args: string[], options: CliOptions = {}): RunningCli {
-  const started = performance.now();
   const command = [process.execPath, BIN, ...args];
   if (options.as) command.unshift('setpriv', `--reuid=${options.as.user}`, `--regid=${options.as.group}`, '--clear-groups');
+  return startCommand(command, options);
+}
+
+/** Any command (one that runs the CLI under unshare, prlimit, a cgroup ...), its output captured as startCli's. */
+export function startCommand(command: string[], options: Pick<CliOptions, 'cwd' | 'env'> = {}): RunningCli {
+  const started = performance.now();
   const child = spawn(command[0]!, command.slice(1), {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
@@ -56,6 +61,10 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
+}
+
+export function runCommand(command: string[]): Promise<CliResult> {
+  return startCommand(command).done;
 }
 
 /** Resolves once `predicate` holds, polling; rejects after `timeoutMs`. */
