@@ -17,7 +17,9 @@ if (soft !== undefined && Number(soft) < MIN_FILE_DESCRIPTORS) {
 // watch and check: JS no higher than the baseline compiler (Sparkplug). Their hot code is a
 // few functions per tick, and the optimising compilers' own code, paged in once they start,
 // is 3 MB of memory. Not replay and analyze, whose work is all computation (a day's replay
-// takes three times as long without them).
+// takes three times as long without them). Unoptimised, a for...of or an array destructuring
+// allocates at every step: test/unit/hot-path.test.ts lists the functions run for every tick
+// or inspection of every disk, and fails on one there.
 if (process.argv[2] === 'watch' || process.argv[2] === 'check') setFlagsFromString('--max-opt=1');
 // status loads none of the probe's modules: it answers within its budget on a busy host.
 if (process.argv[2] === 'status') {

@@ -20,7 +20,7 @@
 //   no line (the probe starts no second inspection); a hung inspection writes nothing.
 //   Durations are written in microseconds, as the recorder does.
 //
-// What it does not model: see NOT_MODELLED below (also in docs/benchmarks.md, "The scenarios").
+// What it does not model: see NOT_MODELLED below (also in docs/design/benchmark-scenarios.md).
 import { drawDiskModel, drawLatency, type DiskModel, type Media } from './media.js';
 import { mixSeed, Rng } from './prng.js';
 
@@ -145,7 +145,7 @@ export const HEAVY_SPIKE_BOOST = 5;
 export const DEFAULT_RAMP = Object.freeze({ factor: 100, rampMs: 300_000, shape: 'geometric' as RampShape });
 export const DEFAULT_ONSET_RANGE_MS = Object.freeze([300_000, 360_000] as const);
 
-/** What the generator leaves out; docs/benchmarks.md lists these too. */
+/** What the generator leaves out; docs/design/benchmark-scenarios.md lists these too. */
 export const NOT_MODELLED: readonly string[] = [
   'Read/write mixes, request sizes and queue depths of the real workload: only the probe\'s 4 KiB inspection is drawn, as one latency.',
   'Correlations inside one inspection (a slow flush followed by a slow read) beyond what the drawn sum gives.',

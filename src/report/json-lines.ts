@@ -1,6 +1,6 @@
 // --json on watch, check and replay: JSON Lines, one object per disk and one for the store at
 // every round, one per event, and check's summary. Every line has a "type"; a timing's unit
-// is in its name; docs/monitoring.md lists the fields. Replay's lines keep the keys of the
+// is in its name; docs/json-lines.md lists the fields. Replay's lines keep the keys of the
 // trace format ({"tick","disk","score"}, {"tick","store_score","evict"}; docs/record-and-replay.md)
 // and add these.
 // A block device's line ("type": "device") has the keys of the trace's device line.

@@ -1,4 +1,4 @@
-// docs/faults.md's fault-injection script, run as the page shows it, from the repository's
+// docs/fault-injection.md's fault-injection script, run as the page shows it, from the repository's
 // root with slowdisk on PATH: on a loop disk of the kit it freezes the filesystem, waits
 // for watch --until hung, and asserts on the exit code and the JSON itself.
 import { execFile } from 'node:child_process';
@@ -17,14 +17,14 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-fault-script-'));
 
 /** The first sh block under the page's "A fault-injection script" heading. */
 function documentedScript(): string {
-  const page = readFileSync(path.join(ROOT, 'docs/faults.md'), 'utf8');
+  const page = readFileSync(path.join(ROOT, 'docs/fault-injection.md'), 'utf8');
   const section = page.split(/^## /m).find((part) => part.startsWith('A fault-injection script'));
   const script = section && /^```sh\n([^]*?)^```$/m.exec(section)?.[1];
-  if (!script) throw new Error('docs/faults.md has no sh block under "A fault-injection script"');
+  if (!script) throw new Error('docs/fault-injection.md has no sh block under "A fault-injection script"');
   return script;
 }
 
-describe.skipIf(gate.skip)('the fault-injection script of docs/faults.md', () => {
+describe.skipIf(gate.skip)('the fault-injection script of docs/fault-injection.md', () => {
   afterAll(async () => {
     await removeAllTestDisks();
     rmSync(work, { recursive: true, force: true });
