@@ -41,8 +41,11 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
   const perDisk = healthy.map((name) => {
     const seen = new Set(observed.ticks[name] ?? []);
     const badAt = new Map((observed.bad[name] ?? []).map(([tick, kind, atMs]) => [tick, { kind, atMs }]));
-    const slow = (loops.get(name) ?? []).filter((x) => x.endMs - x.startMs >= intervalMs && x.endMs >= fromMs && x.startMs <= toMs);
-    const counts = { missed: 0, timeouts: 0, disks: 0, slowdisks: 0, loopSlow: slow.length, loopInspections: (loops.get(name) ?? []).length };
+    const inspections = (loops.get(name) ?? []).filter((x) => x.endMs >= fromMs && x.startMs <= toMs);
+    const slow = inspections.filter((x) => x.endMs - x.startMs >= intervalMs);
+    // A loop that began late (its probe file slow to make) or ended early leaves ticks it cannot speak for: they stay slowdisk's.
+    const short = inspections.length === 0 || inspections[0].startMs > fromMs + intervalMs || inspections.at(-1).endMs < toMs - intervalMs;
+    const counts = { missed: 0, timeouts: 0, disks: 0, slowdisks: 0, loopSlow: slow.length, loopInspections: inspections.length, loopsShort: short ? 1 : 0 };
     const slowdiskTicks = [];
     for (let tick = first; tick <= last; tick += 1) {
       const bad = seen.has(tick) ? badAt.get(tick) : { kind: 'missed', atMs: -Infinity };
@@ -70,6 +73,8 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
     slowdisks: sum('slowdisks'),
     loopSlow: sum('loopSlow'),
     loopInspections: sum('loopInspections'),
+    /** Loops that did not inspect over the whole window. */
+    loopsShort: sum('loopsShort'),
     /** Distinct ticks with a miss of slowdisk's: a few ticks for many misses is a stall shared by every disk. */
     slowdiskTicks,
     minInspectionsPerTick: ticks > 0 ? Math.min(...perDisk.map((d) => d.inspected / ticks)) : NaN,
