@@ -6,6 +6,9 @@
 // (its backing store, the machine) was slow for both. One where the C loop was on time is
 // slowdisk's own: its event loop, its batches, or its watchdog.
 
+/** What became of a tick that did not come back clean. */
+const KINDS = ['missed', 'timeout', 'late', 'error'];
+
 /** A C loop's output (plain-loop.c) as its inspections: start and end on CLOCK_MONOTONIC, in ms. */
 export function loopInspections(stdout) {
   return stdout
@@ -47,6 +50,7 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
     const short = inspections.length === 0 || inspections[0].startMs > fromMs + intervalMs || inspections.at(-1).endMs < toMs - intervalMs;
     const counts = { missed: 0, timeouts: 0, disks: 0, slowdisks: 0, loopSlow: slow.length, loopInspections: inspections.length, loopsShort: short ? 1 : 0 };
     const slowdiskTicks = [];
+    const slowdiskKinds = Object.fromEntries(KINDS.map((kind) => [kind, 0]));
     for (let tick = first; tick <= last; tick += 1) {
       const bad = seen.has(tick) ? badAt.get(tick) : { kind: 'missed', atMs: -Infinity };
       if (!bad) continue;
@@ -58,13 +62,15 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
       if (slow.some((x) => x.startMs < to && x.endMs > from)) counts.disks += 1;
       else {
         counts.slowdisks += 1;
+        slowdiskKinds[bad.kind] += 1;
         slowdiskTicks.push(tick);
       }
     }
-    return { name, inspected: [...seen].filter((tick) => tick >= first && tick <= last).length, ...counts, slowdiskTicks };
+    return { name, inspected: [...seen].filter((tick) => tick >= first && tick <= last).length, ...counts, slowdiskTicks, slowdiskKinds };
   });
   const sum = (key) => perDisk.reduce((n, d) => n + d[key], 0);
   const slowdiskTicks = [...new Set(perDisk.flatMap((d) => d.slowdiskTicks))].sort((a, b) => a - b);
+  const slowdiskKinds = Object.fromEntries(KINDS.map((kind) => [kind, perDisk.reduce((n, d) => n + d.slowdiskKinds[kind], 0)]));
   return {
     ticks,
     missed: sum('missed'),
@@ -77,6 +83,8 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
     loopsShort: sum('loopsShort'),
     /** Distinct ticks with a miss of slowdisk's: a few ticks for many misses is a stall shared by every disk. */
     slowdiskTicks,
+    /** Slowdisk's by what became of the tick: a timeout of slowdisk's is a stall of the prober's; late, of the record's way to the CLI. */
+    slowdiskKinds,
     minInspectionsPerTick: ticks > 0 ? Math.min(...perDisk.map((d) => d.inspected / ticks)) : NaN,
     disksMissing: perDisk.filter((d) => d.missed > 0).length,
   };

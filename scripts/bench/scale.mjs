@@ -163,6 +163,7 @@ async function observedRun(disks, { freeze = null, label, spin }) {
         disks: attributed.disks,
         slowdisks: attributed.slowdisks,
         slowdiskTicks: attributed.slowdiskTicks,
+        slowdiskKinds: attributed.slowdiskKinds,
         loopSlow: attributed.loopSlow,
         loopInspections: attributed.loopInspections,
         loopsShort: attributed.loopsShort,
@@ -246,11 +247,12 @@ export async function scale() {
     );
     const a = (key) => sum(runs, (x) => x.attributed[key]);
     const slowdiskTicks = sum(runs, (x) => x.attributed.slowdiskTicks.length);
+    const kinds = (kind) => sum(runs, (x) => x.attributed.slowdiskKinds[kind]);
     rows.push(
       row(
         P,
         `${count} disks, ${label}: those missed ticks and timeouts, the disk's / slowdisk's`,
-        `${a('disks')} / ${a('slowdisks')} (slowdisk's at ${slowdiskTicks} ticks; the C loops beside it ${a('loopSlow')} inspections >= 100 ms in ${a('loopInspections')}${a('loopsShort') > 0 ? `, ${a('loopsShort')} of them not over the whole window` : ''})`,
+        `${a('disks')} / ${a('slowdisks')} (slowdisk's at ${slowdiskTicks} ticks: ${kinds('missed')} missed, ${kinds('timeout')} timeouts, ${kinds('late')} late, ${kinds('error')} errors; the C loops beside it ${a('loopSlow')} inspections >= 100 ms in ${a('loopInspections')}${a('loopsShort') > 0 ? `, ${a('loopsShort')} of them not over the whole window` : ''})`,
         "slowdisk's 0",
         a('slowdisks') === 0,
       ),
