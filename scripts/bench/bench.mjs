@@ -7,13 +7,13 @@ import { fidelity } from './fidelity.mjs';
 import { runParts } from './lib.mjs';
 import { overhead } from './overhead.mjs';
 import { replay } from './replay.mjs';
-import { scale } from './scale.mjs';
+import { SCALE_PART, scale } from './scale.mjs';
 import { ticks } from './ticks.mjs';
 
 await runParts([
   { name: 'fidelity', run: fidelity },
   { name: 'overhead', run: overhead },
   { name: 'ticks', run: ticks },
-  { name: 'scale', run: scale },
+  { name: SCALE_PART, run: scale },
   { name: 'replay', run: replay },
 ]);

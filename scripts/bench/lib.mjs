@@ -41,6 +41,16 @@ function envInt(name, fallback) {
   return value;
 }
 
+function envChoice(name, choices, fallback) {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!choices.includes(text)) throw new Error(`${name} must be one of ${choices.join(', ')}, got '${text}'`);
+  return text;
+}
+
+/** Where each BENCH_BACKING keeps the scale run's loop images. */
+export const BACKING_DIRS = { tmp: tmpdir(), shm: '/dev/shm' };
+
 /**
  * How much to measure. The defaults are what the figures in docs/benchmarks.md were taken with;
  * BENCH_QUICK=1 is a smoke run (figures too short to quote).
@@ -57,6 +67,11 @@ export const SETTINGS = (() => {
     fidelitySamples: envInt('BENCH_SAMPLES', quick ? 40 : 300),
     /** Disks in the scale run. */
     scaleDisks: envInt('BENCH_SCALE_DISKS', quick ? 16 : 64),
+    /**
+     * Where the scale run's loop images live: 'tmp', the temporary directory (on the machine's
+     * own disk, which a journal commit or a neighbour can stall), or 'shm', tmpfs, which cannot.
+     */
+    backing: envChoice('BENCH_BACKING', Object.keys(BACKING_DIRS), 'tmp'),
   };
 })();
 
@@ -352,10 +367,11 @@ function kit(script, args) {
 }
 
 /**
- * A loop-device ext4 disk mounted at `dir` (scripts/fault/make-disk), removed at the
- * end of the run whatever happens: thawed first, unthrottled, unmounted, detached.
+ * A loop-device ext4 disk mounted at `dir` (scripts/fault/make-disk), its image in
+ * `backingDir` (make-disk's default: the temporary directory), removed at the end of the run
+ * whatever happens: thawed first, unthrottled, unmounted, detached.
  */
-export function makeDisk(dir, sizeMib) {
+export function makeDisk(dir, sizeMib, { backingDir } = {}) {
   const removeNow = onCleanup(() => {
     try {
       kit('thaw', [dir]);
@@ -364,7 +380,7 @@ export function makeDisk(dir, sizeMib) {
     }
     kit('remove-disk', [dir]);
   });
-  const made = kit('make-disk', [dir, '--size-mib', String(sizeMib)]);
+  const made = kit('make-disk', [dir, '--size-mib', String(sizeMib), ...(backingDir ? ['--backing-dir', backingDir] : [])]);
   const match = /^made (\/dev\/loop\d+) \((\w+), (\d+:\d+)\)/.exec(made);
   if (!match) throw new Error(`make-disk said: ${made}`);
   return { dir, loop: match[1], fs: match[2], majmin: match[3], remove: removeNow };

@@ -5,8 +5,12 @@
 //   (from the prober's native thread) less its tick's deadline on the session's schedule.
 // - Inspections: wraps ProbeSession.open to listen to the session's public
 //   'inspection' and 'round' events: per disk, how many came back, how many were late
-//   or timeouts, and (SLOWDISK_BENCH_SAMPLES=1) every inspection's phase timings.
-// - SIGUSR2 takes a snapshot of the counters, so the bench can cut out a window.
+//   or timeouts, and (SLOWDISK_BENCH_SAMPLES=1) every inspection's phase timings; and per
+//   disk the ticks whose inspection came back, and those that came back as a timeout, late
+//   or failed with when on CLOCK_MONOTONIC, so that the bench can tell a missed tick's
+//   cause from what else was slow on the disk at the time (scripts/bench/scale.mjs).
+// - SIGUSR2 takes a snapshot of the counters (and the instant, on CLOCK_MONOTONIC), so the
+//   bench can cut out a window.
 // - SLOWDISK_BENCH_PHASE=FILE: the first tick's deadline on CLOCK_MONOTONIC, in ns (wraps
 //   ProbeSession.prototype.start).
 // - At exit (the CLI ends with process.exit) everything goes to SLOWDISK_BENCH_OBSERVE.
@@ -33,11 +37,14 @@ const snapshots = [];
 let session = null;
 let timeoutMs = 100;
 let rounds = 0;
+/** The session's ticks on CLOCK_MONOTONIC: tick k's deadline is startMs + k * intervalMs. */
+let schedule;
 
 const phaseFile = process.env.SLOWDISK_BENCH_PHASE;
 
 ProbeSession.prototype.start = function observedStart(...args) {
   const started = start.apply(this, args);
+  schedule = { startMs: this.schedule.startMs, intervalMs: this.schedule.intervalMs };
   if (phaseFile) {
     // Where the ticks fall on CLOCK_MONOTONIC, so that the bench can run other tools between them.
     writeFileSync(phaseFile, `${BigInt(Math.round(this.schedule.deadlineMs(1) * 1e6))} ${this.schedule.intervalMs}\n`);
@@ -53,10 +60,17 @@ if (out) {
   };
 }
 
+const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** A tick that did not come back clean, `kind` 'timeout', 'late' or 'error', and when on CLOCK_MONOTONIC (its wall-clock time less the clocks' offset now). */
+function bad(disk, record, kind) {
+  disk.bad.push([record.tick, kind, record.wallMs - (Date.now() - monotonicMs())]);
+}
+
 function diskOf(name) {
   let disk = disks.get(name);
   if (!disk) {
-    disk = { inspections: 0, errors: 0, late: 0, timeouts: 0, maxTotalMs: 0, samples: [] };
+    disk = { inspections: 0, errors: 0, late: 0, timeouts: 0, maxTotalMs: 0, samples: [], ticks: [], bad: [] };
     disks.set(name, disk);
   }
   return disk;
@@ -65,6 +79,7 @@ function diskOf(name) {
 function counters() {
   return {
     atMs: performance.timeOrigin + performance.now(),
+    monotonicMs: monotonicMs(),
     /** Ticks the session has judged; `starts`: inspections whose start was seen. */
     ticks: session?.tickDone ?? 0,
     starts: lateness.length,
@@ -86,14 +101,18 @@ if (out) ProbeSession.open = async function observedOpen(...args) {
   timeoutMs = args[1]?.timeoutMs ?? timeoutMs;
   opened.on('inspection', (record) => {
     const disk = diskOf(record.disk);
+    disk.ticks.push(record.tick);
     if (!record.timings) {
       disk.errors += 1;
+      // A name race lost is neither counted nor charged.
+      if (!record.lost) bad(disk, record, 'error');
       return;
     }
     const t = record.timings;
     disk.inspections += 1;
     if (record.late) disk.late += 1;
     if (t.totalMs >= timeoutMs) disk.timeouts += 1;
+    if (t.totalMs >= timeoutMs || record.late) bad(disk, record, t.totalMs >= timeoutMs ? 'timeout' : 'late');
     if (t.totalMs > disk.maxTotalMs) disk.maxTotalMs = t.totalMs;
     if (keepSamples) disk.samples.push([record.tick, t.openMs, t.writeMs, t.syncMs, t.readMs, t.closeMs, t.totalMs]);
   });
@@ -118,6 +137,9 @@ process.on('exit', (code) => {
       final,
       maxTotalMs: Object.fromEntries([...disks].map(([name, d]) => [name, d.maxTotalMs])),
       samples: keepSamples ? Object.fromEntries([...disks].map(([name, d]) => [name, d.samples])) : undefined,
+      schedule,
+      ticks: Object.fromEntries([...disks].map(([name, d]) => [name, d.ticks])),
+      bad: Object.fromEntries([...disks].map(([name, d]) => [name, d.bad])),
       scores: session ? Object.fromEntries(session.statuses().map((s) => [s.name, s.score])) : undefined,
     }),
   );

@@ -15,7 +15,10 @@
 // (block k % BLOCKS, at offset (1 + k % BLOCKS) * IO_SIZE, as slowdisk), fdatasync's,
 // pread's it back, compares, closes. One line per inspection on stdout:
 //
-//   open_ns write_ns sync_ns read_ns close_ns total_ns
+//   open_ns write_ns sync_ns read_ns close_ns total_ns start_ns
+//
+// start_ns is the instant the inspection began on CLOCK_MONOTONIC, the clock slowdisk's
+// ticks are kept on, so that a slow inspection can be set beside slowdisk's at the same time.
 //
 // then a last line "# cpu_ns N" with the process's CPU time (user + system)
 // over the loop (the sleeps between inspections cost next to nothing). The file is removed at the end.
@@ -180,9 +183,9 @@ int main(int argc, char** argv) {
       close(fresh);
     }
     if (dir_fd >= 0) close(dir_fd);
-    printf("%llu %llu %llu %llu %llu %llu\n", (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1),
+    printf("%llu %llu %llu %llu %llu %llu %llu\n", (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1),
            (unsigned long long)(t3 - t2), (unsigned long long)(t4 - t3), (unsigned long long)(t6 - t5),
-           (unsigned long long)(t6 - t0));
+           (unsigned long long)(t6 - t0), (unsigned long long)t0);
   }
   printf("# cpu_ns %llu\n", (unsigned long long)(cpu_ns() - cpu_start));
   unlink(path);

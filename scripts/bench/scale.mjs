@@ -2,12 +2,16 @@
 // runs it: CPU and peak RSS, next to the same syscalls from the plain C loop on the same
 // disks in a window of their own (and then side by side with it in one window); in a run of
 // its own with the observer inside the CLI (which costs the CLI CPU), tick lateness and
-// whether every disk gets its inspection on every tick; then the same with one of them
-// frozen (fsfreeze), which must not cost the healthy ones a single tick. Every disk is
-// thawed and removed at the end, also on failure or Ctrl-C (scripts/bench/lib.mjs
-// registers the clean-up before making each one).
+// whether every disk gets its inspection on every tick, with a C loop beside it on each
+// healthy disk to tell whose every tick missed is, the disk's or slowdisk's
+// (scripts/bench/attribution.mjs); then the same with one of them frozen (fsfreeze), which
+// must not cost the healthy ones a single tick. BENCH_BACKING=shm keeps the disks' images on
+// tmpfs, whose store cannot stall. Every disk is thawed and removed at the end, also on
+// failure or Ctrl-C (scripts/bench/lib.mjs registers the clean-up before making each one).
 import { join } from 'node:path';
+import { attributeTicks, inspectedInWindow, loopInspections } from './attribution.mjs';
 import {
+  BACKING_DIRS,
   SETTINGS,
   alive,
   benchDir,
@@ -21,8 +25,10 @@ import {
   memory,
   ms,
   pct,
+  plainLoop,
   progress,
   row,
+  run,
   runParts,
   sleep,
   startWatch,
@@ -38,6 +44,15 @@ const TARGET_CPU_RATIO = 1.2;
 const WARM_UP_MS = 30_000;
 /** An observed one sooner: lateness and missed ticks do not wait for that. */
 const OBSERVED_WARM_UP_MS = 5000;
+/** After an observed window, its last records are on their way: batches come at most a second apart. */
+const LAST_BATCH_MS = 2000;
+/**
+ * The C loops beside an observed window start this long before it and end as long after: each
+ * first writes its probe file (64 blocks and a flush), a burst of I/O kept out of the window.
+ */
+const LOOP_LEAD_S = 2;
+
+const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** Freezes `disk` (if any) and lets its inspection in flight get stuck before a window starts. */
 async function freezeFirst(disk) {
@@ -90,22 +105,38 @@ async function measuredRun(disks, { freeze = null, label, spin }) {
   }
 }
 
-/** Tick lateness, and whether every healthy disk got its inspection on every tick, seen from inside the CLI. */
+/**
+ * Tick lateness, and whether every healthy disk got its inspection on every tick, seen from
+ * inside the CLI; with a C loop on each healthy disk in the same window, a third of an
+ * interval off its ticks, each missed tick attributed to the disk or to slowdisk.
+ */
 async function observedRun(disks, { freeze = null, label, spin }) {
   const targets = disks.map((disk) => ({ name: disk.name, dir: disk.dir }));
+  const healthy = disks.filter((disk) => disk !== freeze);
   spin.set(`scale: ${label}, observed: starting slowdisk watch`);
-  const watch = await startWatch(targets, { observe: true });
+  const watch = await startWatch(targets, { observe: true, phase: true });
   let frozen = false;
   try {
+    const [loopPhaseMs] = floorPhasesMs(await watch.tickPhaseMs());
+    const loop = plainLoop();
     await sleep(OBSERVED_WARM_UP_MS);
     await freezeFirst(freeze);
     frozen = freeze !== null;
+    const inspections = String((SETTINGS.windowS + 2 * LOOP_LEAD_S) * 10);
+    const loops = Promise.all(healthy.map((disk) => run(loop, [disk.dir, inspections, '100', '4096', '64', 'written', loopPhaseMs.toFixed(3)])));
+    // Awaited below; should the window fail first, the clean-up ends them, and that is no news.
+    loops.catch(() => {});
+    await sleep(LOOP_LEAD_S * 1000);
+    const fromMs = monotonicMs();
     watch.mark();
     for (let left = SETTINGS.windowS; left > 0; left -= 1) {
-      spin.set(`scale: ${label}, observed: ${left} s left`);
+      spin.set(`scale: ${label}, observed, a C loop beside it on each healthy disk: ${left} s left`);
       await sleep(1000);
     }
     watch.mark();
+    const toMs = monotonicMs();
+    const loopOutputs = await loops;
+    await sleep(LAST_BATCH_MS);
     spin.set(`scale: ${label}, observed: stopping slowdisk watch${freeze ? ', thawing' : ''}`);
     await watch.stop();
     if (frozen) {
@@ -113,35 +144,33 @@ async function observedRun(disks, { freeze = null, label, spin }) {
       await thawAfter(freeze, watch);
     }
     const observed = watch.readObservation();
-    const [from, to] = observed.snapshots;
-    const ticks = to.ticks - from.ticks;
-    const perDisk = disks.map((disk) => {
-      const a = from.disks[disk.name] ?? { inspections: 0, late: 0, timeouts: 0, errors: 0 };
-      const b = to.disks[disk.name] ?? { inspections: 0, late: 0, timeouts: 0, errors: 0 };
-      return {
-        name: disk.name,
-        frozen: disk === freeze,
-        inspections: b.inspections - a.inspections,
-        late: b.late - a.late,
-        timeouts: b.timeouts - a.timeouts,
-        errors: b.errors - a.errors,
-        score: observed.scores?.[disk.name],
-      };
+    const window = { fromMs, toMs };
+    const attributed = attributeTicks(observed, {
+      ...window,
+      healthy: healthy.map((disk) => disk.name),
+      loops: new Map(healthy.map((disk, i) => [disk.name, loopInspections(loopOutputs[i].stdout)])),
     });
-    const healthy = perDisk.filter((d) => !d.frozen);
-    // One inspection may straddle each end of the window.
-    const missed = (d) => Math.max(0, ticks - d.inspections - 1);
+    const scores = healthy.map((disk) => observed.scores?.[disk.name] ?? NaN);
     return {
-      ticks,
+      ticks: attributed.ticks,
       lateness: latenessFigures(windowLateness(observed)),
       healthyDisks: healthy.length,
-      minInspectionsPerTick: Math.min(...healthy.map((d) => d.inspections / ticks)),
-      healthyMissedTicks: healthy.reduce((n, d) => n + missed(d), 0),
-      healthyDisksMissing: healthy.filter((d) => missed(d) > 0).length,
-      healthyTimeouts: healthy.reduce((n, d) => n + d.timeouts + d.late + d.errors, 0),
-      healthyMaxScore: Math.max(...healthy.map((d) => d.score ?? NaN)),
-      frozenInspections: perDisk.find((d) => d.frozen)?.inspections ?? null,
-      frozenScore: perDisk.find((d) => d.frozen)?.score ?? null,
+      minInspectionsPerTick: attributed.minInspectionsPerTick,
+      healthyMissedTicks: attributed.missed,
+      healthyDisksMissing: attributed.disksMissing,
+      healthyTimeouts: attributed.timeouts,
+      attributed: {
+        disks: attributed.disks,
+        slowdisks: attributed.slowdisks,
+        slowdiskTicks: attributed.slowdiskTicks,
+        slowdiskKinds: attributed.slowdiskKinds,
+        loopSlow: attributed.loopSlow,
+        loopInspections: attributed.loopInspections,
+        loopsShort: attributed.loopsShort,
+      },
+      healthyMaxScore: Math.max(...scores),
+      frozenInspections: freeze ? inspectedInWindow(observed, freeze.name, window) : null,
+      frozenScore: freeze ? observed.scores?.[freeze.name] ?? null : null,
     };
   } finally {
     if (frozen) thawDisk(freeze);
@@ -156,15 +185,19 @@ async function runAll(disks, repeat, options) {
   return inTurn(repeat, measure, disks.map((disk) => disk.dir), () => options.spin.set(`scale: ${options.label}: the C loops alone, ${SETTINGS.windowS} s`));
 }
 
+/** The part's name, and its rows': the images on tmpfs are a variant of their own. */
+export const SCALE_PART = SETTINGS.backing === 'shm' ? 'scale-shm' : 'scale';
+
 export async function scale() {
   const count = SETTINGS.scaleDisks;
-  const spin = progress(`scale: making ${count} loop-device ext4 disks`);
+  const backingDir = BACKING_DIRS[SETTINGS.backing];
+  const spin = progress(`scale: making ${count} loop-device ext4 disks, their images in ${backingDir}`);
   const base = benchDir('scale');
   const disks = [];
   for (let i = 0; i < count; i += 1) {
     spin.set(`scale: making loop-device ext4 disk ${i + 1}/${count} (16 MiB)`);
     const name = `d${String(i).padStart(2, '0')}`;
-    disks.push({ ...makeDisk(join(base, name), 16), name });
+    disks.push({ ...makeDisk(join(base, name), 16, { backingDir }), name });
   }
   const healthy = [];
   const frozen = [];
@@ -177,7 +210,7 @@ export async function scale() {
 
   const f = (runs, pick) => medianOver(runs, pick);
   const sum = (runs, pick) => runs.reduce((n, x) => n + pick(x), 0);
-  const P = 'scale';
+  const P = SCALE_PART;
   const rows = [];
   for (const [label, runs] of [
     ['healthy', healthy],
@@ -212,6 +245,26 @@ export async function scale() {
         missedTicks === 0 && sum(runs, (x) => x.healthyTimeouts) === 0,
       ),
     );
+    const a = (key) => sum(runs, (x) => x.attributed[key]);
+    const slowdiskTicks = sum(runs, (x) => x.attributed.slowdiskTicks.length);
+    const kinds = (kind) => sum(runs, (x) => x.attributed.slowdiskKinds[kind]);
+    rows.push(
+      row(
+        P,
+        `${count} disks, ${label}: those missed ticks and timeouts, the disk's / slowdisk's`,
+        `${a('disks')} / ${a('slowdisks')} (slowdisk's at ${slowdiskTicks} ticks: ${kinds('missed')} missed, ${kinds('timeout')} timeouts, ${kinds('late')} late, ${kinds('error')} errors; the C loops beside it ${a('loopSlow')} inspections >= 100 ms in ${a('loopInspections')}${a('loopsShort') > 0 ? `, ${a('loopsShort')} of them not over the whole window` : ''})`,
+        "slowdisk's 0",
+        a('slowdisks') === 0,
+      ),
+    );
+    const worst = runs.reduce((w, x, i) => (x.attributed.slowdisks > runs[w].attributed.slowdisks ? i : w), 0);
+    rows.push(
+      row(
+        P,
+        `${count} disks, ${label}: per run, the disk's / slowdisk's: median; worst run`,
+        `${f(runs, (x) => x.attributed.disks)} / ${f(runs, (x) => x.attributed.slowdisks)}; run ${worst + 1}: ${runs[worst].attributed.disks} / ${runs[worst].attributed.slowdisks}`,
+      ),
+    );
   }
   rows.push(row(P, `frozen disk: inspections in window, score`, `${f(frozen, (x) => x.frozenInspections)}, ${f(frozen, (x) => x.frozenScore)}`));
   return {
@@ -219,8 +272,11 @@ export async function scale() {
     figures: {
       disks: count,
       diskSizeMib: 16,
+      backing: { setting: SETTINGS.backing, dir: backingDir },
       windowS: SETTINGS.windowS,
-      targets: { cpuRatioToC: TARGET_CPU_RATIO, missedTicksOnHealthyDisks: 0 },
+      targets: { cpuRatioToC: TARGET_CPU_RATIO, missedTicksOnHealthyDisks: 0, slowdisksMissedTicks: 0 },
+      attribution:
+        "each healthy disk's tick in the observed window without a clean inspection (none, a timeout, late, an error): the disk's when plain-loop.c on the same disk, a third of an interval off the ticks, had an inspection of 100 ms or more overlapping the tick's time (its deadline to its timeout or its result), slowdisk's otherwise",
       healthy: { cpuPct: f(healthy, (x) => x.cpuPct), hwmSumKiB: f(healthy, (x) => x.hwmSumKiB), runs: healthy },
       oneFrozen: { cpuPct: f(frozen, (x) => x.cpuPct), hwmSumKiB: f(frozen, (x) => x.hwmSumKiB), runs: frozen },
       plainLoopSyscalls: { cpuPct: f(healthy, (x) => x.plainPct), note: 'in a window of its own just before or after the healthy run' },
@@ -235,4 +291,4 @@ export async function scale() {
   };
 }
 
-if (isMain(import.meta.url)) await runParts([{ name: 'scale', run: scale }]);
+if (isMain(import.meta.url)) await runParts([{ name: SCALE_PART, run: scale }]);

@@ -90,7 +90,7 @@ export async function ticks() {
   return {
     rows,
     figures: {
-      method: 'scripts/bench/observer.mjs preloaded into `slowdisk watch` (node --import) wraps InspectionTicker.prototype.fire',
+      method: "scripts/bench/observer.mjs preloaded into `slowdisk watch` (node --import) wraps ProbeSession.prototype.onBatch: each inspection's start less its tick's deadline",
       windowS: SETTINGS.windowS,
       latenessMs: { idle: summary(idle), loaded: summary(loaded) },
       load: `${hogs} x yes > /dev/null`,
