@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { kernelName } from '../drives/block-disks.js';
 import { DEFAULT_STATE_DIR, type DriveRequest } from '../drives/params.js';
 import { HELP_HEADINGS } from './param-options.js';
+import { rawPath } from './options.js';
 
 export interface DriveOptionValues {
   allDevices?: boolean;
@@ -48,5 +49,5 @@ export function driveRequestFrom(values: DriveOptionValues, cwd: string = proces
 export function stateDirFrom(values: DriveOptionValues, cwd: string = process.cwd()): string | undefined {
   if (values.stateDir === undefined) return undefined;
   if (values.stateDir === '') throw new InvalidArgumentError('--state-dir is empty');
-  return path.resolve(cwd, values.stateDir);
+  return path.resolve(cwd, rawPath('--state-dir', values.stateDir));
 }

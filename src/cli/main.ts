@@ -15,6 +15,7 @@ import {
   addTargetOptions,
   criticalOnFrom,
   probeParamsFrom,
+  rawPath,
   scoreParamsFrom,
   statisticalParamsFrom,
   tailParamsFrom,
@@ -44,7 +45,7 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
     score,
     probe: probeParamsFrom(values),
     // Resolved here: the output writer that creates it runs in /.
-    record: values.record === undefined ? undefined : path.resolve(values.record),
+    record: values.record === undefined ? undefined : path.resolve(rawPath('--record', values.record)),
     hooks: hookParamsFrom(values),
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),

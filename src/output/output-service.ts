@@ -7,6 +7,7 @@ import { AppendedFile } from './appended-file.js';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readRegular, replaceFile } from '../common/exclusive-file.js';
+import { fsPath, withTextPath } from '../common/path-text.js';
 import type { FileStateStore } from '../drives/state-file.js';
 import type { LockOwner } from '../common/run-lock.js';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
@@ -37,7 +38,9 @@ export class OutputService {
         return;
       case 'read':
         this.inOrder(`${message.dir}/${message.name}`, message.id, async () => {
-          await mkdir(message.dir, { recursive: true, mode: 0o700 });
+          await mkdir(fsPath(message.dir), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+            throw withTextPath(error, message.dir);
+          });
           return readRegular(path.join(message.dir, message.name));
         });
         return;

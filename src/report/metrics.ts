@@ -10,6 +10,7 @@ import type { ScoreParams } from '../score/score-params.js';
 import { defaultText } from '../common/param-spec.js';
 import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import { VERSION } from '../common/version.js';
+import { bytesShown } from '../common/visible-text.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
 
@@ -224,7 +225,8 @@ export class SlowdiskMetrics {
     // The block devices start with the filesystem's own (none when sysfs does not know it); a skipped path is on the inspected one's.
     const filesystemDevice = new Map(disks.map((disk) => [disk.name, disk.blockDevices?.[0] ?? '']));
     for (const disk of disks) {
-      const { name, dir: path } = disk;
+      const name = disk.name;
+      const path = bytesShown(disk.dir);
       this.slowScore.set({ disk: name, path }, disk.score);
       this.memoryBacked.set({ disk: name }, flag(disk.memoryBacked));
       this.filesystemChanged.set({ disk: name }, flag(disk.filesystemChanged === true));
@@ -234,7 +236,7 @@ export class SlowdiskMetrics {
           path,
           device: filesystemDevice.get(disk.sameAs ?? disk.name) ?? '',
           fstype: disk.mount?.fsType ?? '',
-          mountpoint: disk.mount?.mountPoint ?? '',
+          mountpoint: bytesShown(disk.mount?.mountPoint ?? ''),
           skipped_for: disk.sameAs ?? '',
         },
         1,
@@ -252,7 +254,7 @@ export class SlowdiskMetrics {
   }
 
   private setState(disk: DiskStatus): void {
-    const labels = { disk: disk.name, path: disk.dir };
+    const labels = { disk: disk.name, path: bytesShown(disk.dir) };
     this.diskUp.set(labels, flag(disk.state !== 'down' && disk.state !== 'hung'));
     this.diskHung.set(labels, flag(disk.state === 'hung'));
     this.diskContested.set(labels, flag(disk.state === 'contested'));
