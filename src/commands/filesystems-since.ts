@@ -9,14 +9,27 @@ import type { OutputWriter } from '../output/output-writer.js';
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import { writeStderrLine } from '../common/visible-text.js';
 
-export async function compareFilesystemsWithLastRun(session: ProbeSession, writer: OutputWriter, stateDir: string, store?: string): Promise<void> {
+/** The comparison under way: `untold()` says, at the run's end, that it could not be made in time. */
+export interface FilesystemComparison {
+  untold(): void;
+}
+
+export function compareFilesystemsWithLastRun(session: ProbeSession, writer: OutputWriter, stateDir: string, store?: string): FilesystemComparison {
+  const file = path.join(stateDir, filesystemsStateName(store));
+  let told = false;
+  const tell = (when: string) => {
+    if (!told) writeStderrLine(`${file} was not read ${when}, its disk may hang: the paths' filesystems are not compared with the last run's`);
+    told = true;
+  };
+  void compare(session, writer, stateDir, store, () => tell(`within ${deadlineText()}`)).then(() => (told = true));
+  return { untold: () => tell('before the run ended') };
+}
+
+async function compare(session: ProbeSession, writer: OutputWriter, stateDir: string, store: string | undefined, late: () => void): Promise<void> {
   const name = filesystemsStateName(store);
   const file = path.join(stateDir, name);
   const read = writer.readFile(stateDir, name);
-  if ((await withinDeadline(read)) === 'late') {
-    writeStderrLine(`${file} was not read within ${deadlineText()}, its disk may hang: the paths' filesystems are not compared with the last run's`);
-    return;
-  }
+  if ((await withinDeadline(read)) === 'late') return late();
   let remembered;
   try {
     remembered = decodeRemembered(await read);

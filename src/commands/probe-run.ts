@@ -20,7 +20,7 @@ import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UN
 import { fail } from '../report/fail.js';
 import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
-import { compareFilesystemsWithLastRun } from './filesystems-since.js';
+import { compareFilesystemsWithLastRun, type FilesystemComparison } from './filesystems-since.js';
 import { exitCodeOf } from '../verdict/exit-codes.js';
 import { EXIT_UNTIL_TIMED_OUT, type UntilEvent } from './watch-params.js';
 import { misplacedPaths, type MountRequirement } from '../layout/mount-requirement.js';
@@ -178,6 +178,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       return fail(error.message, EXIT_UNKNOWN);
     });
   }
+  let filesystems: FilesystemComparison | null = null;
   const output = await RunOutput.open(mode, options.output, session, score, buffered, options.predictor.warnProbability);
   const reporter = output.reporter;
 
@@ -194,6 +195,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
     const [, , judgement] = await Promise.all([metricsExport?.stop(), recorder?.stop(), drives?.finish()]);
     await session.stop();
     const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
+    filesystems?.untold();
     if (mode === 'check') {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
       output.writeCheckResult({ verdict: session.verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode });
@@ -238,7 +240,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
   process.on('SIGHUP', () => void finish(EXIT_SIGHUP, 'SIGHUP'));
   // The probe files are removed as on a signal; a failed write leaves the run going.
   whenReaderGone(() => void finish(EXIT_UNKNOWN), true);
-  if (options.stateDir !== undefined) await compareFilesystemsWithLastRun(session, writer!, options.stateDir, options.store);
+  // Beside the probing, once its events are heard: a state directory on a hung disk costs the comparison, not the run's time.
+  if (options.stateDir !== undefined) filesystems = compareFilesystemsWithLastRun(session, writer!, options.stateDir, options.store);
   if (mode === 'check') {
     // The last records first: the prober sends them about once a round.
     setTimeout(() => void session.catchUp().then(() => finish(session.checkEnd())), options.durationMs);

@@ -91,4 +91,23 @@ describe.skipIf(gate.skip)('check --state-dir remembers each path\'s filesystem'
     expect(human.stdout).toContain(`filesystem changed: kv (was ${onB}, now ${below})`);
     expect(human.code).toBe(1);
   }, 60_000);
+
+  it.skipIf(requireRootFacilities(['fsfreeze']).skip)('a state directory on a frozen disk costs the comparison, one line, never the check\'s time', async () => {
+    // A 2 s check ends before the writer's 3 s deadline: it says so at its end.
+    const states = await makeTestDisk();
+    const stateDir = path.join(states.dir, 'state');
+    const dir = mkdtempSync(path.join(work, 'data-'));
+    await states.hang();
+    try {
+      const result = await runCli(['check', '--path', `kv=${dir}`, '--state-dir', stateDir, '--duration', '2s', '--allow-short']);
+      expect(result.stderr).toBe(
+        `slowdisk: ${stateDir}/filesystems.state was not read before the run ended, its disk may hang: the paths' filesystems are not compared with the last run's\n`,
+      );
+      expect(result.stdout).toMatch(/^OK: store score \S+ after 2\.\ds /);
+      expect(result.elapsedMs).toBeLessThan(10_000);
+      expect(result.code).toBe(0);
+    } finally {
+      await states.thaw();
+    }
+  }, 30_000);
 });
