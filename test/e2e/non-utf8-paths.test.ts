@@ -2,12 +2,13 @@
 // the trace replay reads) is used as the bytes it is, in a real directory named with the byte
 // 0xff, never in the one Node's UTF-8 decoding makes of it (U+FFFD); and the byte is shown
 // as \xff, as in the probed path's lines, in the metrics' path label and in error lines.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, type CliResult } from '../helpers/run-cli.js';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-non-utf8-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -61,6 +62,23 @@ describe('paths with a byte that is not UTF-8', () => {
     expect(again.stdout).toMatch(/^OK: /);
     expect(again.code).toBe(0);
   }, 60_000);
+
+  it.skipIf(requireRootFacilities(['root']).skip)('a mount point named with 0xff: its label shows \\xff, as the path does', async () => {
+    const mountPoint = Buffer.concat([Buffer.from(`${work}/m`), Buffer.from([0xff])]);
+    mkdirSync(mountPoint);
+    const source = mkdtempSync(path.join(work, 'source-'));
+    const textfile = mkdtempSync(path.join(work, 'textfile-'));
+    execFileSync('sh', ['-c', 'mount --bind "$1" "$(printf "%s/m\\377" "$2")"', 'sh', source, work]);
+    try {
+      const result = await runWithRawDir(['check', '--path', `a=${work}/m$(printf '\\377')`, '--textfile', textfile, '--duration', '4s', '--allow-short']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const prom = readFileSync(path.join(textfile, 'slowdisk.prom'), 'utf8');
+      expect(prom).toMatch(new RegExp(`^slowdisk_disk_info\\{disk="a",path="${work}/m\\\\\\\\xff",[^}]*mountpoint="${work}/m\\\\\\\\xff",`, 'm'));
+    } finally {
+      execFileSync('sh', ['-c', 'umount "$(printf "%s/m\\377" "$1")"', 'sh', work]);
+    }
+  }, 30_000);
 
   it('--tikv-config is read from the directory named with 0xff, and an error names the path with \\xff', async () => {
     writeFileSync(inRaw('tikv.toml'), `[storage]\ndata-dir = "${data}"\n`);
