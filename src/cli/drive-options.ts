@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { kernelName } from '../drives/block-disks.js';
 import { DEFAULT_STATE_DIR, type DriveRequest } from '../drives/params.js';
 import { HELP_HEADINGS } from './param-options.js';
+import { rawPath } from './options.js';
 
 export interface DriveOptionValues {
   allDevices?: boolean;
@@ -31,16 +32,22 @@ export function addDriveOptions(command: Command): Command {
       "judge every whole disk of the host against the others of its class (NVMe, SATA, SAS...; SSD or HDD) from the kernel's counters, over days (not loop, ram, zram, dm, md, sr: name those with --devices)",
     )
     .option('--devices <names>', 'judge these drives against each other, by class, instead, e.g. sda,sdb,sdc,sdd (at least 4 of one class)', deviceList)
-    .option('--state-dir <dir>', `where the drives' history is kept between runs (default: ${DEFAULT_STATE_DIR})`);
+    .option(
+      '--state-dir <dir>',
+      `where the drives' history (default: ${DEFAULT_STATE_DIR}) and each probed path's filesystem are kept between runs: a path on another filesystem than at the last run is WARNING`,
+    );
 }
 
 /** The drives to judge; null when neither --all-devices nor --devices is given. */
 export function driveRequestFrom(values: DriveOptionValues, cwd: string = process.cwd()): DriveRequest | null {
   if (values.allDevices && values.devices) throw new InvalidArgumentError('--all-devices and --devices both choose the drives: give one');
-  if (!values.allDevices && !values.devices) {
-    if (values.stateDir !== undefined) throw new InvalidArgumentError('--state-dir keeps the history of --all-devices or --devices: give one of them');
-    return null;
-  }
+  if (!values.allDevices && !values.devices) return null;
+  return { devices: values.devices ?? 'all', stateDir: stateDirFrom(values, cwd) ?? DEFAULT_STATE_DIR };
+}
+
+/** --state-dir, resolved; undefined when not given. */
+export function stateDirFrom(values: DriveOptionValues, cwd: string = process.cwd()): string | undefined {
+  if (values.stateDir === undefined) return undefined;
   if (values.stateDir === '') throw new InvalidArgumentError('--state-dir is empty');
-  return { devices: values.devices ?? 'all', stateDir: path.resolve(cwd, values.stateDir ?? DEFAULT_STATE_DIR) };
+  return path.resolve(cwd, rawPath('--state-dir', values.stateDir));
 }

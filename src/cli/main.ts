@@ -15,6 +15,7 @@ import {
   addTargetOptions,
   criticalOnFrom,
   probeParamsFrom,
+  rawPath,
   scoreParamsFrom,
   statisticalParamsFrom,
   tailParamsFrom,
@@ -24,7 +25,7 @@ import {
 import { asArgument, attributeOf, HELP_HEADINGS, paramOption, type OptionValues } from './param-options.js';
 import { addFormatOption, addOutputOptions, outputOptionsFrom, UTC_HELP, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
-import { addDriveOptions, driveRequestFrom, type DriveOptionValues } from './drive-options.js';
+import { addDriveOptions, driveRequestFrom, stateDirFrom, type DriveOptionValues } from './drive-options.js';
 import { runDrives } from '../commands/drives-only.js';
 import { replayCommand } from './replay-command.js';
 import { statusCommand, storeName } from './status-command.js';
@@ -44,7 +45,7 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
     score,
     probe: probeParamsFrom(values),
     // Resolved here: the output writer that creates it runs in /.
-    record: values.record === undefined ? undefined : path.resolve(values.record),
+    record: values.record === undefined ? undefined : path.resolve(rawPath('--record', values.record)),
     hooks: hookParamsFrom(values),
     output: outputOptionsFrom(values),
     statistical: statisticalParamsFrom(values, score),
@@ -54,6 +55,7 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
     ...(drives === null ? {} : { drives }),
     ...(values.store === undefined ? {} : { store: values.store }),
     ...(values.mountpoint === undefined ? {} : { mountpoints: values.mountpoint }),
+    ...(values.stateDir === undefined ? {} : { stateDir: stateDirFrom(values) }),
   };
 }
 

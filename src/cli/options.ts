@@ -17,8 +17,19 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
  * A byte that is not UTF-8 in a path (`/data/\xff`) reaches slowdisk as U+FFFD, which names
  * another directory; where it cannot be read again as it is, refused, rather than probe that one.
  */
-export function notUtf8(what: string, dir: string): string {
-  return `${what} ${JSON.stringify(dir).replaceAll('\ufffd', '\\ufffd')} holds a byte that is not UTF-8 (shown as \\ufffd), which slowdisk cannot pass on as it is: refused, rather than probe another directory`;
+export function notUtf8(what: string, dir: string, instead = 'probe another directory'): string {
+  return `${what} ${JSON.stringify(dir).replaceAll('\ufffd', '\\ufffd')} holds a byte that is not UTF-8 (shown as \\ufffd), which slowdisk cannot pass on as it is: refused, rather than ${instead}`;
+}
+
+/**
+ * A path given on the command line as its bytes are (path-text.ts): Node decoded a byte that
+ * is not UTF-8 as U+FFFD, another file; read again from the command line, or refused.
+ */
+export function rawPath(what: string, given: string, instead = 'use another file'): string {
+  if (!given.includes('\ufffd')) return given;
+  const raw = rawArgument(given);
+  if (raw === null) throw new InvalidArgumentError(notUtf8(what, given, instead));
+  return raw;
 }
 
 function namedPath(value: string, previous: ProbeTarget[] = []): ProbeTarget[] {
@@ -121,12 +132,7 @@ export function targetsFrom(options: TargetOptionValues, cwd: string = process.c
     if (target.dir === '') throw new InvalidArgumentError(`the ${target.name} directory is empty`);
     // The syscall would end the path there: "/d1\0/etc" would probe /d1.
     if (target.dir.includes('\0')) throw new InvalidArgumentError(`the ${target.name} directory holds a NUL byte, which no path can: ${JSON.stringify(target.dir)}`);
-    if (target.dir.includes('\ufffd')) {
-      // Bytes that are not UTF-8, as Node decoded them: read again as they are.
-      const raw = rawArgument(target.dir);
-      if (raw === null) throw new InvalidArgumentError(notUtf8(`the ${target.name} directory`, target.dir));
-      target.dir = raw;
-    }
+    target.dir = rawPath(`the ${target.name} directory`, target.dir, 'probe another directory');
     if (seen.has(target.name)) throw new InvalidArgumentError(`the name '${target.name}' is given twice`);
     seen.add(target.name);
   }

@@ -5,6 +5,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseListenAddress, type ListenAddress } from '../report/metrics-server.js';
 import type { CheckFormat, OutputOptions } from '../report/report-options.js';
 import { asArgument, HELP_HEADINGS } from './param-options.js';
+import { rawPath } from './options.js';
 
 export interface OutputOptionValues {
   json?: boolean;
@@ -47,7 +48,7 @@ export function outputOptionsFrom(values: OutputOptionValues, cwd: string = proc
     format,
     ...(values.verbose ? { verbose: true } : {}),
     ...(values.utc ? { utc: true } : {}),
-    ...(values.textfile === undefined ? {} : { textfile: path.resolve(cwd, values.textfile) }),
+    ...(values.textfile === undefined ? {} : { textfile: path.resolve(cwd, rawPath('--textfile', values.textfile)) }),
     ...(values.listen === undefined ? {} : { listen: values.listen }),
   };
 }

@@ -14,6 +14,7 @@ import {
   addScoreOptions,
   addStatisticalOptions,
   criticalOnFrom,
+  rawPath,
   scoreParamsFrom,
   statisticalParamsFrom,
   tailParamsFrom,
@@ -81,7 +82,7 @@ function withHeader(values: ReplayValues, header: TraceHeader | null, command: C
 }
 
 async function replay(source: string, values: ReplayValues, command: Command): Promise<void> {
-  const trace = await openReplayTrace(source);
+  const trace = await openReplayTrace(source === '-' ? source : rawPath('the trace', source));
   const given = withHeader(values, trace.header, command);
   const params = scoreParamsFrom(given);
   await runReplay(trace, {
@@ -94,6 +95,6 @@ async function replay(source: string, values: ReplayValues, command: Command): P
     ...(values.ticks === undefined ? {} : { ticks: values.ticks }),
     json: values.json === true,
     verbose: values.verbose === true,
-    ...(values.plot === undefined ? {} : { plot: values.plot }),
+    ...(values.plot === undefined ? {} : { plot: rawPath('--plot', values.plot) }),
   });
 }

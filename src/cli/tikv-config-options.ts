@@ -6,7 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { applyTikvConfig, readTikvSettings } from '../config/tikv-config.js';
 import { writeStderrLine } from '../common/visible-text.js';
 import { INTERVAL_SPEC } from '../score/score-params.js';
-import type { TargetOptionValues } from './options.js';
+import { rawPath, type TargetOptionValues } from './options.js';
 import { attributeOf, HELP_HEADINGS } from './param-options.js';
 
 export interface TikvConfigOptionValues {
@@ -31,11 +31,11 @@ export async function withTikvConfig<Values extends TargetOptionValues & TikvCon
     return values;
   }
   const interval = attributeOf(INTERVAL_SPEC);
-  const fromConfig = applyTikvConfig(await readTikvSettings(values.tikvConfig), {
+  const fromConfig = applyTikvConfig(await readTikvSettings(rawPath('--tikv-config', values.tikvConfig)), {
     raft: values.raft,
     kv: values.kv,
     intervalMs: command.getOptionValueSource(interval) === 'cli' ? (values[interval] as number) : undefined,
-    tikvCwd: values.tikvCwd === undefined ? undefined : path.resolve(values.tikvCwd),
+    tikvCwd: values.tikvCwd === undefined ? undefined : path.resolve(rawPath('--tikv-cwd', values.tikvCwd, 'probe another directory')),
   });
   for (const note of fromConfig.notes) writeStderrLine(note);
   return { ...values, raft: fromConfig.raft, kv: fromConfig.kv, [interval]: fromConfig.intervalMs };

@@ -20,6 +20,7 @@ import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UN
 import { fail } from '../report/fail.js';
 import type { OutputOptions } from '../report/report-options.js';
 import { RunOutput } from './run-output.js';
+import { compareFilesystemsWithLastRun, type FilesystemComparison } from './filesystems-since.js';
 import { exitCodeOf } from '../verdict/exit-codes.js';
 import { EXIT_UNTIL_TIMED_OUT, type UntilEvent } from './watch-params.js';
 import { misplacedPaths, type MountRequirement } from '../layout/mount-requirement.js';
@@ -61,6 +62,8 @@ export interface RunOptions {
   store?: string;
   /** --mountpoint: where the paths must be. */
   mountpoints?: MountRequirement[];
+  /** --state-dir: where each path's filesystem is remembered from one run to the next. */
+  stateDir?: string;
 }
 
 /** The inspections of a disk the service's summary covers: 5 minutes at 100 ms. */
@@ -101,7 +104,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   }
   // The CLI makes no syscall on an output's path: the prober process writes them all, the
   // textfile, the trace and the drives' files, so that they take no third process.
-  const writer = options.record !== undefined || options.drives ? OutputWriter.hostedBy(session.hosted) : null;
+  const writer = options.record !== undefined || options.drives || options.stateDir !== undefined ? OutputWriter.hostedBy(session.hosted) : null;
   let drives: DriveRun | null = null;
   if (options.drives) {
     try {
@@ -175,6 +178,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       return fail(error.message, EXIT_UNKNOWN);
     });
   }
+  let filesystems: FilesystemComparison | null = null;
   const output = await RunOutput.open(mode, options.output, session, score, buffered, options.predictor.warnProbability);
   const reporter = output.reporter;
 
@@ -191,6 +195,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
     const [, , judgement] = await Promise.all([metricsExport?.stop(), recorder?.stop(), drives?.finish()]);
     await session.stop();
     const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
+    filesystems?.untold();
     if (mode === 'check') {
       const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
       output.writeCheckResult({ verdict: session.verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode });
@@ -235,6 +240,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
   process.on('SIGHUP', () => void finish(EXIT_SIGHUP, 'SIGHUP'));
   // The probe files are removed as on a signal; a failed write leaves the run going.
   whenReaderGone(() => void finish(EXIT_UNKNOWN), true);
+  // Beside the probing, once its events are heard: a state directory on a hung disk costs the comparison, not the run's time.
+  if (options.stateDir !== undefined) filesystems = compareFilesystemsWithLastRun(session, writer!, options.stateDir, options.store);
   if (mode === 'check') {
     // The last records first: the prober sends them about once a round.
     setTimeout(() => void session.catchUp().then(() => finish(session.checkEnd())), options.durationMs);

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { fsPath, withTextPath } from './path-text.js';
 
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -29,12 +30,14 @@ export function isTemporaryOf(entry: string, name: string): boolean {
  * a textfile from node_exporter, which runs as its own user.
  */
 export async function createExclusive(file: string, mode: number): Promise<FileHandle> {
-  const handle = await open(file, CREATE_FLAGS, mode);
+  const handle = await open(fsPath(file), CREATE_FLAGS, mode).catch((error: unknown) => {
+    throw withTextPath(error, file);
+  });
   try {
     await handle.chmod(mode);
   } catch (error) {
     await handle.close().catch(() => {});
-    await rm(file, { force: true }).catch(() => {});
+    await rm(fsPath(file), { force: true }).catch(() => {});
     throw error;
   }
   return handle;
@@ -45,12 +48,17 @@ export async function createExclusive(file: string, mode: number): Promise<FileH
  * file that cannot be written whole (ENOSPC on a full /run) is removed, not left empty.
  */
 export function writeNewSync(file: string, text: string): void {
-  const fd = openSync(file, CREATE_FLAGS, 0o600);
+  let fd: number;
+  try {
+    fd = openSync(fsPath(file), CREATE_FLAGS, 0o600);
+  } catch (error) {
+    throw withTextPath(error, file);
+  }
   try {
     writeSync(fd, text);
   } catch (error) {
     closeSync(fd);
-    rmSync(file, { force: true });
+    rmSync(fsPath(file), { force: true });
     throw error;
   }
   closeSync(fd);
@@ -61,10 +69,10 @@ export function replaceFileSync(dir: string, name: string, text: string): void {
   const temp = path.join(dir, temporaryName(name));
   try {
     writeNewSync(temp, text);
-    renameSync(temp, path.join(dir, name));
+    renameSync(fsPath(temp), fsPath(path.join(dir, name)));
   } catch (error) {
     // Only our own temporary can be there: its name was made exclusively, just now.
-    rmSync(temp, { force: true });
+    rmSync(fsPath(temp), { force: true });
     throw withPath(error, temp);
   }
 }
@@ -88,16 +96,16 @@ export async function replaceFile(dir: string, name: string, data: string | Buff
     if (options.durable) await handle.sync();
     await handle.close();
     handle = null;
-    await rename(temp, path.join(dir, name));
+    await rename(fsPath(temp), fsPath(path.join(dir, name)));
   } catch (error) {
     await handle?.close().catch(() => {});
     // Only our own temporary can be there: its name was made exclusively, just now.
-    await rm(temp, { force: true }).catch(() => {});
+    await rm(fsPath(temp), { force: true }).catch(() => {});
     throw withPath(error, temp);
   }
   if (options.durable) {
     try {
-      const directory = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+      const directory = await open(fsPath(dir), constants.O_RDONLY | constants.O_DIRECTORY);
       try {
         await directory.sync();
       } finally {
@@ -133,9 +141,9 @@ function noFileOrRefused(error: unknown, file: string): null {
 export async function readRegular(file: string): Promise<string | null> {
   let handle: FileHandle;
   try {
-    handle = await open(file, READ_FLAGS);
+    handle = await open(fsPath(file), READ_FLAGS);
   } catch (error) {
-    return noFileOrRefused(error, file);
+    return noFileOrRefused(withTextPath(error, file), file);
   }
   try {
     const stat = await handle.stat();
@@ -150,9 +158,9 @@ export async function readRegular(file: string): Promise<string | null> {
 export function readRegularSync(file: string): string | null {
   let fd: number;
   try {
-    fd = openSync(file, READ_FLAGS);
+    fd = openSync(fsPath(file), READ_FLAGS);
   } catch (error) {
-    return noFileOrRefused(error, file);
+    return noFileOrRefused(withTextPath(error, file), file);
   }
   try {
     const stat = fstatSync(fd);
@@ -171,9 +179,9 @@ function kindOf(stat: import('node:fs').Stats): string {
   return 'of another kind';
 }
 
-/** write and fsync errors name no path: the file at hand is given. */
+/** write and fsync errors name no path: the file at hand is given; one given as bytes is named as slowdisk holds it. */
 function withPath(error: unknown, file: string): unknown {
   const e = error as NodeJS.ErrnoException;
   if (e && typeof e === 'object' && e.code !== undefined && e.path === undefined) e.path = file;
-  return error;
+  return withTextPath(error, file);
 }

@@ -60,3 +60,43 @@ export function rawArgument(given: string): string | null {
   }
   return found.size === 1 ? [...found][0]! : null;
 }
+
+/** A byte kept as a lone surrogate (pathText): what node:fs would write as U+FFFD. */
+const KEPT_BYTE = /[\udc80-\udcff]/gu;
+const HAS_KEPT_BYTE = /[\udc80-\udcff]/u;
+
+/** The path's bytes: the inverse of pathText. */
+export function pathBytes(text: string): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const match of text.matchAll(KEPT_BYTE)) {
+    parts.push(Buffer.from(text.slice(from, match.index), 'utf8'), Buffer.from([match[0].charCodeAt(0) - 0xdc00]));
+    from = match.index + 1;
+  }
+  parts.push(Buffer.from(text.slice(from), 'utf8'));
+  return Buffer.concat(parts);
+}
+
+/**
+ * What node:fs is given for the path `text`: the text itself when it is all UTF-8, else its
+ * bytes, so that a file named with 0xff is that file and not one named U+FFFD.
+ */
+export function fsPath(text: string): string | Buffer {
+  return HAS_KEPT_BYTE.test(text) ? pathBytes(text) : text;
+}
+
+/**
+ * A node:fs error about the path `text` given as bytes: its `path` and message name the
+ * path as slowdisk holds it (Node decoded the bytes, each 0xff as U+FFFD), so that what shows
+ * it (visible-text.ts) shows the byte. Other errors are left as they are.
+ */
+export function withTextPath<E>(error: E, text: string): E {
+  const e = error as NodeJS.ErrnoException;
+  if (!e || typeof e !== 'object' || typeof e.path !== 'string' || fsPath(text) === text) return error;
+  const lossy = pathBytes(text).toString('utf8');
+  if (e.path === lossy) {
+    e.path = text;
+    e.message = e.message.replace(`'${lossy}'`, `'${text}'`);
+  }
+  return error;
+}

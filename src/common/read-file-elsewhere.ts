@@ -2,6 +2,7 @@
 // disk (a dead NFS server, a device that no longer answers) stalls that child and never the
 // command: the command gives up after a deadline and goes on to say so.
 import { spawn } from 'node:child_process';
+import { pathBytes, withTextPath } from './path-text.js';
 
 /** A file read this way is a configuration file: larger ones are refused. */
 export const MAX_READ_BYTES = 1024 * 1024;
@@ -20,10 +21,12 @@ export class ReadElsewhereError extends Error {
 }
 
 // The child opens without following a FIFO's wait (O_NONBLOCK), refuses what is not a regular
-// file or is too large, and writes the text to stdout; a failure goes to stderr as JSON.
+// file or is too large, and writes the text to stdout; a failure goes to stderr as JSON. The
+// path comes as the hex of its bytes: an argument would reach the child as UTF-8, a byte
+// 0xff in it as U+FFFD, another file.
 const CHILD = `
 const fs = require('node:fs');
-const [file, max] = [process.argv[1], Number(process.argv[2])];
+const [file, max] = [Buffer.from(process.argv[1], 'hex'), Number(process.argv[2])];
 try {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   const stat = fs.fstatSync(fd);
@@ -46,7 +49,7 @@ function shownMessage(failure: { code?: string; syscall?: string; path?: string;
 /** The text of `file` (resolved against this process's working directory), read by a child within `deadlineMs`. */
 export function readFileElsewhere(file: string, deadlineMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', CHILD, file, String(MAX_READ_BYTES)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-e', CHILD, pathBytes(file).toString('hex'), String(MAX_READ_BYTES)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -72,6 +75,8 @@ export function readFileElsewhere(file: string, deadlineMs: number): Promise<str
       } catch {
         failure = { message: `the reader exited with ${code}` };
       }
+      // The child names the path as Node decoded its bytes: named here as slowdisk holds it.
+      withTextPath(failure, file);
       reject(new ReadElsewhereError(shownMessage(failure), failure.code, failure.syscall, failure.path));
     });
   });

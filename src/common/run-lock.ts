@@ -5,6 +5,7 @@
 // guess, then linked into place: link(2) fails on any existing entry and never follows one.
 import { readFileSync } from 'node:fs';
 import { link, rename, rm, unlink } from 'node:fs/promises';
+import { fsPath } from './path-text.js';
 import path from 'node:path';
 import { createExclusive, readRegular, temporaryName } from './exclusive-file.js';
 import { processStartTime } from './process-start-time.js';
@@ -78,7 +79,7 @@ export async function takeLock(lock: string, owner: LockOwner): Promise<void> {
   try {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       try {
-        await link(temp, lock);
+        await link(fsPath(temp), fsPath(lock));
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -92,7 +93,7 @@ export async function takeLock(lock: string, owner: LockOwner): Promise<void> {
     }
     throw new Error(`${lock} keeps coming back`);
   } finally {
-    await rm(temp, { force: true });
+    await rm(fsPath(temp), { force: true });
   }
 }
 
@@ -104,15 +105,15 @@ export async function takeLock(lock: string, owner: LockOwner): Promise<void> {
 async function setAside(lock: string, stale: string): Promise<void> {
   const aside = path.join(path.dirname(lock), temporaryName(`${path.basename(lock)}.stale`));
   try {
-    await rename(lock, aside);
+    await rename(fsPath(lock), fsPath(aside));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
   try {
-    if ((await readRegular(aside).catch(() => null)) !== stale) await link(aside, lock).catch(() => {});
+    if ((await readRegular(aside).catch(() => null)) !== stale) await link(fsPath(aside), fsPath(lock)).catch(() => {});
   } finally {
-    await rm(aside, { force: true });
+    await rm(fsPath(aside), { force: true });
   }
 }
 
@@ -125,5 +126,5 @@ export async function isLockOf(lock: string, owner: LockOwner): Promise<boolean>
 export async function releaseLock(lock: string, owner: LockOwner): Promise<void> {
   const text = await readRegular(lock).catch(() => null);
   if (text !== encode(owner)) return;
-  await unlink(lock).catch(() => {});
+  await unlink(fsPath(lock)).catch(() => {});
 }

@@ -13,14 +13,28 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u206
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
+/** A path's bytes that are not UTF-8 alone. */
+const NOT_UTF8 = /[\udc80-\udcff]/gu;
+
+function escaped(char: string): string {
+  const code = char.charCodeAt(0);
+  // A lone U+DC80 to U+DCFF is a path's byte that is not UTF-8 (path-text.ts): shown as that byte.
+  const byte = code >= 0xdc80 && code <= 0xdcff ? code - 0xdc00 : code;
+  return NAMED[char] ?? (byte <= 0xff ? `\\x${byte.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+}
+
 /** The text with each control character shown as an escape: `\n`, `\t`, `\x1b`, `\x9b`, `\u202e`. */
 export function visible(text: string): string {
-  return text.replace(CONTROL, (char) => {
-    const code = char.charCodeAt(0);
-    // A lone U+DC80 to U+DCFF is a path's byte that is not UTF-8 (path-text.ts): shown as that byte.
-    const byte = code >= 0xdc80 && code <= 0xdcff ? code - 0xdc00 : code;
-    return NAMED[char] ?? (byte <= 0xff ? `\\x${byte.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
-  });
+  return text.replace(CONTROL, escaped);
+}
+
+/**
+ * The text with only its path bytes that are not UTF-8 shown as `\xff`, as visible() shows
+ * them: for a Prometheus label value, which must be UTF-8 (the exposition format escapes the
+ * rest itself), where such a byte would be written as U+FFFD.
+ */
+export function bytesShown(text: string): string {
+  return text.replace(NOT_UTF8, escaped);
 }
 
 /** One line on stderr, as every warning and error is written: "slowdisk: ...". */

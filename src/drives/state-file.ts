@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fsPath, withTextPath } from '../common/path-text.js';
 import { isTemporaryOf, NotRegularFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
 import { isLockOf, LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../common/run-lock.js';
 import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
@@ -114,7 +115,9 @@ export class FileStateStore implements StateStore {
   static async open(dir: string, now: () => number = Date.now, owner: LockOwner = lockOwnerOf(process.pid)): Promise<OpenedStore> {
     const store = new FileStateStore(path.resolve(dir), owner);
     try {
-      await mkdir(store.dir, { recursive: true, mode: 0o700 });
+      await mkdir(fsPath(store.dir), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+        throw withTextPath(error, store.dir);
+      });
     } catch (error) {
       throw syscallError(`cannot make the state directory ${store.dir}`, error);
     }
@@ -128,8 +131,8 @@ export class FileStateStore implements StateStore {
       throw syscallError(`cannot lock the state directory ${store.dir}`, error);
     }
     try {
-      for (const entry of await readdir(store.dir)) {
-        if (isTemporaryOf(entry, STATE_FILE) || entry.startsWith(OLD_TEMP_PREFIX)) await unlink(path.join(store.dir, entry));
+      for (const entry of await readdir(fsPath(store.dir))) {
+        if (isTemporaryOf(entry, STATE_FILE) || entry.startsWith(OLD_TEMP_PREFIX)) await unlink(fsPath(path.join(store.dir, entry)));
       }
       const problems: string[] = [];
       return { store, history: await store.read(now, problems), problems };
@@ -163,7 +166,7 @@ export class FileStateStore implements StateStore {
     } catch (error) {
       const aside = `${this.file}.corrupt-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
       try {
-        await rename(this.file, aside);
+        await rename(fsPath(this.file), fsPath(aside));
       } catch (renameError) {
         throw syscallError(`the drive history ${this.file} is corrupt (${(error as Error).message}) and cannot be set aside`, renameError);
       }

@@ -33,7 +33,12 @@ export interface BoundedChildOptions {
   /** Written to the child's stdin, which is then closed. */
   stdin?: string;
   env?: NodeJS.ProcessEnv;
-  /** 'capture': stdout and stderr are returned; 'stderr': both go to this process's stderr. */
+  /**
+   * 'capture': stdout and stderr are returned; 'stderr': both are relayed to this process's
+   * stderr. Either way through pipes this process drains: a hook's write never waits on
+   * where its output ends up (a log file on a frozen filesystem takes it through stderr's
+   * own relay, report/file-stdio.ts, without blocking).
+   */
   output: 'capture' | 'stderr';
 }
 
@@ -44,22 +49,27 @@ export interface BoundedChildResult {
 
 const MAX_CAPTURED_CHARS = 64 * 1024;
 
+/** How long, after a hook exits, what it wrote is still read from its pipes when something it left running holds them. */
+const RELAY_DRAIN_MS = 500;
+
 export function runBounded(file: string, args: string[], options: BoundedChildOptions): Promise<BoundedChildResult> {
   return new Promise((resolve) => {
     // Its own process group, so that the deadline ends what it started too.
-    const out = options.output === 'capture' ? 'pipe' : 2;
     const child = spawn('/bin/sh', ['-c', GUARDED, 'slowdisk-guard', file, ...args], {
       detached: true,
       env: options.env,
-      stdio: ['pipe', out, out, 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     const guard = guardOf(child);
     let output = '';
     const capture = (chunk: Buffer) => {
       if (output.length < MAX_CAPTURED_CHARS) output += chunk.toString();
     };
-    child.stdout?.on('data', capture);
-    child.stderr?.on('data', capture);
+    const take = options.output === 'capture' ? capture : (chunk: Buffer) => process.stderr.write(chunk);
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
+    // Relayed output may come from what the hook leaves running: it must not keep the run alive.
+    if (options.output === 'stderr') for (const stream of [child.stdout, child.stderr]) (stream as Socket).unref();
     let settled = false;
     const settle = (outcome: ChildOutcome) => {
       if (settled) return;
@@ -84,9 +94,11 @@ export function runBounded(file: string, args: string[], options: BoundedChildOp
     child.on('error', (error) => settle({ kind: 'not-started', message: error.message }));
     // Captured output is complete only once its pipes close; otherwise the exit is enough.
     // ('close' would wait for the guard's socket too, which stays open until the run ends.)
-    const outputClosed = [child.stdout, child.stderr].map((stream) => (stream ? new Promise((done) => stream.once('close', done)) : null));
+    // Relayed output is waited for a moment only: what the hook left running may hold its pipes.
+    const outputClosed = Promise.all([child.stdout, child.stderr].map((stream) => new Promise((done) => stream!.once('close', done))));
     child.once('exit', (code, signal) => {
-      void Promise.all(outputClosed).then(() => settle(signal === null ? { kind: 'exited', code: code ?? 0 } : { kind: 'signalled', signal }));
+      const relayed = options.output === 'capture' ? outputClosed : Promise.race([outputClosed, new Promise((done) => setTimeout(done, RELAY_DRAIN_MS).unref())]);
+      void relayed.then(() => settle(signal === null ? { kind: 'exited', code: code ?? 0 } : { kind: 'signalled', signal }));
     });
     // A child that does not read its stdin closes it: EPIPE here is no error of ours.
     child.stdin!.on('error', () => {});

@@ -7,6 +7,7 @@
 // disk. It never makes a syscall on a disk under test: the kernel's counters come from procfs
 // and sysfs, and the one stat the block-device walk makes (of a loop device's backing file)
 // is bounded in time (src/kernel/block-devices.ts).
+import { describeFilesystem, identityOf, type FilesystemChange, type FilesystemIdentity } from '../layout/filesystem-memory.js';
 import { EventEmitter } from 'node:events';
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
@@ -68,8 +69,10 @@ export interface DiskStatus extends DiskPlacement {
   tailJudged?: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
   evictionInMs?: number | null;
-  /** Another filesystem was mounted onto its directory during the run: WARNING. */
+  /** Another filesystem was mounted onto its directory during the run, or since the last run that remembers it: WARNING. */
   filesystemChanged?: boolean;
+  /** The filesystem it was on before that change, as describeFilesystem says it. */
+  filesystemWas?: string;
 }
 
 export interface RoundReport {
@@ -92,6 +95,8 @@ export type SessionEvent =
   /** An inspection of the disk has been in flight for --hang-after, since `sinceMs` (wall clock). */
   | { kind: 'hung'; disk: string; sinceMs: number; waitingMs: number; stuckProber?: number }
   | { kind: 'layout'; disks: DiskPlacement[] }
+  /** The path is on another filesystem than at the last run with this --state-dir. */
+  | { kind: 'filesystem-changed'; disk: string; dir: string; was: FilesystemIdentity; now: FilesystemIdentity }
   | { kind: 'stale-removed'; disk: string; paths: string[] }
   /** The probe file's name held someone else's file (the error says what): left alone, and probed under a fresh name. */
   | { kind: 'name-taken'; disk: string; error: SerializedProbeError }
@@ -309,6 +314,16 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   /** What the prober process hosts beside the probes (the run's outputs), until stop(). */
   get hosted(): HostedChannel {
     return this.prober.hosted;
+  }
+
+  /** The path is on another filesystem than at the last run that remembers it: an event, and WARNING from now on. */
+  filesystemChangedSince(change: FilesystemChange): void {
+    const disk = this.disks.get(change.disk);
+    if (!disk) return;
+    disk.status.filesystemChanged = true;
+    disk.status.filesystemWas = describeFilesystem(change.was);
+    this.pipeline.filesystemChanged(change.disk);
+    this.emit('event', { kind: 'filesystem-changed', disk: change.disk, dir: change.dir, was: change.was, now: change.now });
   }
 
   /** Puts an output file (a textfile) at dir/name through the prober, before stop(): see ProberClient.replace. */
@@ -687,6 +702,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const status = disk.status;
     const wasInspected = status.inspected;
     const deviceBefore = status.device;
+    const filesystemBefore = identityOf(status);
     if (placement.inspected) delete status.sameAs;
     if (!placement.vanished) delete status.vanished;
     Object.assign(status, placement);
@@ -704,6 +720,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       status.state = 'starting';
       delete status.error;
       disk.stuckProber = null;
+      if (filesystemBefore !== null) status.filesystemWas = describeFilesystem(filesystemBefore);
       this.pipeline.restart(placement.name);
     }
   }

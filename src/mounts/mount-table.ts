@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { pathText } from '../common/path-text.js';
 
 /** One line of /proc/<pid>/mountinfo (see proc(5)), with paths unescaped. */
 export interface MountEntry {
@@ -74,9 +75,14 @@ export class MountTable {
   readonly entries: readonly MountEntry[];
   private readonly byMountId: ReadonlyMap<number, MountEntry>;
 
-  /** Reads the table with readFileSync: procfs answers from memory, never from a disk under test. */
+  /**
+   * Reads the table with readFileSync: procfs answers from memory, never from a disk under test.
+   * A mount point named with a byte that is not UTF-8 is held as probed paths are (path-text.ts).
+   */
   static read(file = '/proc/self/mountinfo'): MountTable {
-    return new MountTable(parseMountInfo(readFileSync(file, 'utf8')));
+    const bytes = readFileSync(file);
+    const text = bytes.toString('utf8');
+    return new MountTable(parseMountInfo(text.includes('\ufffd') ? pathText(bytes) : text));
   }
 
   constructor(entries: MountEntry[]) {

@@ -4,7 +4,10 @@
 // hung disk holds up neither the others nor the CLI, which stops waiting after a deadline. It
 // runs in the prober of a probe run, and in a process of its own for the drives alone.
 import { AppendedFile } from './appended-file.js';
-import { replaceFile } from '../common/exclusive-file.js';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { readRegular, replaceFile } from '../common/exclusive-file.js';
+import { fsPath, withTextPath } from '../common/path-text.js';
 import type { FileStateStore } from '../drives/state-file.js';
 import type { LockOwner } from '../common/run-lock.js';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
@@ -32,6 +35,14 @@ export class OutputService {
     switch (message.type) {
       case 'replace':
         this.inOrder(`${message.dir}/${message.name}`, message.id, () => replaceFile(message.dir, message.name, message.text, { mode: message.mode }));
+        return;
+      case 'read':
+        this.inOrder(`${message.dir}/${message.name}`, message.id, async () => {
+          await mkdir(fsPath(message.dir), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+            throw withTextPath(error, message.dir);
+          });
+          return readRegular(path.join(message.dir, message.name));
+        });
         return;
       case 'create': {
         const onError = (error: Error) => this.send({ type: 'failed', file: message.file, error: serialize(error) });

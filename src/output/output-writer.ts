@@ -74,6 +74,11 @@ export class OutputWriter {
     return this.request({ type: 'replace', dir, name, text, mode });
   }
 
+  /** The text of dir/name, or null when there is none; dir is made if missing. */
+  readFile(dir: string, name: string): Promise<string | null> {
+    return this.request<string | null>({ type: 'read', dir, name });
+  }
+
   /** More of a file made by a `create` request; `onFailure` hears of the first write error. */
   append(file: string, text: string): void {
     this.link.send({ type: 'append', file, text });

@@ -1,4 +1,5 @@
 // How numbers and disks read at a glance, in every human-facing output.
+import { describeFilesystem } from '../layout/filesystem-memory.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { SessionEvent, DiskStatus } from '../live/probe-session.js';
@@ -163,6 +164,8 @@ export function formatEvent(event: SessionEvent): string {
       return `slowdisk itself was held up for ${formatElapsed(event.ms)} (stopped, or starved of CPU): its prober's records were read late, each judged at the time it was made; no disk was charged for it`;
     case 'prober-restarted':
       return `${event.reason}; started a new prober (pid ${event.pid ?? '?'})`;
+    case 'filesystem-changed':
+      return `${event.disk}: ${event.dir} is on another filesystem than at the last run: was ${describeFilesystem(event.was)}, now ${describeFilesystem(event.now)}`;
     case 'layout':
       return `layout changed: ${event.disks
         .map((disk) => (disk.inspected ? `${disk.name} on ${disk.mount?.source ?? disk.device ?? '?'}` : `${disk.name} skipped (same filesystem as ${disk.sameAs})`))

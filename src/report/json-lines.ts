@@ -5,6 +5,7 @@
 // and add these.
 // A block device's line ("type": "device") has the keys of the trace's device line.
 // Scores are written as JavaScript prints a double: the shortest text that reads back exactly.
+import type { FilesystemIdentity } from '../layout/filesystem-memory.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { ScoreParams } from '../score/score-params.js';
@@ -100,6 +101,7 @@ function statusFields(disk: DiskStatus, buffered: boolean): Json {
     inspections: disk.inspections,
     errors: disk.errors,
     filesystem_changed: disk.filesystemChanged,
+    filesystem_was: disk.filesystemWas,
     error: disk.error && errorFields(disk.error),
   };
 }
@@ -117,6 +119,10 @@ function predictionFields(disk: RoundDisk): Json {
     warning_cleared: prediction.cleared,
     predictor_model: prediction.model,
   };
+}
+
+function filesystemFields(identity: FilesystemIdentity): Json {
+  return { device: identity.device, source: identity.source, fstype: identity.fsType, mountpoint: identity.mountPoint };
 }
 
 /** An event's own fields after its `scope`: `disk` for one about a disk, `store` for one about them all. */
@@ -138,6 +144,8 @@ function eventFields(event: SessionEvent): Json {
       return { scope: 'store', held_ms: Math.round(event.ms) };
     case 'prober-restarted':
       return { scope: 'store', reason: event.reason, pid: event.pid };
+    case 'filesystem-changed':
+      return { scope: 'disk', disk: event.disk, path: event.dir, was: filesystemFields(event.was), now: filesystemFields(event.now) };
     case 'layout':
       return { scope: 'store', disks: event.disks.map((disk) => ({ disk: disk.name, ...placementFields(disk) })) };
   }

@@ -10,6 +10,7 @@ import type { ScoreParams } from '../score/score-params.js';
 import { defaultText } from '../common/param-spec.js';
 import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import { VERSION } from '../common/version.js';
+import { bytesShown } from '../common/visible-text.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
 
@@ -36,6 +37,7 @@ export class SlowdiskMetrics {
   private readonly diskContested: Gauge<'disk' | 'path'>;
   private readonly diskInfo: Gauge<'disk' | 'path' | 'device' | 'fstype' | 'mountpoint' | 'skipped_for'>;
   private readonly memoryBacked: Gauge<'disk'>;
+  private readonly filesystemChanged: Gauge<'disk'>;
   private readonly lastRound: Gauge;
   private readonly inspectionDuration: Histogram<'disk' | 'phase'>;
   private readonly timeouts: Counter<'disk'>;
@@ -132,6 +134,12 @@ export class SlowdiskMetrics {
       labelNames: ['disk'],
       registers,
     });
+    this.filesystemChanged = new Gauge({
+      name: 'slowdisk_filesystem_changed',
+      help: 'Whether the path is on another filesystem than it was earlier in the run, or at the last run with the same --state-dir (WARNING).',
+      labelNames: ['disk'],
+      registers,
+    });
     new Gauge({ name: 'slowdisk_build_info', help: 'Always 1: the version of slowdisk that exports these metrics.', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
     new Gauge({ name: 'slowdisk_buffered', help: 'Whether the probes run without O_DIRECT (--buffered), through the page cache.', registers }).set(flag(buffered));
     new Gauge({ name: 'slowdisk_evict_threshold', help: 'The reported store score at which PD evicts leaders (CRITICAL).', registers }).set(params.evictThreshold);
@@ -212,21 +220,23 @@ export class SlowdiskMetrics {
 
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.statisticalState, this.tailState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
+    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.filesystemChanged, this.statisticalState, this.tailState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
     for (const gauge of perDisk) gauge.reset();
     // The block devices start with the filesystem's own (none when sysfs does not know it); a skipped path is on the inspected one's.
     const filesystemDevice = new Map(disks.map((disk) => [disk.name, disk.blockDevices?.[0] ?? '']));
     for (const disk of disks) {
-      const { name, dir: path } = disk;
+      const name = disk.name;
+      const path = bytesShown(disk.dir);
       this.slowScore.set({ disk: name, path }, disk.score);
       this.memoryBacked.set({ disk: name }, flag(disk.memoryBacked));
+      this.filesystemChanged.set({ disk: name }, flag(disk.filesystemChanged === true));
       this.diskInfo.set(
         {
           disk: name,
           path,
           device: filesystemDevice.get(disk.sameAs ?? disk.name) ?? '',
           fstype: disk.mount?.fsType ?? '',
-          mountpoint: disk.mount?.mountPoint ?? '',
+          mountpoint: bytesShown(disk.mount?.mountPoint ?? ''),
           skipped_for: disk.sameAs ?? '',
         },
         1,
@@ -244,7 +254,7 @@ export class SlowdiskMetrics {
   }
 
   private setState(disk: DiskStatus): void {
-    const labels = { disk: disk.name, path: disk.dir };
+    const labels = { disk: disk.name, path: bytesShown(disk.dir) };
     this.diskUp.set(labels, flag(disk.state !== 'down' && disk.state !== 'hung'));
     this.diskHung.set(labels, flag(disk.state === 'hung'));
     this.diskContested.set(labels, flag(disk.state === 'contested'));

@@ -1,5 +1,6 @@
 // Why a check's verdict is what it is, beyond the store score: the first line's notes, the
 // same in the human and the Nagios line.
+import { describeFilesystem, identityOf } from '../layout/filesystem-memory.js';
 import type { DiskStatus } from '../live/probe-session.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { reportedScore } from '../score/store-score.js';
@@ -15,10 +16,15 @@ function risingNotes(disks: readonly DiskStatus[], params: ScoreParams): string 
   return `rising: ${rising.map((disk) => `${disk.name} (a continuous run would evict it in ${formatElapsed(disk.evictionInMs!)})`).join(', ')}`;
 }
 
-/** "filesystem changed: kv", or ''. */
+/** "filesystem changed: kv (was /dev/loop3 (7:3) ext4 on /mnt/kv, now /dev/vda1 (254:1) ext4 on /)", or ''. */
 function movedNotes(disks: readonly DiskStatus[]): string {
   const moved = disks.filter((disk) => disk.filesystemChanged);
-  return moved.length > 0 ? `filesystem changed: ${moved.map((disk) => disk.name).join(', ')}` : '';
+  if (moved.length === 0) return '';
+  const named = (disk: DiskStatus) => {
+    const now = identityOf(disk);
+    return disk.filesystemWas === undefined || now === null ? disk.name : `${disk.name} (was ${disk.filesystemWas}, now ${describeFilesystem(now)})`;
+  };
+  return `filesystem changed: ${moved.map(named).join(', ')}`;
 }
 
 export function verdictNotes(disks: readonly DiskStatus[], params: ScoreParams): string {

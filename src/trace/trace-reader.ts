@@ -3,6 +3,7 @@
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { expectedValue, validParamValue } from '../common/param-spec.js';
+import { fsPath, withTextPath } from '../common/path-text.js';
 import { figuresOfLine, HEADER_SPECS, NAME_LOST, TRACE_VERSION, type RecordedDevice, type TraceHeader, type TraceLine } from './trace-format.js';
 
 /** A line that breaks the trace format; a trace with no line to replay is one too, at no line. */
@@ -50,7 +51,9 @@ const READ_CHUNK_BYTES = 1 << 20;
 /** Opens a trace file, or stdin for "-". A file that cannot be opened rejects here. */
 export async function openTrace(source: string): Promise<Trace> {
   if (source === '-') return readTrace(process.stdin, 'stdin');
-  const handle = await open(source, 'r');
+  const handle = await open(fsPath(source), 'r').catch((error: unknown) => {
+    throw withTextPath(error, source);
+  });
   const { size } = await handle.stat();
   const input = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
   const trace = await readTrace(input, source);

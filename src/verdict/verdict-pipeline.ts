@@ -219,9 +219,15 @@ export class VerdictPipeline {
   restart(disk: string): void {
     this.forget(disk);
     this.join(disk);
-    this.inspected.get(disk)!.filesystemChanged = true;
-    this.verdict.note('slow');
+    this.filesystemChanged(disk);
     this.ticks.restart(disk, this.scheduledMs());
+  }
+
+  /** The disk is on another filesystem than it was (in this run, or at the last run that remembers it): WARNING from now on. */
+  filesystemChanged(disk: string): void {
+    const inspected = this.inspected.get(disk);
+    if (inspected) inspected.filesystemChanged = true;
+    this.verdict.note('slow');
   }
 
   /** A tick begins: the ticks charged, the inspections it starts, and the disks hung by then. */

@@ -1,12 +1,12 @@
 // --on-evict and --on-recover as an operator meets them: the report a hook reads, hooks that
 // fail or hang, and a real frozen disk evicted and recovered.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HookReport } from '../../src/hooks/hook-report.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { childPids, groupPids, isAlive, runCli, startCli, waitFor, type RunningCli } from '../helpers/run-cli.js';
+import { BIN, childPids, groupPids, isAlive, runCli, startCli, startCommand, waitFor, type RunningCli } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hooks-e2e-'));
@@ -224,6 +224,47 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
       await cli.done;
     }
   });
+});
+
+describe.skipIf(requireRootFacilities(['root', 'loop', 'fsfreeze']).skip)('a hook whose output goes to a log on a frozen filesystem', () => {
+  it('is not held up by its own writes: they are relayed, and reach the log after the thaw', async () => {
+    const logs = await makeTestDisk();
+    const log = path.join(logs.dir, 'slowdisk.log');
+    writeFileSync(log, '');
+    const dir = mkdtempSync(fresh('dir'));
+    const done = fresh('done');
+    await logs.hang();
+    try {
+      // The hook writes to its stderr and stdout first, which were the frozen log's own file
+      // (the CLI's stderr), and only then says it is done.
+      const hook = 'echo "the hook says so" >&2; echo "and prints this"; echo done > "$DONE"';
+      const result = await startCommand([
+        'sh',
+        '-c',
+        `exec "$0" "$@" >> "$LOG" 2>&1`,
+        process.execPath,
+        BIN,
+        'check',
+        '--raft',
+        dir,
+        ...EVICT_AT_FIRST_ROUND,
+        '--hook-timeout',
+        '10s',
+        '--on-evict',
+        hook,
+      ], { env: { LOG: log, DONE: done } }).done;
+      // Its writes waited in slowdisk's relay: the hook went on at once, and check exited
+      // CRITICAL once it was done, long before --hook-timeout (10 s) would have killed it.
+      expect(readFileSync(done, 'utf8')).toBe('done\n');
+      expect(result.code).toBe(2);
+      expect(result.elapsedMs).toBeLessThan(8_000);
+    } finally {
+      await logs.thaw();
+    }
+    // The relay writes what it held once the filesystem lets it.
+    await waitFor(() => readFileSync(log, 'utf8').includes('and prints this'), 10_000, 'the hook\'s output in the log');
+    expect(readFileSync(log, 'utf8')).toContain('the hook says so\n');
+  }, 40_000);
 });
 
 afterAll(async () => {

@@ -30,7 +30,7 @@ describe('bad drive flags', () => {
     [['check', '--all-devices', '--devices', 'sda,sdb,sdc,sdd'], /--all-devices and --devices both choose the drives: give one/],
     [['check', '--devices', 'sda,,sdb'], /argument 'sda,,sdb' is invalid\. expected kernel device names separated by commas/],
     [['watch', '--devices', 'sda,sda,sdb,sdc'], /a device is named twice in 'sda,sda,sdb,sdc'/],
-    [['check', '--state-dir', '/tmp/nowhere'], /--state-dir keeps the history of --all-devices or --devices: give one of them/],
+    [['check', '--state-dir', ''], /--state-dir is empty/],
     [['check', '--devices', 'nosuch1,nosuch2,nosuch3,nosuch4', '--state-dir', '/tmp/nowhere'], /no block device nosuch1, nosuch2, nosuch3, nosuch4 in \/proc\/diskstats/],
     [['check', '--devices', 'sda,sdb,sdc,sdd', '--format', 'nagios'], /--format nagios reports on probed paths: give --raft, --kv or --path with it/],
   ];

@@ -95,9 +95,14 @@ describe.skipIf(gate.skip)('a directory remounted while watch runs', () => {
     mkdirSync(kv);
     const cli = startCli(['check', '--kv', kv, '--duration', '9s', '--allow-short']);
     await waitFor(() => probeFiles(kv).length === 1, 10_000, 'the first probe file');
-    await makeFaultDisk({ dir: kv });
+    const over = await makeFaultDisk({ dir: kv });
     const result = await cli.done;
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^WARNING: store score \S+ after 9\.\ds \(max reported \d+, slow at 80, evict at 100; filesystem changed: kv\) \| kv /);
+    // Naming the filesystem it was on and the one it is on now.
+    const was = `${disk.device} (${disk.majMin}) ext4 on ${disk.dir}`;
+    const now = `${over.device} (${over.majMin}) ext4 on ${kv}`;
+    expect(result.stdout.startsWith('WARNING: store score ')).toBe(true);
+    expect(result.stdout).toMatch(/ after 9\.\ds \(max reported \d+, slow at 80, evict at 100; filesystem changed: kv \(was .*\)\) \| kv /);
+    expect(result.stdout).toContain(`filesystem changed: kv (was ${was}, now ${now})) | kv `);
   });
 });

@@ -199,7 +199,7 @@ describe.skipIf(gate.skip)('output files against a writable directory and a hung
     const result = await runCli(['check', '--kv', probed, '--devices', names.join(','), '--state-dir', stateDir, '--textfile', textfile, '--record', trace, '--duration', '1s', '--allow-short']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(readdirSync(stateDir)).toEqual(['drives.state']);
+    expect(readdirSync(stateDir).sort()).toEqual(['drives.state', 'filesystems.state']);
     expect(readdirSync(textfile).sort()).toEqual(['slowdisk-drives.prom', 'slowdisk.prom']);
     expect(readFileSync(trace, 'utf8').split('\n').length).toBeGreaterThan(5);
   }, 30_000);

@@ -31,6 +31,8 @@ function unitCommandLine(store: string, storeArgs: string[], textfileDir: string
     if (word === '$SLOWDISK_ARGS') return storeArgs;
     // node_exporter's directory on a real host; this run's own here.
     if (word === '/var/lib/prometheus/node-exporter') return [textfileDir];
+    // The state directory, where each path's filesystem is remembered: this run's own too.
+    if (word === '/var/lib/slowdisk') return [path.join(textfileDir, 'state')];
     return [word.replaceAll('%i', store)];
   });
 }

@@ -53,7 +53,7 @@ export function substituteVariables(expr: string, phase = 'sync'): string {
   return expr
     .replaceAll('$__rate_interval', '1m')
     .replaceAll('$job', '.*')
-    .replaceAll('$instance', '.*')
+    .replaceAll('$store', '.*')
     .replaceAll('$disk', '.*')
     .replaceAll('$phase', phase);
 }

@@ -5,6 +5,22 @@ import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { SlowdiskMetrics } from '../../src/report/metrics.js';
 import { dashboardQueries, readDashboard } from '../helpers/dashboard-queries.js';
 
+/**
+ * The label sets the per-disk series of `expr` are grouped by before anything else is done
+ * with them: null when one is read as it is, which a store scraped through the textfile and
+ * /metrics at once would show twice (the two copies differ in job and instance).
+ */
+function perDiskGroupings(expr: string): (string[] | null)[] {
+  const groupings: (string[] | null)[] = [];
+  for (const match of expr.matchAll(/\bslowdisk_(disk_up|slow_score|inspection_\w+|device_\w+|disk_info|disk_block_device_info|memory_backed)\{/g)) {
+    // The innermost aggregation around the selector: `max by (...) (` or `max by (...) (rate(`.
+    const before = expr.slice(0, match.index);
+    const aggregation = /(?:max|min|sum) by \(([^)]*)\) \((?:rate\()?$/.exec(before);
+    groupings.push(aggregation ? aggregation[1]!.split(',').map((label) => label.trim()) : null);
+  }
+  return groupings;
+}
+
 const rules = readFileSync(new URL('../../contrib/prometheus/slowdisk-rules.yml', import.meta.url), 'utf8');
 const recorded = new Set([...rules.matchAll(/- record: (\S+)/g)].map((match) => match[1]));
 
@@ -39,6 +55,23 @@ describe('contrib/grafana/slowdisk-dashboard.json', () => {
         'Block devices: requests in flight, stalls',
       ]),
     );
+  });
+
+  it('shows each disk once when its store is scraped through the textfile and /metrics at once: grouped by store and disk, not by job', () => {
+    const perDisk = dashboardQueries().filter(({ expr }) => expr.includes('disk=~"$disk"') && !expr.includes(':p99_5m'));
+    expect(perDisk.length).toBeGreaterThan(10);
+    for (const { where, expr } of perDisk) {
+      for (const labels of perDiskGroupings(expr)) {
+        expect(labels, `${where}: ${expr}`).not.toBeNull();
+        expect(labels, `${where}: ${expr}`).toEqual(expect.arrayContaining(['store', 'disk']));
+        expect(labels, `${where}: ${expr}`).not.toContain('job');
+        // node_exporter's instance only where the series is joined with node_exporter's own,
+        // which only the textfile's copy (scraped with node_exporter's instance) matches.
+        if (labels!.includes('instance')) expect(expr, where).toMatch(/\* on \(instance, device\) group_left \(\) \(rate\(node_disk_/);
+      }
+    }
+    // The host is chosen by store, which both scrapes carry alike.
+    expect(readDashboard().templating.list.map((variable) => variable.name)).toEqual(expect.arrayContaining(['job', 'store', 'disk']));
   });
 
   it('queries only metrics slowdisk exports and the rules of contrib/prometheus', async () => {

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { visible } from '../../src/common/visible-text.js';
+import { bytesShown, visible } from '../../src/common/visible-text.js';
+import { fsPath, pathBytes, pathText } from '../../src/common/path-text.js';
 import { BIN, runCli, waitFor } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hostile-paths-'));
@@ -32,6 +33,17 @@ describe('a byte that is not UTF-8 in a path', () => {
     expect(visible('/data/d\udcff\udc80')).toBe('/data/d\\xff\\x80');
     // U+1F480 is the pair D83D DC80: not a lone surrogate.
     expect(visible('/data/\u{1f480}')).toBe('/data/\u{1f480}');
+  });
+
+  it('is given to node:fs as the bytes it is, and shown in a metrics label as the byte', () => {
+    const bytes = Buffer.from([0x2f, 0x64, 0xff, 0x80, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x92, 0x80]);
+    const text = pathText(bytes);
+    expect(text).toBe('/d\udcff\udc80\u00e9\u20ac\u{1f480}');
+    expect(pathBytes(text)).toEqual(bytes);
+    expect(fsPath(text)).toEqual(bytes);
+    // All UTF-8: the text itself, as node:fs has always been given it.
+    expect(fsPath('/data/\u00e9')).toBe('/data/\u00e9');
+    expect(bytesShown('/data/d\udcff\n')).toBe('/data/d\\xff\n');
   });
 
   it('probes that very directory, not the one named with U+FFFD, and shows the byte escaped', async () => {
