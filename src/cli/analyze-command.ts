@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { runAnalyze, type AnalyzeRequest } from '../commands/analyze.js';
 import { PEER_SPECS, peerParams, type PeerParams } from '../peer/params.js';
 import { addParamOptions, asArgument, paramsFrom } from './param-options.js';
+import { rawPath } from './options.js';
 
 interface AnalyzeValues {
   json?: boolean;
@@ -42,7 +43,7 @@ Examples:
 ${ANALYZE_EXIT_HELP}
 `,
     )
-    .action((dir: string, values: AnalyzeValues) => runAnalyze(dir, analyzeRequestFrom(values)));
+    .action((dir: string, values: AnalyzeValues) => runAnalyze(rawPath('the series directory', dir, 'read another directory'), analyzeRequestFrom(values)));
 }
 
 function analyzeRequestFrom(values: AnalyzeValues): AnalyzeRequest {

@@ -3,6 +3,7 @@
 // drive's class is read from its first row only).
 
 import { open } from 'node:fs/promises';
+import { fsPath } from '../common/path-text.js';
 import type { DayBuilder } from '../peer/series.js';
 
 /** What was read, over any number of files; bad input is counted, never thrown. */
@@ -238,7 +239,7 @@ export async function readDayFile(file: string, builder: DayBuilder, counters: R
   const parser = new DayCsvParser(file, builder, counters);
   let handle;
   try {
-    handle = await open(file, 'r');
+    handle = await open(fsPath(file), 'r');
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     let carry: Buffer = Buffer.alloc(0);
     for (;;) {

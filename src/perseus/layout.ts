@@ -4,6 +4,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { naturalCompare } from '../common/natural-compare.js';
+import { fsPath, pathText } from '../common/path-text.js';
 import { countBadFile, type ReadCounters } from './csv.js';
 
 export interface HostDir {
@@ -20,18 +21,37 @@ const isCsv = (name: string) => name.toLowerCase().endsWith('.csv') && !name.sta
 /** The day a file holds: its name without `.csv`. */
 export const dayOfFile = (file: string): string => path.basename(file).replace(/\.csv$/i, '');
 
-async function kind(dir: string, entry: Dirent): Promise<'dir' | 'file' | 'other'> {
+async function kind(dir: string, entry: Entry): Promise<'dir' | 'file' | 'other'> {
   if (entry.isDirectory()) return 'dir';
   if (entry.isFile()) return 'file';
   if (entry.isSymbolicLink()) {
     try {
-      const target = await stat(path.join(dir, entry.name));
+      const target = await stat(fsPath(path.join(dir, entry.name)));
       return target.isDirectory() ? 'dir' : target.isFile() ? 'file' : 'other';
     } catch {
       return 'other';
     }
   }
   return 'other';
+}
+
+/** A directory entry, its name as slowdisk holds a path (path-text.ts): a byte that is not UTF-8 kept as it is. */
+interface Entry {
+  name: string;
+  isDirectory(): boolean;
+  isFile(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+/** The entries of `dir`, read as bytes, so that a name with 0xff names that very file. */
+async function entriesOf(dir: string): Promise<Entry[]> {
+  const entries: Dirent<Buffer>[] = await readdir(fsPath(dir), { withFileTypes: true, encoding: 'buffer' });
+  return entries.map((entry) => ({
+    name: pathText(entry.name),
+    isDirectory: () => entry.isDirectory(),
+    isFile: () => entry.isFile(),
+    isSymbolicLink: () => entry.isSymbolicLink(),
+  }));
 }
 
 const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
@@ -43,9 +63,9 @@ const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (err
  * no day file at all.
  */
 export async function findHosts(dir: string, counters: ReadCounters): Promise<HostDir[]> {
-  let entries: Dirent[];
+  let entries: Entry[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = await entriesOf(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new LayoutError(`${dir}: no such directory`);
@@ -59,9 +79,9 @@ export async function findHosts(dir: string, counters: ReadCounters): Promise<Ho
     if (what === 'file' && isCsv(entry.name)) ownFiles.push(entry.name);
     if (what !== 'dir' || entry.name.startsWith('.')) continue;
     const hostDir = path.join(dir, entry.name);
-    let inner: Dirent[];
+    let inner: Entry[];
     try {
-      inner = await readdir(hostDir, { withFileTypes: true });
+      inner = await entriesOf(hostDir);
     } catch (error) {
       countBadFile(counters, hostDir, `cannot list: ${reason(error)}`);
       continue;

@@ -1,5 +1,5 @@
 // A path is bytes: every path a user names (--textfile, --record, --state-dir, --tikv-config,
-// the trace replay reads) is used as the bytes it is, in a real directory named with the byte
+// the trace replay reads, the series analyze reads) is used as the bytes it is, in a real directory named with the byte
 // 0xff, never in the one Node's UTF-8 decoding makes of it (U+FFFD); and the byte is shown
 // as \xff, as in the probed path's lines, in the metrics' path label and in error lines.
 import { execFileSync, spawn } from 'node:child_process';
@@ -78,6 +78,22 @@ describe('paths with a byte that is not UTF-8', () => {
     } finally {
       execFileSync('sh', ['-c', 'umount "$(printf "%s/m\\377" "$1")"', 'sh', work]);
     }
+  }, 30_000);
+
+  it('analyze reads series from a directory and a host named with 0xff, and names the host with \\xff', async () => {
+    const host = Buffer.concat([inRaw('series/host_'), Buffer.from([0xff])]);
+    mkdirSync(host, { recursive: true });
+    const rows = ['ts,disk_id,throughput,latency', ...['sda', 'sdb'].flatMap((disk) => [`0,${disk},100,1`, `60,${disk},100,1`])];
+    writeFileSync(Buffer.concat([host, Buffer.from('/2026-01-01.csv')]), `${rows.join('\n')}\n`);
+    const result = await runWithRawDir(['analyze', '$D/series', '--all']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('host_\\xff: 2 drives, 1 day');
+    expect(result.stdout).toContain('4 rows, 0 bad rows, 0 bad files');
+
+    const missing = await runWithRawDir(['analyze', '$D/none']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toBe(`slowdisk: ${work}/d\\xff/none: no such directory\n`);
   }, 30_000);
 
   it('--tikv-config is read from the directory named with 0xff, and an error names the path with \\xff', async () => {
