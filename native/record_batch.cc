@@ -10,8 +10,8 @@
 #include <thread>
 #include <utility>
 
-#include "js_error.h"
 #include "monotonic.h"
+#include "path_text.h"
 #include "record_json.h"
 
 namespace {
@@ -19,26 +19,9 @@ namespace {
 struct Batch {
   double coveredMs;
   std::string json;  // every record for the CLI, in order
-  // The records the prober acts on: a tick asked of JS, a new resolution, a
-  // probe file made again.
+  // The records the prober acts on: a directory that resolves otherwise.
   std::vector<LoopRecord> notices;
 };
-
-bool IsNotice(const LoopRecord& r) {
-  switch (r.kind) {
-    case LoopRecord::Kind::kAskJs:
-    case LoopRecord::Kind::kResolved:
-      return true;
-    case LoopRecord::Kind::kInspected:
-      return r.result.created || r.result.dirReplaced;
-    case LoopRecord::Kind::kLost:
-      return true;
-    case LoopRecord::Kind::kFailed:
-    case LoopRecord::Kind::kExternal:
-      return false;
-  }
-  return false;
-}
 
 std::unique_ptr<Batch> MakeBatch(double coveredMs,
                                  std::vector<LoopRecord> records) {
@@ -48,10 +31,11 @@ std::unique_ptr<Batch> MakeBatch(double coveredMs,
   batch->json.reserve(2 + records.size() * 160);
   batch->json += '[';
   for (auto& record : records) {
-    size_t mark = batch->json.size();
-    if (mark > 1) batch->json += ',';
-    if (!AppendRecordJson(batch->json, record)) batch->json.resize(mark);
-    if (IsNotice(record)) batch->notices.push_back(std::move(record));
+    if (batch->json.size() > 1) batch->json += ',';
+    AppendRecordJson(batch->json, record);
+    if (record.kind == LoopRecord::Kind::kResolved) {
+      batch->notices.push_back(std::move(record));
+    }
   }
   batch->json += ']';
   return batch;
@@ -60,34 +44,15 @@ std::unique_ptr<Batch> MakeBatch(double coveredMs,
 Napi::Value NoticeToJs(Napi::Env env, const LoopRecord& r) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("name", r.name);
-  switch (r.kind) {
-    case LoopRecord::Kind::kAskJs:
-      o.Set("kind", "ask");
-      o.Set("tick", static_cast<double>(r.tick));
-      o.Set("freshBlock", r.freshBlock);
-      break;
-    case LoopRecord::Kind::kLost:
-      o.Set("kind", "lost");
-      o.Set("tick", static_cast<double>(r.tick));
-      o.Set("nameTaken", ErrorFields(env, *r.error));
-      break;
-    case LoopRecord::Kind::kResolved:
-      o.Set("kind", "resolved");
-      if (!r.error) {
-        Napi::Object id = Napi::Object::New(env);
-        id.Set("mntId", static_cast<double>(r.resolution.mntId));
-        id.Set("devMajor", static_cast<double>(r.resolution.devMajor));
-        id.Set("devMinor", static_cast<double>(r.resolution.devMinor));
-        id.Set("fsMagic", static_cast<double>(r.resolution.fsMagic));
-        id.Set("resolvedDir", PathValue(env, r.resolution.resolvedDir));
-        o.Set("resolution", id);
-      }
-      break;
-    default:  // kInspected: a probe file made again (IsNotice)
-      o.Set("kind", "file");
-      o.Set("ino", static_cast<double>(r.result.id.ino));
-      o.Set("identity", EncodeFileId(r.result.id));
-      break;
+  o.Set("kind", "resolved");
+  if (!r.error) {
+    Napi::Object id = Napi::Object::New(env);
+    id.Set("mntId", static_cast<double>(r.resolution.mntId));
+    id.Set("devMajor", static_cast<double>(r.resolution.devMajor));
+    id.Set("devMinor", static_cast<double>(r.resolution.devMinor));
+    id.Set("fsMagic", static_cast<double>(r.resolution.fsMagic));
+    id.Set("resolvedDir", PathValue(env, r.resolution.resolvedDir));
+    o.Set("resolution", id);
   }
   return o;
 }
