@@ -16,6 +16,7 @@
         "native/resolve.cc",
         "native/stale_files.cc",
         "native/sys_error.cc",
+        "native/tick_clock.cc",
         "native/tick_loop.cc",
         "native/worker.cc"
       ],

@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -13,6 +12,7 @@
 #include "monotonic.h"
 #include "path_text.h"
 #include "record_json.h"
+#include "tick_clock.h"
 
 namespace {
 
@@ -81,13 +81,7 @@ struct RecordBatch::State {
   bool listening = false;
   Tsfn tsfn;
   bool flusherStarted = false;
-  double startMs = 0, periodMs = 0, slackMs = 0;
-
-  // Lock held.
-  double NextFlushMs(double nowMs) const {
-    double n = std::floor((nowMs - slackMs - startMs) / periodMs) + 1;
-    return startMs + std::max(n, 1.0) * periodMs + slackMs;
-  }
+  FlushClock flushes;  // lock held
 
   static void Flusher(std::shared_ptr<State> state) {
     sigset_t all;
@@ -96,7 +90,7 @@ struct RecordBatch::State {
     pthread_setname_np(pthread_self(), "slowdisk-batch");
     std::unique_lock<std::mutex> lock(state->mutex);
     for (;;) {
-      double next = state->NextFlushMs(MonotonicMs());
+      double next = state->flushes.NextFlushMs(MonotonicMs());
       state->wake.wait_until(lock, SteadyAt(next), [&] {
         return state->urgent || MonotonicMs() >= next;
       });
@@ -144,9 +138,7 @@ void RecordBatch::Listen(Napi::Env env, Napi::Function callback) {
 
 void RecordBatch::FlushEvery(double startMs, double periodMs, double slackMs) {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->startMs = startMs;
-  state_->periodMs = periodMs;
-  state_->slackMs = slackMs;
+  state_->flushes = FlushClock{startMs, periodMs, slackMs};
   if (!state_->flusherStarted) {
     state_->flusherStarted = true;
     // Never joined, like the probe threads.

@@ -1,30 +1,10 @@
 #include "tick_loop.h"
 
 #include <algorithm>
-#include <cmath>
 #include <ctime>
 #include <utility>
 
-double LoopClock::DeadlineMs(uint64_t tick) const {
-  return startMs + static_cast<double>(tick) * intervalMs;
-}
-
-uint64_t LoopClock::FirstTickAfter(double ms) const {
-  if (ms < startMs) return 1;
-  auto tick = static_cast<uint64_t>(std::floor((ms - startMs) / intervalMs)) + 1;
-  // Rounding may put the division a tick either way of the deadline.
-  while (tick > 1 && DeadlineMs(tick - 1) > ms) --tick;
-  while (DeadlineMs(tick) <= ms) ++tick;
-  return std::max<uint64_t>(tick, 1);
-}
-
 namespace {
-
-// The first tick from `tick` on that opens a round.
-uint64_t RoundTickFrom(const LoopClock& clock, uint64_t tick) {
-  return tick + (clock.roundTicks - (tick - 1) % clock.roundTicks) %
-                    clock.roundTicks;
-}
 
 double WallMs() {
   timespec now;
@@ -78,13 +58,13 @@ void TickLoop::Stop() { scheduled_ = false; }
 
 std::optional<double> TickLoop::NextRunMs() const {
   if (!scheduled_ || inFlight_) return std::nullopt;
-  uint64_t tick = placed_.empty() ? RoundTickFrom(clock_, nextTick_) : nextTick_;
+  uint64_t tick = placed_.empty() ? clock_.RoundTickFrom(nextTick_) : nextTick_;
   return clock_.DeadlineMs(tick);
 }
 
 DueTick TickLoop::Take(double nowMs) {
   DueTick due;
-  due.tick = placed_.empty() ? RoundTickFrom(clock_, nextTick_) : nextTick_;
+  due.tick = placed_.empty() ? clock_.RoundTickFrom(nextTick_) : nextTick_;
   due.resolve = clock_.OpensRound(due.tick);
   if (due.resolve) {
     due.dir = spec_.dir;

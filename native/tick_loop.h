@@ -9,20 +9,7 @@
 #include "placed_file.h"
 #include "resolve.h"
 #include "sys_error.h"
-
-// The ticks of a session: tick k is due at startMs + k * intervalMs (k >= 1),
-// on the CLI's clock (CLOCK_MONOTONIC ms), so lateness never accumulates.
-struct LoopClock {
-  double startMs = 0;
-  double intervalMs = 1;
-  uint32_t roundTicks = 1;
-
-  double DeadlineMs(uint64_t tick) const;
-  // The first tick due strictly after `ms`: a result that came at a tick's
-  // deadline is the CLI's after that tick began, so it starts the next one.
-  uint64_t FirstTickAfter(double ms) const;
-  bool OpensRound(uint64_t tick) const { return (tick - 1) % roundTicks == 0; }
-};
+#include "tick_clock.h"
 
 // What the probe thread does at a due tick; decided under the owner's lock.
 struct DueTick {
