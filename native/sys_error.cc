@@ -91,7 +91,8 @@ std::string SysError::Code() const {
 }
 
 std::string SysError::Message() const {
-  std::string message = Code() + ": " + syscall + " " + path;
+  std::string message =
+      Code() + ": " + (syscall.empty() ? "" : syscall + " ") + path;
   // Kernel errors read like Node's ("EIO: ... (Input/output error)"); our own
   // codes carry a sentence instead.
   return errnum != 0 ? message + " (" + detail + ")" : message + " " + detail;

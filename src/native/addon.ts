@@ -73,7 +73,7 @@ export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
  * one of slowdisk's own codes, which have `errno` 0:
  * - `ECORRUPT`: the block read back differs from what was written; `offset`
  *   is the file offset of the first differing byte.
- * - `ENOTOURS`: on remove, the probe file's name no longer holds this
+ * - `ENOTOURS`: on release, the probe file's name no longer holds this
  *   prober's file, so nothing was removed.
  * - `EOTHERFS`: the probe file (`path`) is missing and its directory is now on
  *   another filesystem than the one the file was made on, so no file was made

@@ -14,7 +14,6 @@ import {
   flushRecordsEvery,
   flushRecordsNow,
   listenForRecords,
-  type ErrorFields,
   type LoopNotice,
 } from '../native/addon.js';
 import type { ProbeParams } from './probe-params.js';
@@ -56,15 +55,11 @@ function send(message: FromProber): void {
 }
 
 function serialize(error: unknown): SerializedProbeError {
-  if (error instanceof ProbeError || isErrorFields(error)) {
+  if (error instanceof ProbeError) {
     const { code, errno, syscall, path, message, offset } = error;
     return { code, errno, syscall, path, message, ...(offset === undefined ? {} : { offset }) };
   }
   return { code: 'EPROBER', errno: 0, syscall: '', path: '', message: String(error) };
-}
-
-function isErrorFields(error: unknown): error is ErrorFields {
-  return typeof error === 'object' && error !== null && typeof (error as ErrorFields).code === 'string' && typeof (error as ErrorFields).syscall === 'string';
 }
 
 /**
