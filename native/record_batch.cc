@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "monotonic.h"
 #include "path_text.h"
 #include "record_json.h"
+#include "sys_error.h"
 #include "tick_clock.h"
 
 namespace {
@@ -105,8 +107,17 @@ struct RecordBatch::State {
           std::exchange(state->pending, std::move(fresh));
       // Written without the lock: the probe threads go on recording.
       lock.unlock();
-      auto batch = MakeBatch(coveredMs, std::move(records));
-      if (state->tsfn.NonBlockingCall(batch.get()) == napi_ok) batch.release();
+      size_t count = records.size();
+      try {
+        auto batch = MakeBatch(coveredMs, std::move(records));
+        if (state->tsfn.NonBlockingCall(batch.get()) == napi_ok) batch.release();
+      } catch (...) {
+        // Out of memory writing the batch: its records are lost, and said
+        // so, but the batches go on.
+        SysError error = CaughtError("batch");
+        std::fprintf(stderr, "slowdisk prober: a batch of %zu records lost: %s\n",
+                     count, error.Message().c_str());
+      }
       lock.lock();
     }
   }

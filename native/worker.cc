@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <new>
@@ -262,7 +263,18 @@ void ProbeThread::Run(std::shared_ptr<State> state) {
       if (!request && !due) break;
     }
     if (due) {
-      RunDue(*state, *due);
+      try {
+        RunDue(*state, *due);
+      } catch (...) {
+        // Out of memory recording the tick: it is lost, and said so, but the
+        // thread goes on ticking.
+        SysError error = CaughtError(state->name);
+        std::fprintf(stderr, "slowdisk prober: tick %llu of %s not recorded: %s\n",
+                     static_cast<unsigned long long>(due->tick),
+                     state->name.c_str(), error.Message().c_str());
+        std::lock_guard<std::mutex> lock(state->mutex);
+        state->loop.Done(MonotonicMs());
+      }
       continue;
     }
     try {
