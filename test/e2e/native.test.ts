@@ -480,7 +480,8 @@ describe.skipIf(gate.skip)('stale probe files, removed before a file is made', (
     put(name('0000abce', process.pid), header(process.pid)); // alive
     put(name('0000abcf'), 'not a probe file\n'); // bad header
     put(name('0000abd0'), header(process.pid)); // header names someone else
-    fs.writeFileSync(path.join(outside, 'target'), header(dead));
+    const targetData = header(dead);
+    fs.writeFileSync(path.join(outside, 'target'), targetData);
     fs.symlinkSync(path.join(outside, 'target'), path.join(dir, name('0000abd1')));
     execFileSync('mkfifo', [path.join(dir, name('0000abd2'))]); // must not hang the scan
     fs.mkdirSync(path.join(dir, name('0000abd3')));
@@ -493,7 +494,7 @@ describe.skipIf(gate.skip)('stale probe files, removed before a file is made', (
     expect(first.staleRemoved).toEqual([path.join(dir, name('0000abcd'))]);
     await w.worker.stop();
     expect(fs.readdirSync(dir).sort()).toEqual(kept);
-    expect(fs.readFileSync(path.join(outside, 'target'))).toEqual(header(dead));
+    expect(fs.readFileSync(path.join(outside, 'target'))).toEqual(targetData);
   });
 
   it('are those whose writer is provably gone: same host, boot and PID namespace, or an earlier boot', async () => {
