@@ -5,13 +5,18 @@
       "sources": [
         "native/addon.cc",
         "native/block_io.cc",
+        "native/dio_alignment.cc",
         "native/inspection.cc",
+        "native/placed_file.cc",
         "native/probe_dir.cc",
         "native/probe_file.cc",
+        "native/probe_header.cc",
         "native/record_batch.cc",
         "native/record_json.cc",
         "native/resolve.cc",
+        "native/stale_files.cc",
         "native/sys_error.cc",
+        "native/tick_clock.cc",
         "native/tick_loop.cc",
         "native/worker.cc"
       ],

@@ -1,22 +1,22 @@
 // JS bindings: argument checks and result objects. Every syscall happens on
-// the worker's probe thread; nothing here touches the disk.
+// the worker's probe thread; nothing here touches the disk. Failures cross
+// as errors carrying ProbeError's fields (js_error.h), their code the
+// ProbeErrc's text.
 #include <napi.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
-#include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "inspection.h"
-#include "monotonic.h"
 #include "path_text.h"
+#include "placed_file.h"
 #include "record_batch.h"
-#include "probe_file.h"
 #include "resolve.h"
+#include "sys_error.h"
 #include "tick_loop.h"
 #include "worker.h"
 
@@ -36,10 +36,6 @@ bool Boolean(Napi::Env env, Napi::Value value, const char* name) {
     throw Napi::TypeError::New(env, std::string(name) + " must be a boolean");
   }
   return value.As<Napi::Boolean>().Value();
-}
-
-bool OptionalBoolean(Napi::Env env, Napi::Value value, const char* name) {
-  return value.IsUndefined() ? false : Boolean(env, value, name);
 }
 
 double Number(Napi::Env env, Napi::Value value, const char* name) {
@@ -64,66 +60,31 @@ std::string OptionalString(Napi::Env env, Napi::Value value, const char* name) {
   return value.IsUndefined() ? std::string() : String(env, value, name);
 }
 
-ProbeFileId FileId(Napi::Env env, Napi::Value value) {
-  try {
-    return DecodeFileId(String(env, value, "identity"));
-  } catch (const std::invalid_argument&) {
-    throw Napi::TypeError::New(env, "identity is not a probe file's identity");
+// "MAJ:MIN", or undefined for none.
+std::optional<DeviceId> OptionalDevice(Napi::Env env, Napi::Value value) {
+  if (value.IsUndefined()) return std::nullopt;
+  std::string text = String(env, value, "device");
+  unsigned major = 0, minor = 0;
+  char end = 0;
+  if (std::sscanf(text.c_str(), "%u:%u%c", &major, &minor, &end) != 2) {
+    throw Napi::TypeError::New(env, "device must be MAJ:MIN");
   }
+  return DeviceId{major, minor};
 }
 
-// An inspection's request; `perTick` with its block, seed and freshBlock,
-// else the probe file alone, which the thread's ticks complete.
-InspectRequest ParseRequest(Napi::Env env, Napi::Value value, bool perTick) {
-  if (!value.IsObject()) {
-    throw Napi::TypeError::New(env, "request must be an object");
-  }
-  Napi::Object req = value.As<Napi::Object>();
-  std::string sync = String(env, req.Get("sync"), "sync");
-  if (sync != "fsync" && sync != "fdatasync") {
-    throw Napi::RangeError::New(env, "sync must be 'fsync' or 'fdatasync'");
-  }
-  return InspectRequest{
-      String(env, req.Get("dir"), "dir"),
-      String(env, req.Get("resolvedDir"), "resolvedDir"),
-      String(env, req.Get("name"), "name"),
-      FileId(env, req.Get("identity")),
-      perTick ? Integer(env, req.Get("block"), "block", 0, kMaxSafeInteger) : 0,
-      static_cast<uint32_t>(
-          Integer(env, req.Get("blocks"), "blocks", 1, kDataBlocks)),
-      static_cast<uint32_t>(
-          Integer(env, req.Get("ioSize"), "ioSize", 1, 1 << 30)),
-      static_cast<uint32_t>(
-          Integer(env, req.Get("align"), "align", 1, 1 << 30)),
-      Boolean(env, req.Get("direct"), "direct"),
-      sync == "fsync",
-      perTick ? Integer(env, req.Get("seed"), "seed", 0, kMaxSafeInteger) : 0,
-      perTick && OptionalBoolean(env, req.Get("freshBlock"), "freshBlock")};
-}
-
-Napi::Array Strings(Napi::Env env, const std::vector<std::string>& values) {
-  Napi::Array array = Napi::Array::New(env, values.size());
-  for (uint32_t i = 0; i < values.size(); ++i) array.Set(i, PathValue(env, values[i]));
-  return array;
-}
-
+// A directory's probe thread. Its files are its own: made at the first tick
+// of a placement, made again, and removed by the thread alone.
 class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(
         env, "ProbeWorker",
         {InstanceMethod<&ProbeWorker::Resolve>("resolve"),
-         InstanceMethod<&ProbeWorker::Prepare>("prepare"),
-         InstanceMethod<&ProbeWorker::Inspect>("inspect"),
-         InstanceMethod<&ProbeWorker::Remove>("remove"),
-         InstanceMethod<&ProbeWorker::RemoveStale>("removeStale"),
          InstanceMethod<&ProbeWorker::Schedule>("schedule"),
          InstanceMethod<&ProbeWorker::Place>("place"),
-         InstanceMethod<&ProbeWorker::Arm>("arm"),
-         InstanceMethod<&ProbeWorker::Complete>("complete"),
          InstanceMethod<&ProbeWorker::InFlightSince>("inFlightSince"),
          InstanceMethod<&ProbeWorker::Release>("release"),
-         InstanceMethod<&ProbeWorker::Close>("close")});
+         InstanceMethod<&ProbeWorker::Stop>("stop")});
   }
 
   explicit ProbeWorker(const Napi::CallbackInfo& info)
@@ -150,206 +111,114 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     });
   }
 
-  // prepare(dir, ioSize, direct, resolvedDir?)
-  //   -> { path, resolvedDir, name, ino, identity, devMajor, devMinor,
-  //        ioSize, align, alignSource, blocks, staleRemoved }
-  Napi::Value Prepare(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    std::string dir = String(env, info[0], "dir");
-    auto ioSize = static_cast<uint32_t>(
-        Integer(env, info[1], "ioSize", 1, 1 << 30));
-    bool direct = Boolean(env, info[2], "direct");
-    std::string pinned = OptionalString(env, info[3], "resolvedDir");
-    return thread_.Submit(env, [dir, ioSize, direct, pinned]() -> Reply {
-      auto prepared = std::make_shared<PreparedProbeFile>(
-          PrepareProbeFile(dir, pinned, ioSize, direct));
-      return [prepared](Napi::Env env) -> Napi::Value {
-        Napi::Object result = Napi::Object::New(env);
-        result.Set("path", PathValue(env, prepared->path));
-        result.Set("resolvedDir", PathValue(env, prepared->resolvedDir));
-        result.Set("name", PathValue(env, prepared->name));
-        result.Set("ino", static_cast<double>(prepared->id.ino));
-        result.Set("identity", EncodeFileId(prepared->id));
-        result.Set("devMajor", static_cast<double>(prepared->id.dir.devMajor));
-        result.Set("devMinor", static_cast<double>(prepared->id.dir.devMinor));
-        result.Set("ioSize", static_cast<double>(prepared->ioSize));
-        result.Set("align", static_cast<double>(prepared->align));
-        result.Set("alignSource", prepared->alignSource);
-        result.Set("blocks", static_cast<double>(kDataBlocks));
-        result.Set("staleRemoved", Strings(env, prepared->staleRemoved));
-        return result;
-      };
-    });
-  }
-
-  // inspect({ dir, resolvedDir, name, identity, block, blocks, ioSize,
-  //           align, direct, sync, seed, freshBlock? })
-  //   -> { openNs, writeNs, syncNs, readNs, closeNs, totalNs, created,
-  //        dirReplaced, ino, identity }
-  Napi::Value Inspect(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    InspectRequest request = ParseRequest(env, info[0], true);
-    return thread_.Submit(env, [request = std::move(request)]() -> Reply {
-      InspectResult r = ::Inspect(request);
-      return [r](Napi::Env env) -> Napi::Value {
-        Napi::Object result = Napi::Object::New(env);
-        result.Set("openNs", static_cast<double>(r.openNs));
-        result.Set("writeNs", static_cast<double>(r.writeNs));
-        result.Set("syncNs", static_cast<double>(r.syncNs));
-        result.Set("readNs", static_cast<double>(r.readNs));
-        result.Set("closeNs", static_cast<double>(r.closeNs));
-        result.Set("totalNs", static_cast<double>(r.totalNs));
-        result.Set("created", r.created);
-        result.Set("dirReplaced", r.dirReplaced);
-        result.Set("ino", static_cast<double>(r.id.ino));
-        result.Set("identity", EncodeFileId(r.id));
-        return result;
-      };
-    });
-  }
-
-  // schedule(startMs, intervalMs, roundTicks, seedBase, resolveName, dir,
-  //          pinned?): from now on the thread runs the directory's ticks on
-  // their deadlines (see TickLoop), resolving it once a round.
+  // schedule({ startMs, intervalMs, roundTicks, seedBase, resolveName, dir,
+  //            pinned?, ioSize, direct, sync }): from now on the thread runs
+  // the directory's ticks on their deadlines (see TickLoop), resolving it
+  // once a round, and makes its probe files with these parameters.
   Napi::Value Schedule(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+    if (!info[0].IsObject()) {
+      throw Napi::TypeError::New(env, "schedule must be an object");
+    }
+    Napi::Object plan = info[0].As<Napi::Object>();
     LoopClock clock;
-    clock.startMs = Number(env, info[0], "startMs");
-    clock.intervalMs = Number(env, info[1], "intervalMs");
+    clock.startMs = Number(env, plan.Get("startMs"), "startMs");
+    clock.intervalMs = Number(env, plan.Get("intervalMs"), "intervalMs");
     if (!(clock.intervalMs >= 1)) {
       throw Napi::RangeError::New(env, "intervalMs is out of range");
     }
-    clock.roundTicks =
-        static_cast<uint32_t>(Integer(env, info[2], "roundTicks", 1, 1e6));
-    uint64_t seedBase = Integer(env, info[3], "seedBase", 0, kMaxSafeInteger);
-    std::string name = String(env, info[4], "resolveName");
-    std::string dir = String(env, info[5], "dir");
-    std::string pinned = OptionalString(env, info[6], "pinned");
+    clock.roundTicks = static_cast<uint32_t>(
+        Integer(env, plan.Get("roundTicks"), "roundTicks", 1, 1e6));
+    uint64_t seedBase =
+        Integer(env, plan.Get("seedBase"), "seedBase", 0, kMaxSafeInteger);
+    std::string name = String(env, plan.Get("resolveName"), "resolveName");
+    FileSpec spec;
+    spec.dir = String(env, plan.Get("dir"), "dir");
+    spec.resolvedDir = OptionalString(env, plan.Get("pinned"), "pinned");
+    spec.ioSize = static_cast<uint32_t>(
+        Integer(env, plan.Get("ioSize"), "ioSize", 512, 64 << 20));
+    spec.direct = Boolean(env, plan.Get("direct"), "direct");
+    std::string sync = String(env, plan.Get("sync"), "sync");
+    if (sync != "fsync" && sync != "fdatasync") {
+      throw Napi::RangeError::New(env, "sync must be 'fsync' or 'fdatasync'");
+    }
+    spec.fsync = sync == "fsync";
     thread_.WithLoop([&](TickLoop& loop) {
-      loop.Schedule(clock, seedBase, name, dir, pinned);
+      loop.Schedule(clock, seedBase, name, std::move(spec));
     });
     return env.Undefined();
   }
 
-  // place(name, fromTick): inspect under `name` from tick `fromTick` on.
+  // place(name, fromTick, device?): inspect under `name` from tick
+  // `fromTick` on, making probe files only on the filesystem `device`
+  // ("MAJ:MIN") if given.
   Napi::Value Place(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     std::string name = String(env, info[0], "name");
     uint64_t fromTick = Integer(env, info[1], "fromTick", 1, kMaxSafeInteger);
-    thread_.WithLoop([&](TickLoop& loop) { loop.Place(name, fromTick); });
+    std::optional<DeviceId> device = OptionalDevice(env, info[2]);
+    thread_.WithLoop(
+        [&](TickLoop& loop) { loop.Place(name, fromTick, device); });
     return env.Undefined();
   }
 
-  // arm(file): the probe file the thread inspects at its ticks.
-  Napi::Value Arm(const Napi::CallbackInfo& info) {
-    InspectRequest file = ParseRequest(info.Env(), info[0], false);
-    thread_.WithLoop([&](TickLoop& loop) { loop.Arm(std::move(file)); });
-    return info.Env().Undefined();
-  }
-
-  // complete(json, failed, lost?) -> atMs: the tick asked of JS is done; its
-  // result (`json`, an object without atMs; none if empty) goes into the
-  // batch, stamped with the time, which is returned. `lost` ({code, syscall,
-  // path, message}): the tick's probe file had its name taken, so the thread
-  // answers the next ticks as lost itself until a fresh file is armed.
-  Napi::Value Complete(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    std::string json = String(env, info[0], "json");
-    bool failed = Boolean(env, info[1], "failed");
-    std::optional<SysError> lost;
-    if (info.Length() > 2 && info[2].IsObject()) {
-      Napi::Object fields = info[2].As<Napi::Object>();
-      SysError error;
-      error.code = String(env, fields.Get("code"), "lost.code");
-      error.syscall = String(env, fields.Get("syscall"), "lost.syscall");
-      error.path = String(env, fields.Get("path"), "lost.path");
-      std::string message = String(env, fields.Get("message"), "lost.message");
-      std::string prefix = error.code + ": " + error.syscall + " " + error.path + " ";
-      error.detail = message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
-      lost = std::move(error);
-    }
-    double atMs;
-    if (json.empty()) {
-      atMs = MonotonicMs();
-    } else {
-      if (json.size() < 2 || json.front() != '{' || json.back() != '}') {
-        throw Napi::TypeError::New(env, "json must be a JSON object");
-      }
-      LoopRecord record;
-      record.kind = LoopRecord::Kind::kExternal;
-      record.json = std::move(json);
-      std::vector<LoopRecord> records;
-      records.push_back(std::move(record));
-      atMs = RecordBatch::Instance().Append(std::move(records), true);
-    }
-    thread_.WithLoop([&](TickLoop& loop) { loop.FreeAt(atMs, failed, lost); });
-    return Napi::Number::New(env, atMs);
-  }
-
-  // inFlightSince() -> ms on the shared clock, or null: the tick's
-  // inspection under way, if one is.
+  // inFlightSince() -> { sinceMs, wallMs } or null: when the tick's
+  // inspection under way began, on the shared clock and the wall clock.
   Napi::Value InFlightSince(const Napi::CallbackInfo& info) {
-    std::optional<double> since;
-    thread_.WithLoop([&](TickLoop& loop) { since = loop.InFlightSinceMs(); });
+    std::optional<InFlight> since;
+    thread_.WithLoop([&](TickLoop& loop) { since = loop.InFlightSince(); });
     if (!since) return info.Env().Null();
-    return Napi::Number::New(info.Env(), *since);
+    Napi::Object result = Napi::Object::New(info.Env());
+    result.Set("sinceMs", since->sinceMs);
+    result.Set("wallMs", since->wallMs);
+    return result;
   }
 
-  // release() -> { identity: string | null, replaced: string[] }: stops
-  // inspecting, once the inspection under way is done (the request waits
-  // its turn on the thread), and hands over the probe files to remove.
+  // release() -> undefined: stops inspecting, once the inspection under way
+  // is done (the request waits its turn on the thread), and removes the
+  // probe files; rejects with the first removal that failed. Those are
+  // tried again at stop().
   Napi::Value Release(const Napi::CallbackInfo& info) {
-    ProbeThread* thread = &thread_;
+    ProbeThread::Handle thread = thread_.Loop();
     return thread_.Submit(info.Env(), [thread]() -> Reply {
-      std::optional<std::string> identity;
-      auto replaced = std::make_shared<std::vector<std::string>>();
-      thread->WithLoop([&](TickLoop& loop) {
-        if (loop.Armed()) identity = EncodeFileId(loop.Armed()->id);
-        for (const ProbeFileId& id : loop.TakeReplaced()) {
-          replaced->push_back(EncodeFileId(id));
+      std::vector<ProbeFile> files;
+      thread.WithLoop([&](TickLoop& loop) { files = loop.Unplace(); });
+      std::optional<SysError> failed;
+      for (const ProbeFile& file : files) {
+        try {
+          RemoveProbeFile(file);
+        } catch (...) {
+          if (!failed) failed = CaughtError(file.resolvedDir);
         }
-        loop.Unplace();
-      });
-      return [identity, replaced](Napi::Env env) -> Napi::Value {
-        Napi::Object result = Napi::Object::New(env);
-        if (identity) {
-          result.Set("identity", *identity);
-        } else {
-          result.Set("identity", env.Null());
-        }
-        result.Set("replaced", Strings(env, *replaced));
-        return result;
-      };
-    });
-  }
-
-  // remove(resolvedDir, name, identity) -> undefined
-  Napi::Value Remove(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    std::string resolvedDir = String(env, info[0], "resolvedDir");
-    std::string name = String(env, info[1], "name");
-    ProbeFileId id = FileId(env, info[2]);
-    return thread_.Submit(env, [resolvedDir, name, id]() -> Reply {
-      RemoveProbeFile(resolvedDir, name, id);
+      }
+      if (failed) throw *failed;
       return [](Napi::Env env) -> Napi::Value { return env.Undefined(); };
     });
   }
 
-  // removeStale(dir) -> string[]
-  Napi::Value RemoveStale(const Napi::CallbackInfo& info) {
-    std::string dir = String(info.Env(), info[0], "dir");
-    return thread_.Submit(info.Env(), [dir]() -> Reply {
-      auto removed =
-          std::make_shared<std::vector<std::string>>(RemoveStaleProbeFiles(dir));
-      return [removed](Napi::Env env) -> Napi::Value {
-        return Strings(env, *removed);
-      };
+  // stop() -> undefined: stops inspecting, once the inspection under way is
+  // done, removes every probe file it made that is still there, and ends
+  // the thread. Later calls throw.
+  Napi::Value Stop(const Napi::CallbackInfo& info) {
+    ProbeThread::Handle thread = thread_.Loop();
+    Napi::Promise stopped = thread_.Submit(info.Env(), [thread]() -> Reply {
+      std::vector<ProbeFile> files;
+      thread.WithLoop([&](TickLoop& loop) {
+        loop.Unplace();
+        files = loop.Released();
+      });
+      // Each left alone if it is not this very file any more, or is gone.
+      for (const ProbeFile& file : files) {
+        try {
+          RemoveProbeFile(file);
+        } catch (...) {
+        }
+      }
+      return [](Napi::Env env) -> Napi::Value { return env.Undefined(); };
     });
-  }
-
-  Napi::Value Close(const Napi::CallbackInfo& info) {
+    // The thread runs what is queued, this last, and ends.
     thread_.Close();
-    return info.Env().Undefined();
+    return stopped;
   }
 
   ProbeThread thread_;

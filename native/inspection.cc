@@ -55,7 +55,7 @@ UniqueFd OpenProbeDir(const InspectRequest& r, const std::string& path,
     RequireSameResolution(r.dir, r.resolvedDir);
     if (!sameDev) {
       ThrowSlowdisk(
-          "EOTHERFS", "open", path,
+          ProbeErrc::kOtherFs, "open", path,
           "is missing, and " + r.dir + " is now on another filesystem (" +
               std::to_string(now.stx_dev_major) + ":" +
               std::to_string(now.stx_dev_minor) + ") than the file was "
@@ -68,7 +68,7 @@ UniqueFd OpenProbeDir(const InspectRequest& r, const std::string& path,
   if (fstat(dirFd.get(), &held) != 0) ThrowErrno(errno, "fstat", r.resolvedDir);
   if (major(held.st_dev) != now.stx_dev_major ||
       minor(held.st_dev) != now.stx_dev_minor || held.st_ino != now.stx_ino) {
-    ThrowSlowdisk("EDIRCHANGED", "open", r.dir,
+    ThrowSlowdisk(ProbeErrc::kDirChanged, "open", r.dir,
                   "changed while it was opened as " + r.resolvedDir +
                       "; not probed there");
   }
@@ -146,8 +146,8 @@ InspectResult Inspect(const InspectRequest& r) {
       } catch (const SysError& error) {
         // Something was put at the name between the look and the make: a
         // name race lost, not a fault of the disk.
-        if (error.code != "EEXIST") throw;
-        ThrowSlowdisk("ENAMETAKEN", "open", path,
+        if (error.errc != ProbeErrc::kErrno || error.errnum != EEXIST) throw;
+        ThrowSlowdisk(ProbeErrc::kNameTaken, "open", path,
                       "is taken by someone else: made at the name while the "
                       "probe file was being made again; left untouched");
       }
@@ -183,7 +183,7 @@ InspectResult Inspect(const InspectRequest& r) {
   if (std::memcmp(written, read, r.ioSize) != 0) {
     size_t at = 0;
     while (written[at] == read[at]) ++at;
-    ThrowSlowdisk("ECORRUPT", "pread", path,
+    ThrowSlowdisk(ProbeErrc::kCorrupt, "pread", path,
                   "read back different data at byte " +
                       std::to_string(offset + at),
                   static_cast<int64_t>(offset + at));

@@ -10,7 +10,7 @@
 // path's bytes (path_text.h).
 inline void SetErrorFields(Napi::Object target, const SysError& e) {
   target.Set("message", PathValue(target.Env(), e.Message()));
-  target.Set("code", e.code);
+  target.Set("code", e.Code());
   target.Set("errno", static_cast<double>(e.errnum));
   target.Set("syscall", e.syscall);
   target.Set("path", PathValue(target.Env(), e.path));

@@ -19,7 +19,7 @@ namespace {
 
 [[noreturn]] void ThrowChanged(const std::string& dir, const std::string& now,
                                const std::string& resolvedDir) {
-  ThrowSlowdisk("EDIRCHANGED", "realpath", dir,
+  ThrowSlowdisk(ProbeErrc::kDirChanged, "realpath", dir,
                 "now leads to " + now + ", not to " + resolvedDir +
                     " where it led at start; not probed there");
 }

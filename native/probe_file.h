@@ -1,11 +1,17 @@
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "probe_dir.h"
 #include "unique_fd.h"
+
+// Probe file names: the prefix, the PID, a dash and 8 random lowercase hex
+// digits, so that no one can know a name before it is made.
+constexpr char kProbeNamePrefix[] = ".slowdisk-probe-";
+std::string NewProbeName();
 
 // Data blocks after the header block; inspections cycle through them.
 constexpr uint32_t kDataBlocks = 64;
@@ -26,11 +32,6 @@ struct ProbeFileId {
   // Random, in the header: read back before any write into the file.
   std::string token;
 };
-
-// An opaque string for JS to hold and hand back.
-std::string EncodeFileId(const ProbeFileId& id);
-// Throws std::invalid_argument on a string EncodeFileId did not make.
-ProbeFileId DecodeFileId(const std::string& text);
 
 struct CreatedProbeFile {
   UniqueFd fd;
@@ -56,28 +57,12 @@ UniqueFd OpenOwnProbeFile(int dirFd, const std::string& name,
                           const std::string& path, const ProbeFileId& id,
                           int ioFlags);
 
-struct PreparedProbeFile {
-  std::string path;
-  std::string resolvedDir;
-  std::string name;
-  ProbeFileId id;
-  uint32_t ioSize;
-  uint32_t align;
-  const char* alignSource;
-  std::vector<std::string> staleRemoved;
-};
-
-// `resolvedDir` is where `dir` led at start, or empty to resolve it now.
-PreparedProbeFile PrepareProbeFile(const std::string& dir,
-                                   const std::string& resolvedDir,
-                                   uint32_t ioSize, bool direct);
-
-// Removes the probe files in `dir` whose writers are provably gone: made on
-// this host, in this boot and PID namespace by a process that no longer
-// exists, or in an earlier boot of this host.
-std::vector<std::string> RemoveStaleProbeFiles(const std::string& dir);
-
 // Unlinks `name` only if it is still the file `id` names, in its directory
 // wherever that was renamed to; a file already gone is fine.
 void RemoveProbeFile(const std::string& resolvedDir, const std::string& name,
                      const ProbeFileId& id);
+
+// Unlinks `name` only while it names `ours`: whatever someone else put
+// there, even under a probe name, is left alone. True if removed.
+bool UnlinkIfSame(int dirFd, const std::string& name, const std::string& path,
+                  const struct stat& ours);

@@ -3,42 +3,27 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 
-#include "js_error.h"
 #include "monotonic.h"
+#include "path_text.h"
 #include "record_json.h"
+#include "sys_error.h"
+#include "tick_clock.h"
 
 namespace {
 
 struct Batch {
   double coveredMs;
   std::string json;  // every record for the CLI, in order
-  // The records the prober acts on: a tick asked of JS, a new resolution, a
-  // probe file made again.
+  // The records the prober acts on: a directory that resolves otherwise.
   std::vector<LoopRecord> notices;
 };
-
-bool IsNotice(const LoopRecord& r) {
-  switch (r.kind) {
-    case LoopRecord::Kind::kAskJs:
-    case LoopRecord::Kind::kResolved:
-      return true;
-    case LoopRecord::Kind::kInspected:
-      return r.result.created || r.result.dirReplaced;
-    case LoopRecord::Kind::kLost:
-      return true;
-    case LoopRecord::Kind::kFailed:
-    case LoopRecord::Kind::kExternal:
-      return false;
-  }
-  return false;
-}
 
 std::unique_ptr<Batch> MakeBatch(double coveredMs,
                                  std::vector<LoopRecord> records) {
@@ -48,10 +33,11 @@ std::unique_ptr<Batch> MakeBatch(double coveredMs,
   batch->json.reserve(2 + records.size() * 160);
   batch->json += '[';
   for (auto& record : records) {
-    size_t mark = batch->json.size();
-    if (mark > 1) batch->json += ',';
-    if (!AppendRecordJson(batch->json, record)) batch->json.resize(mark);
-    if (IsNotice(record)) batch->notices.push_back(std::move(record));
+    if (batch->json.size() > 1) batch->json += ',';
+    AppendRecordJson(batch->json, record);
+    if (record.kind == LoopRecord::Kind::kResolved) {
+      batch->notices.push_back(std::move(record));
+    }
   }
   batch->json += ']';
   return batch;
@@ -60,34 +46,15 @@ std::unique_ptr<Batch> MakeBatch(double coveredMs,
 Napi::Value NoticeToJs(Napi::Env env, const LoopRecord& r) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("name", r.name);
-  switch (r.kind) {
-    case LoopRecord::Kind::kAskJs:
-      o.Set("kind", "ask");
-      o.Set("tick", static_cast<double>(r.tick));
-      o.Set("freshBlock", r.freshBlock);
-      break;
-    case LoopRecord::Kind::kLost:
-      o.Set("kind", "lost");
-      o.Set("tick", static_cast<double>(r.tick));
-      o.Set("nameTaken", ErrorFields(env, *r.error));
-      break;
-    case LoopRecord::Kind::kResolved:
-      o.Set("kind", "resolved");
-      if (!r.error) {
-        Napi::Object id = Napi::Object::New(env);
-        id.Set("mntId", static_cast<double>(r.resolution.mntId));
-        id.Set("devMajor", static_cast<double>(r.resolution.devMajor));
-        id.Set("devMinor", static_cast<double>(r.resolution.devMinor));
-        id.Set("fsMagic", static_cast<double>(r.resolution.fsMagic));
-        id.Set("resolvedDir", PathValue(env, r.resolution.resolvedDir));
-        o.Set("resolution", id);
-      }
-      break;
-    default:  // kInspected: a probe file made again (IsNotice)
-      o.Set("kind", "file");
-      o.Set("ino", static_cast<double>(r.result.id.ino));
-      o.Set("identity", EncodeFileId(r.result.id));
-      break;
+  o.Set("kind", "resolved");
+  if (!r.error) {
+    Napi::Object id = Napi::Object::New(env);
+    id.Set("mntId", static_cast<double>(r.resolution.mntId));
+    id.Set("devMajor", static_cast<double>(r.resolution.devMajor));
+    id.Set("devMinor", static_cast<double>(r.resolution.devMinor));
+    id.Set("fsMagic", static_cast<double>(r.resolution.fsMagic));
+    id.Set("resolvedDir", PathValue(env, r.resolution.resolvedDir));
+    o.Set("resolution", id);
   }
   return o;
 }
@@ -116,13 +83,7 @@ struct RecordBatch::State {
   bool listening = false;
   Tsfn tsfn;
   bool flusherStarted = false;
-  double startMs = 0, periodMs = 0, slackMs = 0;
-
-  // Lock held.
-  double NextFlushMs(double nowMs) const {
-    double n = std::floor((nowMs - slackMs - startMs) / periodMs) + 1;
-    return startMs + std::max(n, 1.0) * periodMs + slackMs;
-  }
+  FlushClock flushes;  // lock held
 
   static void Flusher(std::shared_ptr<State> state) {
     sigset_t all;
@@ -131,7 +92,7 @@ struct RecordBatch::State {
     pthread_setname_np(pthread_self(), "slowdisk-batch");
     std::unique_lock<std::mutex> lock(state->mutex);
     for (;;) {
-      double next = state->NextFlushMs(MonotonicMs());
+      double next = state->flushes.NextFlushMs(MonotonicMs());
       state->wake.wait_until(lock, SteadyAt(next), [&] {
         return state->urgent || MonotonicMs() >= next;
       });
@@ -146,8 +107,17 @@ struct RecordBatch::State {
           std::exchange(state->pending, std::move(fresh));
       // Written without the lock: the probe threads go on recording.
       lock.unlock();
-      auto batch = MakeBatch(coveredMs, std::move(records));
-      if (state->tsfn.NonBlockingCall(batch.get()) == napi_ok) batch.release();
+      size_t count = records.size();
+      try {
+        auto batch = MakeBatch(coveredMs, std::move(records));
+        if (state->tsfn.NonBlockingCall(batch.get()) == napi_ok) batch.release();
+      } catch (...) {
+        // Out of memory writing the batch: its records are lost, and said
+        // so, but the batches go on.
+        SysError error = CaughtError("batch");
+        std::fprintf(stderr, "slowdisk prober: a batch of %zu records lost: %s\n",
+                     count, error.Message().c_str());
+      }
       lock.lock();
     }
   }
@@ -179,9 +149,7 @@ void RecordBatch::Listen(Napi::Env env, Napi::Function callback) {
 
 void RecordBatch::FlushEvery(double startMs, double periodMs, double slackMs) {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->startMs = startMs;
-  state_->periodMs = periodMs;
-  state_->slackMs = slackMs;
+  state_->flushes = FlushClock{startMs, periodMs, slackMs};
   if (!state_->flusherStarted) {
     state_->flusherStarted = true;
     // Never joined, like the probe threads.

@@ -76,7 +76,7 @@ void OpenRecord(std::string& out, const char* kind, const LoopRecord& r,
 
 void Error(std::string& out, const SysError& e) {
   Key(out, "code", true);
-  Quoted(out, e.code);
+  Quoted(out, e.Code());
   Key(out, "errno");
   Number(out, e.errnum);
   Key(out, "syscall");
@@ -106,6 +106,18 @@ void Timings(std::string& out, const InspectResult& t) {
   Number(out, Ms(t.totalNs));
 }
 
+// ,"staleRemoved":[paths] when a file made removed any.
+void StaleRemoved(std::string& out, const LoopRecord& r) {
+  if (r.staleRemoved.empty()) return;
+  Key(out, "staleRemoved");
+  out += '[';
+  for (size_t i = 0; i < r.staleRemoved.size(); ++i) {
+    if (i > 0) out += ',';
+    Quoted(out, r.staleRemoved[i]);
+  }
+  out += ']';
+}
+
 // [name, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs, startedMs]
 void TimedRow(std::string& out, const LoopRecord& r) {
   const InspectResult& t = r.result;
@@ -122,26 +134,30 @@ void TimedRow(std::string& out, const LoopRecord& r) {
 
 }  // namespace
 
-bool AppendRecordJson(std::string& out, const LoopRecord& r) {
+void AppendRecordJson(std::string& out, const LoopRecord& r) {
   switch (r.kind) {
     case LoopRecord::Kind::kInspected:
-      if (!r.result.created && !r.result.dirReplaced) {
+      if (!r.made && !r.result.created && !r.result.dirReplaced) {
         TimedRow(out, r);
-        return true;
+        return;
       }
       out += '{';
       OpenRecord(out, "inspected", r, true);
-      out += ",\"created\":true,\"timings\":{";
+      out += r.result.created || r.result.dirReplaced ? ",\"created\":true"
+                                                      : ",\"created\":false";
+      StaleRemoved(out, r);
+      out += ",\"timings\":{";
       Timings(out, r.result);
       out += "}}";
-      return true;
+      return;
     case LoopRecord::Kind::kFailed:
       out += '{';
       OpenRecord(out, "inspected", r, true);
+      StaleRemoved(out, r);
       out += ",\"error\":{";
       Error(out, *r.error);
       out += "}}";
-      return true;
+      return;
     case LoopRecord::Kind::kResolved:
       out += '{';
       OpenRecord(out, "resolved", r, false);
@@ -162,18 +178,7 @@ bool AppendRecordJson(std::string& out, const LoopRecord& r) {
         Quoted(out, r.resolution.resolvedDir);
       }
       out += "}}";
-      return true;
-    case LoopRecord::Kind::kExternal:
-      // JS's own object, stamped: complete() takes only "{...}".
-      out += "{\"atMs\":";
-      Number(out, r.atMs);
-      if (r.json.size() > 2) {
-        out += ',';
-        out.append(r.json, 1, std::string::npos);
-      } else {
-        out += '}';
-      }
-      return true;
+      return;
     case LoopRecord::Kind::kLost:
       out += '{';
       OpenRecord(out, "inspected", r, true);
@@ -182,9 +187,6 @@ bool AppendRecordJson(std::string& out, const LoopRecord& r) {
       out += '}';
       if (r.contested) out += ",\"contested\":true";
       out += '}';
-      return true;
-    case LoopRecord::Kind::kAskJs:
-      return false;
+      return;
   }
-  return false;
 }

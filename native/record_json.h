@@ -9,6 +9,5 @@
 // the CLI. At 64 disks a batch holds 640 inspections, and making each an
 // object in the prober only to serialize it again cost more than its I/O.
 
-// Appends the record to `out` as one element of the batch's JSON array, and
-// returns whether it did: a tick asked of JS is for the prober alone.
-bool AppendRecordJson(std::string& out, const LoopRecord& record);
+// Appends the record to `out` as one element of the batch's JSON array.
+void AppendRecordJson(std::string& out, const LoopRecord& record);

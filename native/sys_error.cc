@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <new>
 
 namespace {
 
@@ -75,28 +77,56 @@ std::string ErrnoText(int err) { return std::strerror(err); }
 
 }  // namespace
 
+std::string SysError::Code() const {
+  switch (errc) {
+    case ProbeErrc::kErrno: return ErrnoName(errnum);
+    case ProbeErrc::kCorrupt: return "ECORRUPT";
+    case ProbeErrc::kNotOurs: return "ENOTOURS";
+    case ProbeErrc::kOtherFs: return "EOTHERFS";
+    case ProbeErrc::kDirChanged: return "EDIRCHANGED";
+    case ProbeErrc::kNameTaken: return "ENAMETAKEN";
+    case ProbeErrc::kInternal: return "EPROBER";
+  }
+  return "EPROBER";
+}
+
 std::string SysError::Message() const {
-  std::string message = code + ": " + syscall + " " + path;
+  std::string message =
+      Code() + ": " + (syscall.empty() ? "" : syscall + " ") + path;
   // Kernel errors read like Node's ("EIO: ... (Input/output error)"); our own
   // codes carry a sentence instead.
   return errnum != 0 ? message + " (" + detail + ")" : message + " " + detail;
 }
 
 SysError FromErrno(int err, const char* syscall, const std::string& path) {
-  return SysError{ErrnoName(err), err, syscall, path, ErrnoText(err)};
+  return SysError{ProbeErrc::kErrno, err, syscall, path, ErrnoText(err)};
 }
 
 void ThrowErrno(int err, const char* syscall, const std::string& path) {
   throw FromErrno(err, syscall, path);
 }
 
-void ThrowSlowdisk(const char* code, const char* syscall,
+void ThrowSlowdisk(ProbeErrc errc, const char* syscall,
                    const std::string& path, std::string detail,
                    int64_t offset) {
-  throw SysError{code, 0, syscall, path, std::move(detail), offset};
+  throw SysError{errc, 0, syscall, path, std::move(detail), offset};
+}
+
+SysError CaughtError(const std::string& path) {
+  try {
+    throw;
+  } catch (const SysError& e) {
+    return e;
+  } catch (const std::bad_alloc&) {
+    return FromErrno(ENOMEM, "malloc", path);
+  } catch (const std::exception& e) {
+    return SysError{ProbeErrc::kInternal, 0, "", path, e.what()};
+  } catch (...) {
+    return SysError{ProbeErrc::kInternal, 0, "", path, "unknown exception"};
+  }
 }
 
 void ThrowShort(const char* syscall, const std::string& path,
                 const char* what) {
-  throw SysError{ErrnoName(EIO), EIO, syscall, path, what};
+  throw SysError{ProbeErrc::kErrno, EIO, syscall, path, what};
 }

@@ -1,123 +1,105 @@
 #include "tick_loop.h"
 
 #include <algorithm>
-#include <cmath>
+#include <ctime>
 #include <utility>
-
-double LoopClock::DeadlineMs(uint64_t tick) const {
-  return startMs + static_cast<double>(tick) * intervalMs;
-}
-
-uint64_t LoopClock::FirstTickAfter(double ms) const {
-  if (ms < startMs) return 1;
-  auto tick = static_cast<uint64_t>(std::floor((ms - startMs) / intervalMs)) + 1;
-  // Rounding may put the division a tick either way of the deadline.
-  while (tick > 1 && DeadlineMs(tick - 1) > ms) --tick;
-  while (DeadlineMs(tick) <= ms) ++tick;
-  return std::max<uint64_t>(tick, 1);
-}
-
-void TickLoop::Schedule(LoopClock clock, uint64_t seedBase,
-                        std::string resolveName, std::string dir,
-                        std::string pinned) {
-  scheduled_ = true;
-  clock_ = clock;
-  seedBase_ = seedBase;
-  resolveName_ = std::move(resolveName);
-  dir_ = std::move(dir);
-  pinned_ = std::move(pinned);
-  lastResolution_.clear();
-}
-
-void TickLoop::Place(std::string name, uint64_t fromTick) {
-  // Placed anew, or told by JS that a fresh file could not be made: the next
-  // tick without a file is asked of JS again.
-  lostName_.reset();
-  if (placed_ != name) {
-    armed_.reset();
-    freshArmed_ = contested_ = false;
-    lastFailed_ = false;
-    lastOutcome_.clear();
-  }
-  placed_ = std::move(name);
-  nextTick_ = std::max(nextTick_, fromTick);
-}
-
-void TickLoop::Unplace() {
-  placed_.clear();
-  armed_.reset();
-}
-
-void TickLoop::Arm(InspectRequest file) {
-  armed_ = std::move(file);
-  freshArmed_ = lostName_.has_value();
-}
-
-void TickLoop::FreeAt(double atMs, bool failed,
-                      std::optional<SysError> lost) {
-  if (lost && !armed_) lostName_ = std::move(lost);
-  askedJs_ = false;
-  inFlightSinceMs_.reset();
-  lastFailed_ = failed;
-  lastOutcome_ = failed ? "failed" : "ok";
-  nextTick_ = std::max(nextTick_, clock_.FirstTickAfter(atMs));
-}
-
-std::optional<double> TickLoop::InFlightSinceMs() const {
-  return inFlightSinceMs_;
-}
-
-std::vector<ProbeFileId> TickLoop::TakeReplaced() {
-  return std::exchange(replaced_, {});
-}
-
-void TickLoop::Stop() { scheduled_ = false; }
 
 namespace {
 
-// The first tick from `tick` on that opens a round.
-uint64_t RoundTickFrom(const LoopClock& clock, uint64_t tick) {
-  return tick + (clock.roundTicks - (tick - 1) % clock.roundTicks) %
-                    clock.roundTicks;
+double WallMs() {
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 +
+         static_cast<double>(now.tv_nsec) / 1e6;
 }
 
 }  // namespace
 
+void TickLoop::Schedule(LoopClock clock, uint64_t seedBase,
+                        std::string resolveName, FileSpec spec) {
+  scheduled_ = true;
+  clock_ = clock;
+  seedBase_ = seedBase;
+  resolveName_ = std::move(resolveName);
+  spec.device = spec_.device;
+  if (spec.resolvedDir.empty()) spec.resolvedDir = spec_.resolvedDir;
+  spec_ = std::move(spec);
+  lastResolution_.clear();
+}
+
+void TickLoop::Place(std::string name, uint64_t fromTick,
+                     std::optional<DeviceId> device) {
+  if (placed_ != name) {
+    if (armed_) Let(*std::exchange(armed_, std::nullopt));
+    lostName_.reset();
+    freshArmed_ = contested_ = false;
+    retryTick_ = 0;
+    lastFailed_ = false;
+    lastOutcome_.clear();
+  }
+  spec_.device = device;
+  placed_ = std::move(name);
+  nextTick_ = std::max(nextTick_, fromTick);
+}
+
+std::vector<ProbeFile> TickLoop::Unplace() {
+  placed_.clear();
+  std::vector<ProbeFile> files = std::exchange(replaced_, {});
+  if (armed_) files.push_back(*std::exchange(armed_, std::nullopt));
+  released_.insert(released_.end(), files.begin(), files.end());
+  return files;
+}
+
+void TickLoop::Let(ProbeFile file) { released_.push_back(std::move(file)); }
+
+std::optional<InFlight> TickLoop::InFlightSince() const { return inFlight_; }
+
+void TickLoop::Stop() { scheduled_ = false; }
+
 std::optional<double> TickLoop::NextRunMs() const {
-  if (!scheduled_ || inFlightSinceMs_ || askedJs_) return std::nullopt;
-  uint64_t tick = placed_.empty() ? RoundTickFrom(clock_, nextTick_) : nextTick_;
+  if (!scheduled_ || inFlight_) return std::nullopt;
+  uint64_t tick = placed_.empty() ? clock_.RoundTickFrom(nextTick_) : nextTick_;
   return clock_.DeadlineMs(tick);
 }
 
 DueTick TickLoop::Take(double nowMs) {
   DueTick due;
-  due.tick = placed_.empty() ? RoundTickFrom(clock_, nextTick_) : nextTick_;
+  due.tick = placed_.empty() ? clock_.RoundTickFrom(nextTick_) : nextTick_;
   due.resolve = clock_.OpensRound(due.tick);
   if (due.resolve) {
-    due.dir = dir_;
-    due.pinned = pinned_;
+    due.dir = spec_.dir;
+    due.pinned = spec_.resolvedDir;
   }
   nextTick_ = due.tick + 1;
   if (placed_.empty()) return due;
   due.name = placed_;
-  // Once a round, and on every tick after a failure, so that a fault only a
-  // new block meets (a full filesystem) is seen to lift at once.
-  due.freshBlock = clock_.OpensRound(due.tick) || lastFailed_;
-  inFlightSinceMs_ = nowMs;
+  inFlight_ = InFlight{nowMs, WallMs()};
   if (!armed_ && lostName_) {
-    due.lost = true;
+    due.work = DueTick::Work::kLost;
     return due;
   }
+  InspectRequest& r = due.request;
+  r.dir = spec_.dir;
+  r.blocks = kDataBlocks;
+  r.direct = spec_.direct;
+  r.fsync = spec_.fsync;
+  r.block = due.tick;
+  r.seed = seedBase_ + due.tick;
+  // Once a round, and on every tick after a failure, so that a fault only a
+  // new block meets (a full filesystem) is seen to lift at once. A file made
+  // just now has just been given all its blocks.
+  r.freshBlock = armed_ && (clock_.OpensRound(due.tick) || lastFailed_);
   if (!armed_) {
-    due.askJs = true;
-    askedJs_ = true;
+    due.work = DueTick::Work::kMakeAndInspect;
+    due.spec = spec_;
     return due;
   }
-  due.inspect = true;
-  due.request = *armed_;
-  due.request.block = due.tick;
-  due.request.seed = seedBase_ + due.tick;
-  due.request.freshBlock = due.freshBlock;
+  due.work = DueTick::Work::kInspect;
+  r.resolvedDir = armed_->resolvedDir;
+  r.name = armed_->name;
+  r.id = armed_->id;
+  r.ioSize = armed_->ioSize;
+  r.align = armed_->align;
   return due;
 }
 
@@ -126,12 +108,13 @@ LoopRecord TickLoop::Inspected(const DueTick& due, const InspectResult* result,
   LoopRecord record;
   record.name = due.name;
   record.tick = due.tick;
-  record.startedMs = inFlightSinceMs_.value_or(0);
-  if (error && error->code == "ENAMETAKEN") {
+  record.startedMs = inFlight_ ? inFlight_->sinceMs : 0;
+  if (error && error->NameLost()) {
     // Someone else's file at our name stays theirs, and the tick is no fault
-    // of the disk: lost, as the next ones are until JS arms a fresh file. One
-    // taken before it was ever inspected makes the directory contested.
-    armed_.reset();
+    // of the disk: lost, as the next ones are until a fresh file is armed.
+    // Ours is still ours to remove wherever it was put, if it comes back.
+    // One taken before it was ever inspected makes the directory contested.
+    if (armed_) Let(*std::exchange(armed_, std::nullopt));
     contested_ = contested_ || freshArmed_;
     freshArmed_ = false;
     lostName_ = *error;
@@ -145,7 +128,7 @@ LoopRecord TickLoop::Inspected(const DueTick& due, const InspectResult* result,
     record.kind = LoopRecord::Kind::kInspected;
     record.result = *result;
     if (armed_ && (result->created || result->dirReplaced)) {
-      if (result->dirReplaced) replaced_.push_back(armed_->id);
+      if (result->dirReplaced) replaced_.push_back(*armed_);
       armed_->id = result->id;
     }
     outcome = "ok";
@@ -153,11 +136,32 @@ LoopRecord TickLoop::Inspected(const DueTick& due, const InspectResult* result,
   } else {
     record.kind = LoopRecord::Kind::kFailed;
     record.error = *error;
-    outcome = error->code;
+    outcome = error->Code();
   }
   lastFailed_ = result == nullptr;
   urgent = urgent || outcome != lastOutcome_;
   lastOutcome_ = std::move(outcome);
+  return record;
+}
+
+LoopRecord TickLoop::Made(const DueTick& due, const MadeProbeFile* made,
+                          const InspectResult* result, const SysError* error,
+                          bool& urgent) {
+  if (made) {
+    // Let go meanwhile: the file made is removed with the others.
+    if (placed_ == due.name && !armed_) {
+      armed_ = made->file;
+      if (spec_.resolvedDir.empty()) spec_.resolvedDir = made->file.resolvedDir;
+    } else {
+      Let(made->file);
+    }
+  }
+  LoopRecord record = Inspected(due, result, error, urgent);
+  if (made) {
+    record.made = true;
+    record.staleRemoved = made->staleRemoved;
+  }
+  urgent = true;
   return record;
 }
 
@@ -166,10 +170,35 @@ LoopRecord TickLoop::Lost(const DueTick& due) const {
   record.kind = LoopRecord::Kind::kLost;
   record.name = due.name;
   record.tick = due.tick;
-  record.startedMs = inFlightSinceMs_.value_or(0);
+  record.startedMs = inFlight_ ? inFlight_->sinceMs : 0;
   record.error = lostName_;
   record.contested = contested_;
   return record;
+}
+
+bool TickLoop::FreshTurn(const DueTick& due, FileSpec& spec) {
+  if (armed_ || !lostName_ || placed_ != due.name || due.tick < retryTick_) {
+    return false;
+  }
+  retryTick_ = due.tick + clock_.roundTicks;
+  spec = spec_;
+  return true;
+}
+
+void TickLoop::Fresh(const DueTick& due, const MadeProbeFile* made,
+                     const SysError* error) {
+  if (made) {
+    if (placed_ == due.name && !armed_) {
+      armed_ = made->file;
+      freshArmed_ = lostName_.has_value();
+    } else {
+      Let(made->file);
+    }
+    return;
+  }
+  // Failing to make one (a full disk) is the disk's: the next tick makes one
+  // as part of its inspection, and says why it could not.
+  if (!error->NameLost() && placed_ == due.name) lostName_.reset();
 }
 
 std::optional<LoopRecord> TickLoop::Resolved(const DirIdentity* identity,
@@ -180,9 +209,12 @@ std::optional<LoopRecord> TickLoop::Resolved(const DirIdentity* identity,
                      std::to_string(identity->devMinor) + ":" +
                      std::to_string(identity->fsMagic) + ":" +
                      identity->resolvedDir
-               : "error:" + error->code;
+               : "error:" + error->Code();
   if (key == lastResolution_) return std::nullopt;
   lastResolution_ = std::move(key);
+  if (identity && spec_.resolvedDir.empty()) {
+    spec_.resolvedDir = identity->resolvedDir;
+  }
   LoopRecord record;
   record.kind = LoopRecord::Kind::kResolved;
   record.name = resolveName_;
@@ -192,7 +224,6 @@ std::optional<LoopRecord> TickLoop::Resolved(const DirIdentity* identity,
 }
 
 void TickLoop::Done(double atMs) {
-  if (askedJs_) return;  // in flight until JS hands the loop back
-  inFlightSinceMs_.reset();
+  inFlight_.reset();
   nextTick_ = std::max(nextTick_, clock_.FirstTickAfter(atMs));
 }

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <new>
@@ -93,13 +94,13 @@ ProbeThread::ProbeThread(Napi::Env env, const std::string& name)
 ProbeThread::~ProbeThread() { Close(); }
 
 Napi::Promise ProbeThread::Submit(Napi::Env env, Work work) {
-  if (state_->closed) {
-    throw Napi::Error::New(env, "ProbeWorker " + state_->name + " is closed");
-  }
   auto request = std::make_unique<Request>(env, std::move(work));
   Napi::Promise promise = request->deferred.Promise();
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->closed) {
+      throw Napi::Error::New(env, "ProbeWorker " + state_->name + " is closed");
+    }
     state_->queue.push_back(std::move(request));
   }
   state_->wake.notify_one();
@@ -107,7 +108,13 @@ Napi::Promise ProbeThread::Submit(Napi::Env env, Work work) {
   return promise;
 }
 
-void ProbeThread::Close() {
+void ProbeThread::Close() { Loop().Close(); }
+
+void ProbeThread::WithLoop(const std::function<void(TickLoop&)>& change) {
+  Loop().WithLoop(change);
+}
+
+void ProbeThread::Handle::Close() const {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->closed = true;
@@ -116,7 +123,8 @@ void ProbeThread::Close() {
   state_->wake.notify_one();
 }
 
-void ProbeThread::WithLoop(const std::function<void(TickLoop&)>& change) {
+void ProbeThread::Handle::WithLoop(
+    const std::function<void(TickLoop&)>& change) const {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     change(state_->loop);
@@ -124,43 +132,68 @@ void ProbeThread::WithLoop(const std::function<void(TickLoop&)>& change) {
   state_->wake.notify_one();
 }
 
+namespace {
+
+// The tick's request, for the file made as part of it.
+InspectRequest RequestFor(InspectRequest r, const ProbeFile& file) {
+  r.resolvedDir = file.resolvedDir;
+  r.name = file.name;
+  r.id = file.id;
+  r.ioSize = file.ioSize;
+  r.align = file.align;
+  return r;
+}
+
+}  // namespace
+
 void ProbeThread::RunDue(State& state, const DueTick& due) {
   std::vector<LoopRecord> records;
   bool urgent = false;
-  if (due.inspect) {
-    std::optional<InspectResult> result;
-    std::optional<SysError> error;
-    try {
-      result = Inspect(due.request);
-    } catch (const SysError& e) {
-      error = e;
-    } catch (const std::bad_alloc&) {
-      error = FromErrno(ENOMEM, "malloc", due.request.dir);
+  switch (due.work) {
+    case DueTick::Work::kNone:
+      break;
+    case DueTick::Work::kInspect: {
+      std::optional<InspectResult> result;
+      std::optional<SysError> error;
+      try {
+        result = Inspect(due.request);
+      } catch (...) {
+        error = CaughtError(due.request.dir);
+      }
+      std::lock_guard<std::mutex> lock(state.mutex);
+      records.push_back(state.loop.Inspected(
+          due, result ? &*result : nullptr, error ? &*error : nullptr, urgent));
+      break;
     }
-    std::lock_guard<std::mutex> lock(state.mutex);
-    records.push_back(state.loop.Inspected(
-        due, result ? &*result : nullptr, error ? &*error : nullptr, urgent));
-  } else if (due.lost) {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    records.push_back(state.loop.Lost(due));
-  } else if (due.askJs) {
-    LoopRecord ask;
-    ask.kind = LoopRecord::Kind::kAskJs;
-    ask.name = due.name;
-    ask.tick = due.tick;
-    ask.freshBlock = due.freshBlock;
-    records.push_back(std::move(ask));
-    urgent = true;
+    case DueTick::Work::kMakeAndInspect: {
+      std::optional<MadeProbeFile> made;
+      std::optional<InspectResult> result;
+      std::optional<SysError> error;
+      try {
+        made = MakeProbeFile(due.spec);
+        result = Inspect(RequestFor(due.request, made->file));
+      } catch (...) {
+        error = CaughtError(due.spec.dir);
+      }
+      std::lock_guard<std::mutex> lock(state.mutex);
+      records.push_back(state.loop.Made(due, made ? &*made : nullptr,
+                                        result ? &*result : nullptr,
+                                        error ? &*error : nullptr, urgent));
+      break;
+    }
+    case DueTick::Work::kLost: {
+      std::lock_guard<std::mutex> lock(state.mutex);
+      records.push_back(state.loop.Lost(due));
+      break;
+    }
   }
   if (due.resolve) {
     std::optional<DirIdentity> identity;
     std::optional<SysError> error;
     try {
       identity = ResolveDir(due.dir, due.pinned);
-    } catch (const SysError& e) {
-      error = e;
-    } catch (const std::bad_alloc&) {
-      error = FromErrno(ENOMEM, "malloc", due.dir);
+    } catch (...) {
+      error = CaughtError(due.dir);
     }
     std::lock_guard<std::mutex> lock(state.mutex);
     auto record = state.loop.Resolved(identity ? &*identity : nullptr,
@@ -170,9 +203,28 @@ void ProbeThread::RunDue(State& state, const DueTick& due) {
       urgent = true;
     }
   }
+  bool lost = !records.empty() && records.front().kind == LoopRecord::Kind::kLost;
   double atMs = records.empty() ? MonotonicMs()
                                 : RecordBatch::Instance().Append(
                                       std::move(records), urgent);
+  FileSpec spec;
+  bool fresh = false;
+  if (lost) {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    fresh = state.loop.FreshTurn(due, spec);
+  }
+  if (fresh) {
+    // Made beside the ticks, untimed, and inspected from the next tick on.
+    std::optional<MadeProbeFile> made;
+    std::optional<SysError> error;
+    try {
+      made = MakeProbeFile(spec);
+    } catch (...) {
+      error = CaughtError(spec.dir);
+    }
+    std::lock_guard<std::mutex> lock(state.mutex);
+    state.loop.Fresh(due, made ? &*made : nullptr, error ? &*error : nullptr);
+  }
   std::lock_guard<std::mutex> lock(state.mutex);
   state.loop.Done(atMs);
 }
@@ -211,15 +263,24 @@ void ProbeThread::Run(std::shared_ptr<State> state) {
       if (!request && !due) break;
     }
     if (due) {
-      RunDue(*state, *due);
+      try {
+        RunDue(*state, *due);
+      } catch (...) {
+        // Out of memory recording the tick: it is lost, and said so, but the
+        // thread goes on ticking.
+        SysError error = CaughtError(state->name);
+        std::fprintf(stderr, "slowdisk prober: tick %llu of %s not recorded: %s\n",
+                     static_cast<unsigned long long>(due->tick),
+                     state->name.c_str(), error.Message().c_str());
+        std::lock_guard<std::mutex> lock(state->mutex);
+        state->loop.Done(MonotonicMs());
+      }
       continue;
     }
     try {
       request->reply = request->work();
-    } catch (const SysError& e) {
-      request->error = e;
-    } catch (const std::bad_alloc&) {
-      request->error = FromErrno(ENOMEM, "malloc", state->name);
+    } catch (...) {
+      request->error = CaughtError(state->name);
     }
     std::lock_guard<std::mutex> lock(state->mutex);
     if (state->tsfnGone || state->tsfn.NonBlockingCall(request.get()) != napi_ok) {

@@ -3,7 +3,6 @@
 #include <napi.h>
 
 #include <functional>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -40,6 +39,23 @@ class ProbeThread {
  private:
   struct Request;
   struct State;
+
+ public:
+  // The same, and Close, for work on the thread itself, which may outlive
+  // this object.
+  class Handle {
+   public:
+    void WithLoop(const std::function<void(TickLoop&)>& change) const;
+    void Close() const;
+
+   private:
+    friend class ProbeThread;
+    explicit Handle(std::shared_ptr<State> state) : state_(std::move(state)) {}
+    std::shared_ptr<State> state_;
+  };
+  Handle Loop() const { return Handle(state_); }
+
+ private:
 
   static void Run(std::shared_ptr<State> state);
   static void RunDue(State& state, const DueTick& due);

@@ -2,20 +2,21 @@
 // its own, and prints one JSON object on stdout.
 //
 //   node harness.mjs worker DIR COUNT INTERVAL_MS [PHASES_MS]
-//     The addon directly (dist/native/addon.js ProbeWorker), one inspect() call from JS an
-//     inspection: per inspection the native phase timings and the round trip seen from JS.
+//     The addon directly (dist/native/addon.js ProbeWorker) in this process, its native thread
+//     keeping the ticks (1 ms apart at least) and making the probe file, no prober child: per
+//     inspection the native phase timings and the round trip from its start to its record.
+//     Its ticks keep the first phase.
 //   node harness.mjs prober DIR COUNT INTERVAL_MS [PHASES_MS]
 //     The whole CLI-side path: the real prober child (dist/prober/prober-client.js) on a
 //     schedule of its own, its native thread keeping the ticks, its records coming back in
 //     batches once a second over its IPC channel; "roundTrip" is then from an inspection's
 //     start to its record, and the ticks keep the first phase.
 //
-// Inspections start on absolute deadlines INTERVAL_MS apart (0: back to back), on
-// blocks 1, 2, ... like the prober's ticks; with PHASES_MS ("25,50,75"), on the
-// instants of CLOCK_MONOTONIC that many ms past a multiple of INTERVAL_MS, moving to the
-// next phase every 10 inspections, exactly as plain-loop.c does, so that tools run side
-// by side take turns on the disk. The first one (it makes the probe file in
-// prober mode) is a warm-up and is not reported. CPU time is this process's (all threads)
+// Inspections start on absolute deadlines INTERVAL_MS apart, on blocks 1, 2, ... (the
+// prober's ticks); with PHASES_MS ("25,50,75"), on the instants of CLOCK_MONOTONIC the
+// first phase's ms past a multiple of INTERVAL_MS, as plain-loop.c places its first ten,
+// so that tools run side by side take turns on the disk. The first one (it makes the
+// probe file) is a warm-up and is not reported. CPU time is this process's (all threads)
 // and, in prober mode, the prober's, over the inspections only.
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -30,7 +31,6 @@ if (!['worker', 'prober'].includes(mode) || !dir || !(count > 0) || !(intervalMs
 }
 
 const dist = (path) => new URL(`../../dist/${path}`, import.meta.url).href;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CPU time of every thread of a process, in ns, from the scheduler's own accounting. */
 function threadsCpuNs(pid) {
@@ -45,55 +45,54 @@ function threadsCpuNs(pid) {
   return total;
 }
 
-/**
- * The deadline of inspection k on performance.now()'s scale (it and hrtime both read
- * CLOCK_MONOTONIC): as plain-loop.c computes it.
- */
-function schedule() {
-  if (phasesMs.length === 0 || intervalMs === 0) {
-    const first = performance.now() + intervalMs;
-    return (k) => first + k * intervalMs;
-  }
-  const interval = BigInt(Math.round(intervalMs * 1e6));
-  const now = process.hrtime.bigint();
-  const perfNow = performance.now();
-  const firstGrid = ((now + 20_000_000n) / interval) * interval + interval;
-  const first = perfNow + Number(firstGrid - now) / 1e6;
-  return (k) => first + k * intervalMs + phasesMs[Math.floor(k / 10) % phasesMs.length];
-}
-
-async function paced(inspectOne) {
-  const rows = [];
-  let cpuStart = 0;
-  const deadline = schedule();
-  for (let i = 0; i <= count; i += 1) {
-    if (intervalMs > 0) {
-      const wait = deadline(i) - performance.now();
-      if (wait > 0) await sleep(wait);
-    }
-    if (i === 1) cpuStart = cpuNow();
-    const row = await inspectOne(i + 1);
-    if (i > 0) rows.push(row);
-  }
-  return { rows, cpuNs: cpuNow() - cpuStart };
-}
-
 let cpuNow = () => threadsCpuNs(process.pid);
 
+/** Tick 1 at the first phase past a multiple of the interval, as plain-loop.c places its own. */
+function firstTickMs(leadNs) {
+  const interval = BigInt(Math.round(intervalMs * 1e6));
+  const now = process.hrtime.bigint();
+  const grid = ((now + leadNs) / interval) * interval + interval;
+  return Number(grid) / 1e6 + (phasesMs[0] ?? 0) - intervalMs;
+}
+
+/** Rows of [open, write, sync, read, close, total, roundTrip] ns from a batch's records; tick 1 (it made the probe file) calls `warm`. */
+function rowsOf(recordsJson, rows, warm) {
+  for (const record of JSON.parse(recordsJson)) {
+    if (!Array.isArray(record) && record.kind !== 'inspected') continue;
+    const row = Array.isArray(record) ? record : record.timings ? [record.name, record.tick, record.atMs, ...Object.values(record.timings), record.atMs] : null;
+    if (!row) throw new Error(`inspection failed: ${record.error?.message}`);
+    if (row[1] === 1) {
+      warm();
+      continue;
+    }
+    rows.push([...row.slice(3, 9).map((ms) => ms * 1e6), (row[2] - row[9]) * 1e6]);
+  }
+}
+
 if (mode === 'worker') {
-  const { ProbeWorker } = await import(dist('native/addon.js'));
+  const { ProbeWorker, listenForRecords, flushRecordsEvery } = await import(dist('native/addon.js'));
   const worker = new ProbeWorker('bench');
-  const file = await worker.prepare(dir, { ioSize: 4096, direct: true });
-  const seedBase = Math.floor(Math.random() * 2 ** 20) * 2 ** 32;
-  const { rows, cpuNs } = await paced(async (block) => {
-    const t0 = performance.now();
-    const r = await worker.inspect({ file, block, direct: true, sync: 'fdatasync', seed: seedBase + block });
-    const roundTripNs = (performance.now() - t0) * 1e6;
-    return [r.openNs, r.writeNs, r.syncNs, r.readNs, r.closeNs, r.totalNs, roundTripNs];
+  const tickMs = Math.max(1, intervalMs);
+  const startMs = firstTickMs(20_000_000n);
+  const roundTicks = Math.max(1, Math.round(1000 / tickMs));
+  const rows = [];
+  let cpuStart = 0;
+  // The addon's batches keep no process alive.
+  const alive = setInterval(() => {}, 1000);
+  await new Promise((resolve) => {
+    listenForRecords((_coveredMs, recordsJson) => {
+      rowsOf(recordsJson, rows, () => (cpuStart = cpuNow()));
+      if (rows.length >= count) resolve();
+    });
+    const seedBase = Math.floor(Math.random() * 2 ** 20) * 2 ** 32;
+    worker.schedule({ startMs, intervalMs: tickMs, roundTicks, seedBase, resolveName: 'bench', dir, ioSize: 4096, direct: true, sync: 'fdatasync' });
+    flushRecordsEvery(startMs, tickMs * roundTicks, 1);
+    worker.place('bench', 1);
   });
-  await worker.remove(file);
-  worker.close();
-  process.stdout.write(`${JSON.stringify({ mode, columns: ['open', 'write', 'sync', 'read', 'close', 'total', 'roundTrip'], rows, cpuNs })}\n`);
+  const cpuNs = cpuNow() - cpuStart;
+  await worker.stop();
+  clearInterval(alive);
+  process.stdout.write(`${JSON.stringify({ mode, columns: ['open', 'write', 'sync', 'read', 'close', 'total', 'roundTrip'], rows: rows.slice(0, count), cpuNs })}\n`);
 } else {
   const { ProberClient } = await import(dist('prober/prober-client.js'));
   const { DEFAULT_PROBE_PARAMS } = await import(dist('prober/probe-params.js'));
@@ -109,11 +108,7 @@ if (mode === 'worker') {
     client.send({ type: 'resolve', names: ['bench'] });
   });
   if (!resolution) throw new Error(`harness: cannot resolve ${dir}`);
-  // Tick 1 at the first phase past a multiple of the interval, as plain-loop.c places its own.
-  const interval = BigInt(Math.round(intervalMs * 1e6));
-  const now = process.hrtime.bigint();
-  const grid = ((now + 50_000_000n) / interval) * interval + interval;
-  const startMs = Number(grid) / 1e6 + (phasesMs[0] ?? 0) - intervalMs;
+  const startMs = firstTickMs(50_000_000n);
   const roundTicks = Math.max(1, Math.round(1000 / intervalMs));
   const rows = [];
   let selfCpuStart = 0;
@@ -121,18 +116,11 @@ if (mode === 'worker') {
   await new Promise((resolve) => {
     client.on('message', (message) => {
       if (message.type !== 'batch') return;
-      for (const record of JSON.parse(message.recordsJson)) {
-        if (!Array.isArray(record) && record.kind !== 'inspected') continue;
-        const row = Array.isArray(record) ? record : record.timings ? [record.name, record.tick, record.atMs, ...Object.values(record.timings), record.atMs] : null;
-        if (!row) throw new Error(`inspection failed: ${record.error?.message}`);
-        if (row[1] === 1) {
-          // The first tick made the probe file: a warm-up, from whose end the CPU counts.
-          selfCpuStart = threadsCpuNs(process.pid);
-          proberCpuStart = threadsCpuNs(proberPid);
-          continue;
-        }
-        rows.push([...row.slice(3, 9).map((ms) => ms * 1e6), (row[2] - row[9]) * 1e6]);
-      }
+      rowsOf(message.recordsJson, rows, () => {
+        // The first tick made the probe file: a warm-up, from whose end the CPU counts.
+        selfCpuStart = threadsCpuNs(process.pid);
+        proberCpuStart = threadsCpuNs(proberPid);
+      });
       if (rows.length >= count) resolve();
     });
     client.send({ type: 'schedule', schedule: { startMs, intervalMs, roundTicks, flushPeriodMs: intervalMs * roundTicks, flushSlackMs: 1 } });

@@ -1,6 +1,6 @@
 // Typed face of the native probe layer (the addon node-gyp-build picks, or SLOWDISK_ADDON).
-// Each ProbeWorker owns one native thread; its requests run in order there,
-// and a failed request rejects with a ProbeError.
+// Each ProbeWorker owns one native thread, which keeps a directory's ticks and its probe
+// files; its requests run in order there, and a failed request rejects with a ProbeError.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,82 +15,6 @@ export interface ResolveResult {
   fsMagic: number;
   /** The directory with every symlink resolved (realpath). */
   resolvedDir: string;
-}
-
-export interface PrepareOptions {
-  ioSize: number;
-  direct: boolean;
-  /** Where the directory led at start: the file is made there only (else EDIRCHANGED). */
-  resolvedDir?: string;
-}
-
-export interface ProbeFile {
-  /** `resolvedDir` and `name`: where the file is, as outputs show it. */
-  path: string;
-  /** The directory as given, checked on every request to still lead to `resolvedDir`. */
-  dir: string;
-  resolvedDir: string;
-  name: string;
-  /** For display only (above 2^53 it loses precision); `identity` is what is compared. */
-  ino: number;
-  /**
-   * Opaque, made by the native layer: the file's device, inode and birth time (or inode
-   * generation), its header's random token, and its directory's identity and file handle.
-   */
-  identity: string;
-  /** The filesystem the file was made on: inspect makes a missing file again only there. */
-  devMajor: number;
-  devMinor: number;
-  ioSize: number;
-  align: number;
-  alignSource: 'statx' | 'logical-block-size' | 'default';
-  blocks: number;
-}
-
-export interface PrepareResult extends ProbeFile {
-  staleRemoved: string[];
-}
-
-type NativePrepareResult = Omit<PrepareResult, 'dir'>;
-
-export interface InspectRequest {
-  file: ProbeFile;
-  block: number;
-  direct: boolean;
-  sync: SyncMode;
-  /** Pattern seed; use a new one for every inspection so each write carries new data. */
-  seed: number;
-  /**
-   * After the timed round trip, untimed: write one block to an unnamed file in the probe
-   * file's directory (O_TMPFILE, gone on close), so that a filesystem that cannot allocate
-   * a block (full, or a thin-provisioned disk out of space) fails the inspection; rewrites
-   * of the probe file's own blocks never need one. Skipped when the probe file was made
-   * again, which allocated it all, and on a filesystem without O_TMPFILE.
-   */
-  freshBlock?: boolean;
-}
-
-/** An inspection's phases, in ns: open, write, sync, read (and compare), close, and the whole. */
-export interface PhaseNs {
-  openNs: number;
-  writeNs: number;
-  syncNs: number;
-  readNs: number;
-  closeNs: number;
-  totalNs: number;
-}
-
-export interface InspectResult extends PhaseNs {
-  /** The probe file was missing and was re-created (inside openNs) under the same path. */
-  created: boolean;
-  /**
-   * Another directory had taken the path's place on the same filesystem (the old one was
-   * renamed or removed): the new file is in it, the old one wherever the old directory went.
-   */
-  dirReplaced: boolean;
-  /** The probe file's inode and identity: new ones when `created`. */
-  ino: number;
-  identity: string;
 }
 
 /** A failure as a batch record carries it: a ProbeError's fields. */
@@ -116,30 +40,26 @@ export interface LoopSchedule {
   dir: string;
   /** Where `dir` led at start (else EDIRCHANGED). */
   pinned?: string;
+  /** The probe file's block size, rounded up to the device's direct I/O alignment when it is made. */
+  ioSize: number;
+  direct: boolean;
+  sync: SyncMode;
 }
 
-/**
- * What a batch tells the prober to act on, beside its records' JSON (src/native/batch-records.ts),
- * which it passes on unread: a tick asked of JS, a directory resolved otherwise, a probe file
- * made again by the thread itself.
- */
-export type LoopNotice =
-  /** No probe file is armed (none yet): JS makes one and inspects the tick, then calls complete(). */
-  | { kind: 'ask'; name: string; tick: number; freshBlock: boolean }
-  /** The tick was lost (recorded so): the probe file's name was taken, and no fresh file is armed yet; JS makes one. */
-  | { kind: 'lost'; name: string; tick: number; nameTaken: ErrorFields }
-  /** The directory resolves otherwise than at the last round (or for the first time); no `resolution` when it failed. */
-  | { kind: 'resolved'; name: string; resolution?: ResolveResult }
-  /** The thread made the probe file again, or another directory took its place: it inspects this file now. */
-  | { kind: 'file'; name: string; ino: number; identity: string };
+/** A directory that resolves otherwise than at the last round (or for the first time); no `resolution` when it failed. The prober acts on it, beside passing the batch's JSON on unread. */
+export interface LoopNotice {
+  kind: 'resolved';
+  name: string;
+  resolution?: ResolveResult;
+}
 
 /** A batch of every worker's records, in the order they were recorded (on CLOCK_MONOTONIC). */
 export type RecordsListener = (coveredMs: number, recordsJson: string, notices: LoopNotice[]) => void;
 
-/** The probe files a released worker leaves to remove: its armed one, and those whose directory was replaced. */
-export interface ReleasedFiles {
-  identity: string | null;
-  replaced: string[];
+/** When the inspection under way began: on CLOCK_MONOTONIC, and on the wall clock (ms since the epoch). */
+export interface InFlight {
+  sinceMs: number;
+  wallMs: number;
 }
 
 /** Filesystems whose "disk" is memory: timing them says nothing about a device. */
@@ -153,7 +73,7 @@ export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
  * one of slowdisk's own codes, which have `errno` 0:
  * - `ECORRUPT`: the block read back differs from what was written; `offset`
  *   is the file offset of the first differing byte.
- * - `ENOTOURS`: on remove, the probe file's name no longer holds this
+ * - `ENOTOURS`: on release, the probe file's name no longer holds this
  *   prober's file, so nothing was removed.
  * - `EOTHERFS`: the probe file (`path`) is missing and its directory is now on
  *   another filesystem than the one the file was made on, so no file was made
@@ -165,6 +85,7 @@ export const MEMORY_FS_MAGICS: ReadonlySet<number> = new Set([
  *   this prober's file (a symlink, a hard link, a file made after ours was
  *   removed, even one with its inode number); the message says what, and it
  *   is left untouched.
+ * - `EPROBER`: a fault of the prober itself, not of the disk.
  */
 export class ProbeError extends Error {
   readonly code: string;
@@ -187,34 +108,13 @@ export class ProbeError extends Error {
   }
 }
 
-interface NativeInspectRequest {
-  dir: string;
-  resolvedDir: string;
-  name: string;
-  identity: string;
-  block: number;
-  blocks: number;
-  ioSize: number;
-  align: number;
-  direct: boolean;
-  sync: SyncMode;
-  seed: number;
-  freshBlock: boolean;
-}
-
 interface NativeWorker {
-  schedule(startMs: number, intervalMs: number, roundTicks: number, seedBase: number, resolveName: string, dir: string, pinned?: string): void;
-  place(name: string, fromTick: number): void;
-  arm(file: Omit<NativeInspectRequest, 'block' | 'seed' | 'freshBlock'>): void;
-  complete(json: string, failed: boolean, lost?: ErrorFields): number;
-  inFlightSince(): number | null;
-  release(): Promise<ReleasedFiles>;
   resolve(dir: string, pinned?: string): Promise<ResolveResult>;
-  prepare(dir: string, ioSize: number, direct: boolean, resolvedDir?: string): Promise<NativePrepareResult>;
-  inspect(request: NativeInspectRequest): Promise<InspectResult>;
-  remove(resolvedDir: string, name: string, identity: string): Promise<void>;
-  removeStale(dir: string): Promise<string[]>;
-  close(): void;
+  schedule(loop: LoopSchedule): void;
+  place(name: string, fromTick: number, device?: string): void;
+  inFlightSince(): InFlight | null;
+  release(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 interface NativeAddon {
@@ -328,142 +228,69 @@ export class ProbeWorker {
   }
 
   /**
-   * Removes stale probe files in `dir`, then creates this process's probe
-   * file there. `ioSize` is rounded up to the device's direct I/O alignment.
-   */
-  prepare(dir: string, opts: PrepareOptions): Promise<PrepareResult> {
-    const args: [string, number, boolean, string?] = [
-      requireString(dir, 'dir'),
-      requireInteger(opts.ioSize, 'ioSize', MIN_IO_SIZE, MAX_IO_SIZE),
-      requireBoolean(opts.direct, 'direct'),
-    ];
-    if (opts.resolvedDir !== undefined) args.push(requireString(opts.resolvedDir, 'resolvedDir'));
-    return this.#native.prepare(...args).then((prepared) => ({ ...prepared, dir }), toProbeError);
-  }
-
-  /**
-   * One timed open, write, sync, read-back and close of block `block % file.blocks`, through
-   * the directory `file.dir` led to at start (else EDIRCHANGED). A missing probe file is made
-   * again, on the filesystem it was made on only (else EOTHERFS); one whose name holds
-   * something else is left alone (ENAMETAKEN).
-   */
-  inspect(req: InspectRequest): Promise<InspectResult> {
-    const { file } = req;
-    if (req.sync !== 'fdatasync' && req.sync !== 'fsync') {
-      throw new TypeError(`sync must be 'fdatasync' or 'fsync', got ${String(req.sync)}`);
-    }
-    return this.#native
-      .inspect({
-        dir: requireString(file.dir, 'file.dir'),
-        resolvedDir: requireString(file.resolvedDir, 'file.resolvedDir'),
-        name: requireString(file.name, 'file.name'),
-        identity: requireString(file.identity, 'file.identity'),
-        block: requireInteger(req.block, 'block', 0, Number.MAX_SAFE_INTEGER),
-        blocks: requireInteger(file.blocks, 'file.blocks', 1, 64),
-        ioSize: requireInteger(file.ioSize, 'file.ioSize', 1, MAX_IO_SIZE),
-        align: requireInteger(file.align, 'file.align', 1, MAX_IO_SIZE),
-        direct: requireBoolean(req.direct, 'direct'),
-        sync: req.sync,
-        seed: requireInteger(req.seed, 'seed', 0, Number.MAX_SAFE_INTEGER),
-        freshBlock: requireBoolean(req.freshBlock ?? false, 'freshBlock'),
-      })
-      .catch(toProbeError);
-  }
-
-  /**
-   * Unlinks the probe file if its name still holds it (same identity), in its directory
-   * wherever that was renamed to since; an already missing file is fine. Anything else under
-   * that name fails with ENOTOURS.
-   */
-  remove(file: Pick<ProbeFile, 'resolvedDir' | 'name' | 'identity'>): Promise<void> {
-    return this.#native
-      .remove(
-        requireString(file.resolvedDir, 'resolvedDir'),
-        requireString(file.name, 'name'),
-        requireString(file.identity, 'identity'),
-      )
-      .catch(toProbeError);
-  }
-
-  /**
-   * Removes probe files in `dir` whose writers are provably gone: their header names the pid
-   * in their file name, this host, and either an earlier boot, or this boot and PID namespace
-   * with that process gone. Returns their paths.
-   */
-  removeStale(dir: string): Promise<string[]> {
-    return this.#native.removeStale(requireString(dir, 'dir')).catch(toProbeError);
-  }
-
-  /**
    * From now on the worker's thread inspects on the schedule's deadlines by itself: no JS
    * call, and no JS wakeup, per tick. Its records go to listenForRecords().
    */
   schedule(loop: LoopSchedule): void {
-    const args: Parameters<NativeWorker['schedule']> = [
-      loop.startMs,
-      loop.intervalMs,
-      requireInteger(loop.roundTicks, 'roundTicks', 1, 1e6),
-      requireInteger(loop.seedBase, 'seedBase', 0, Number.MAX_SAFE_INTEGER),
-      requireString(loop.resolveName, 'resolveName'),
-      requireString(loop.dir, 'dir'),
-    ];
-    if (loop.pinned !== undefined) args.push(requireString(loop.pinned, 'pinned'));
-    this.#native.schedule(...args);
-  }
-
-  /** Inspects under `name` from tick `fromTick` on (one overdue runs at once). */
-  place(name: string, fromTick: number): void {
-    this.#native.place(requireString(name, 'name'), requireInteger(fromTick, 'fromTick', 1, Number.MAX_SAFE_INTEGER));
-  }
-
-  /** The probe file the scheduled ticks inspect. */
-  arm(file: ProbeFile, direct: boolean, sync: SyncMode): void {
-    this.#native.arm({
-      dir: requireString(file.dir, 'file.dir'),
-      resolvedDir: requireString(file.resolvedDir, 'file.resolvedDir'),
-      name: requireString(file.name, 'file.name'),
-      identity: requireString(file.identity, 'file.identity'),
-      blocks: requireInteger(file.blocks, 'file.blocks', 1, 64),
-      ioSize: requireInteger(file.ioSize, 'file.ioSize', 1, MAX_IO_SIZE),
-      align: requireInteger(file.align, 'file.align', 1, MAX_IO_SIZE),
-      direct: requireBoolean(direct, 'direct'),
-      sync,
+    if (loop.sync !== 'fdatasync' && loop.sync !== 'fsync') {
+      throw new TypeError(`sync must be 'fdatasync' or 'fsync', got ${String(loop.sync)}`);
+    }
+    this.#native.schedule({
+      startMs: loop.startMs,
+      intervalMs: loop.intervalMs,
+      roundTicks: requireInteger(loop.roundTicks, 'roundTicks', 1, 1e6),
+      seedBase: requireInteger(loop.seedBase, 'seedBase', 0, Number.MAX_SAFE_INTEGER),
+      resolveName: requireString(loop.resolveName, 'resolveName'),
+      dir: requireString(loop.dir, 'dir'),
+      ...(loop.pinned === undefined ? {} : { pinned: requireString(loop.pinned, 'pinned') }),
+      ioSize: requireInteger(loop.ioSize, 'ioSize', MIN_IO_SIZE, MAX_IO_SIZE),
+      direct: requireBoolean(loop.direct, 'direct'),
+      sync: loop.sync,
     });
   }
 
   /**
-   * The tick an `ask` record asked for is done: `record` (if any) goes into the batch, and
-   * the thread's next tick is the first due after now. Returns the time it was recorded.
-   * `lost`: the probe file's name was taken; until a file is armed, the thread answers each
-   * tick as lost itself (a `lost` notice), without asking JS.
+   * Inspects under `name` from tick `fromTick` on (one overdue runs at once). The thread makes
+   * the probe file itself, as part of the first tick's inspection (after removing those that
+   * dead runs left behind), under a new unpredictable name (O_EXCL|O_NOFOLLOW), and only on
+   * the filesystem `device` (MAJ:MIN) if given (else the tick fails with EOTHERFS); it makes
+   * the file again when it is missing, and a fresh one, at most once a round, when its name
+   * was taken (those ticks are recorded as lost).
    */
-  complete(record: string | null, failed: boolean, lost?: ErrorFields): number {
-    return lost ? this.#native.complete(record ?? '', failed, lost) : this.#native.complete(record ?? '', failed);
+  place(name: string, fromTick: number, device?: string): void {
+    const args: [string, number, string?] = [requireString(name, 'name'), requireInteger(fromTick, 'fromTick', 1, Number.MAX_SAFE_INTEGER)];
+    if (device !== undefined) args.push(requireString(device, 'device'));
+    this.#native.place(...args);
   }
 
-  /** When the tick's inspection under way started (CLOCK_MONOTONIC ms), or null. */
-  inFlightSince(): number | null {
+  /** When the tick's inspection under way began, or null. */
+  inFlightSince(): InFlight | null {
     return this.#native.inFlightSince();
   }
 
-  /** Stops inspecting, once the inspection under way is done, and hands over the files to remove. */
-  release(): Promise<ReleasedFiles> {
-    return this.#native.release();
+  /**
+   * Stops inspecting, once the inspection under way is done, and removes the probe files (each
+   * only if its name still holds it, in its directory wherever that went); fails with the first
+   * removal that failed, which stop() tries again.
+   */
+  release(): Promise<void> {
+    return this.#native.release().catch(toProbeError);
   }
 
   /**
-   * Queued requests still run and settle; new ones throw. Returns at once,
-   * even while the thread is stuck in the kernel.
+   * Stops inspecting, once the inspection under way is done, removes every probe file the
+   * thread made that is still there, and ends the thread: later calls throw. Never settles
+   * while the thread is stuck in the kernel.
    */
-  close(): void {
-    this.#native.close();
+  stop(): Promise<void> {
+    return this.#native.stop().catch(toProbeError);
   }
 }
 
 /**
  * Where every worker's records go, in batches: each holds every record made before `coveredMs`.
  * A result that changes what a user sees (a failure after successes, a new probe file, a new
- * resolution, a tick asked of JS) is sent at once; the others in the next batch.
+ * resolution, a lost tick) is sent at once; the others in the next batch.
  */
 export function listenForRecords(callback: RecordsListener): void {
   loadAddon().listen(callback);

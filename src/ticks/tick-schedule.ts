@@ -1,5 +1,6 @@
 // Ticks on absolute deadlines, tick k at start + k * interval (k >= 1), so lateness never
-// accumulates. The prober's native threads keep them; the CLI follows the same schedule to
+// accumulates. The prober's native threads keep them (native/tick_clock.cc, the same
+// arithmetic, held to this by test/vectors/ticks.json); the CLI follows the same schedule to
 // judge what the threads report, and what they fail to report in time.
 // Its clock is src/common/monotonic-clock.ts's.
 
@@ -43,8 +44,11 @@ export class TickSchedule {
 
   /** When the first batch after `ms` is due. */
   nextFlushMs(ms: number): number {
-    const period = this.flushPeriodMs;
-    const n = Math.max(1, Math.floor((ms - this.flushSlackMs - this.startMs) / period) + 1);
-    return this.startMs + n * period + this.flushSlackMs;
+    const at = (n: number) => this.startMs + n * this.flushPeriodMs + this.flushSlackMs;
+    let n = Math.max(1, Math.floor((ms - this.flushSlackMs - this.startMs) / this.flushPeriodMs) + 1);
+    // Rounding may put the division a batch either way of `ms`.
+    while (n > 1 && at(n - 1) > ms) n -= 1;
+    while (at(n) <= ms) n += 1;
+    return at(n);
   }
 }

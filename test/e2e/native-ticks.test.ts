@@ -1,12 +1,13 @@
-// The addon's own ticks: a scheduled worker inspects on its deadlines by itself, once it has
-// a probe file, and its records come back in batches, not one JS call per inspection.
+// The addon's own ticks: a scheduled worker makes its probe file at its first tick and
+// inspects on its deadlines by itself, and its records come back in batches, not one JS call
+// per inspection.
 // Alone in its file: the batches have one listener per process.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MONOTONIC_CLOCK } from '../../src/common/monotonic-clock.js';
 import { ProbeWorker, flushRecordsEvery, flushRecordsNow, listenForRecords, type LoopNotice } from '../../src/native/addon.js';
-import type { BatchRecord, TimedRow } from '../../src/native/batch-records.js';
+import type { BatchRecord, InspectedRecord, TimedRow } from '../../src/native/batch-records.js';
 
 const base = fs.mkdtempSync('/tmp/slowdisk-native-ticks-');
 const batches: { coveredMs: number; records: BatchRecord[]; notices: LoopNotice[]; atMs: number }[] = [];
@@ -22,31 +23,32 @@ const until = async (done: () => boolean, ms: number) => {
 };
 
 describe('a scheduled worker', () => {
-  it('asks for a probe file at its first tick, then inspects every tick on its deadline, its records batched', async () => {
+  it('makes its probe file at its first tick, then inspects every tick on its deadline, its records batched', async () => {
     const dir = fs.mkdtempSync(path.join(base, 'd'));
     const worker = new ProbeWorker('ticks');
     const intervalMs = 20;
     const startMs = MONOTONIC_CLOCK.now();
     // The records' JSON carries the name as given, whatever it holds.
     const name = 'd "1"\\\t€';
-    worker.schedule({ startMs, intervalMs, roundTicks: 10, seedBase: 7, resolveName: name, dir });
+    worker.schedule({ startMs, intervalMs, roundTicks: 10, seedBase: 7, resolveName: name, dir, ioSize: 4096, direct: true, sync: 'fdatasync' });
     flushRecordsEvery(startMs, 200, 1);
     worker.place(name, 1);
     const all = () => batches.flatMap((batch) => batch.records);
     const rows = () => all().filter(isRow);
     const notices = () => batches.flatMap((batch) => batch.notices);
-    await until(() => notices().some((notice) => notice.kind === 'ask'), 2000);
-    const ask = notices().find((notice) => notice.kind === 'ask');
-    expect(ask).toMatchObject({ kind: 'ask', name, tick: 1 });
-    // The prober's alone: the CLI's records hold the round's resolution, not the ask.
-    expect(all()).toEqual([expect.objectContaining({ kind: 'resolved', name, resolution: expect.objectContaining({ resolvedDir: fs.realpathSync(dir) }) })]);
-    const { staleRemoved: _, ...file } = await worker.prepare(dir, { ioSize: 4096, direct: true });
-    worker.arm(file, true, 'fdatasync');
-    const doneAt = worker.complete(null, false);
+    await until(() => all().length >= 2, 2000);
+    // The round's resolution, for the prober too; the first tick's inspection, of the file it made.
+    expect(notices()).toEqual([expect.objectContaining({ kind: 'resolved', name, resolution: expect.objectContaining({ resolvedDir: fs.realpathSync(dir) }) })]);
+    expect(all()).toEqual([
+      expect.objectContaining({ kind: 'inspected', name, tick: 1, created: false, timings: expect.objectContaining({ totalMs: expect.any(Number) }) }),
+      expect.objectContaining({ kind: 'resolved', name }),
+    ]);
+    expect(fs.readdirSync(dir)).toEqual([expect.stringMatching(/^\.slowdisk-probe-/)]);
+    const made = all()[0] as InspectedRecord;
     await until(() => rows().length >= 40, 5000);
-    // Let go: the inspection under way ends, no other starts, and the probe file is handed over.
-    const released = await worker.release();
-    expect(released).toEqual({ identity: file.identity, replaced: [] });
+    // Let go: the inspection under way ends, no other starts, and the probe file is removed.
+    await worker.release();
+    expect(fs.readdirSync(dir)).toEqual([]);
     const flushed = async () => {
       const seen = batches.length;
       flushRecordsNow();
@@ -58,12 +60,11 @@ describe('a scheduled worker', () => {
     await flushed();
     expect(worker.inFlightSince()).toBeNull();
     expect(rows().length).toBe(inspected.length);
-    await worker.remove(file);
-    worker.close();
+    await worker.stop();
     expect(inspected.length).toBeGreaterThanOrEqual(40);
-    // From the first tick due after the handover, one inspection a tick, none skipped.
+    // From the first tick due after the first, one inspection a tick, none skipped.
     const ticks = inspected.map(([, tick]) => tick);
-    expect(ticks[0]).toBe(Math.floor((doneAt - startMs) / intervalMs) + 1);
+    expect(ticks[0]).toBe(Math.floor((made.atMs - startMs) / intervalMs) + 1);
     expect(ticks).toEqual(ticks.map((_, i) => ticks[0]! + i));
     for (const [rowName, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs, startedMs] of inspected) {
       expect(rowName).toBe(name);

@@ -1,5 +1,6 @@
 // The native probe layer against real filesystems: /tmp (ext4), a tmpfs and a
-// loop-mounted ext4 that the tests freeze. Needs root.
+// loop-mounted ext4 that the tests freeze. Needs root. Each directory's thread is driven as the
+// prober drives it (scheduled, placed), and seen through its batch records and its files.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -7,9 +8,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MEMORY_FS_MAGICS, ProbeError, ProbeWorker, type InspectRequest, type ProbeFile } from '../../src/native/addon.js';
+import { MEMORY_FS_MAGICS, ProbeError, ProbeWorker } from '../../src/native/addon.js';
 import os from 'node:os';
 import { bootTime, deadPid, probeHeader as header, thisOrigin } from '../helpers/probe-file-fakes.js';
+import { ScheduledWorker, type Inspection, type ScheduleOptions } from '../helpers/scheduled-worker.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 
 const ADDON = fileURLToPath(new URL('../../build/Release/slowdisk_probe.node', import.meta.url));
@@ -49,8 +51,18 @@ function thaw(dir: string): void {
   execFileSync('fsfreeze', ['-u', dir]);
 }
 
-afterEach(() => {
-  for (const w of workers.splice(0)) w.close();
+const scheduledWorkers: ScheduledWorker[] = [];
+
+function scheduled(dir: string, options: ScheduleOptions = {}): ScheduledWorker {
+  const w = new ScheduledWorker(dir, options);
+  scheduledWorkers.push(w);
+  return w;
+}
+
+afterEach(async () => {
+  // Each stopped (its files removed) unless a test stopped it: a second stop throws.
+  for (const w of workers.splice(0)) void w.stop().catch(() => {});
+  await Promise.all(scheduledWorkers.splice(0).map((w) => (frozen.size > 0 ? undefined : Promise.resolve().then(() => w.worker.stop()).catch(() => {}))));
 });
 
 afterAll(() => {
@@ -60,21 +72,6 @@ afterAll(() => {
   for (const dir of mounts.reverse()) execFileSync('umount', [dir]);
   fs.rmSync(base, { recursive: true, force: true });
 });
-
-function readBlock(file: ProbeFile, index: number): Buffer {
-  const fd = fs.openSync(file.path, 'r');
-  try {
-    const buf = Buffer.alloc(file.ioSize);
-    expect(fs.readSync(fd, buf, 0, file.ioSize, index * file.ioSize)).toBe(file.ioSize);
-    return buf;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function request(file: ProbeFile, overrides: Partial<InspectRequest> = {}): InspectRequest {
-  return { file, block: 0, direct: true, sync: 'fdatasync', seed: 1, ...overrides };
-}
 
 async function probeError(promise: Promise<unknown>): Promise<ProbeError> {
   const error = await promise.then(
@@ -89,32 +86,48 @@ async function probeError(promise: Promise<unknown>): Promise<ProbeError> {
 
 const gate = requireRootFacilities(['root']);
 
-describe.skipIf(gate.skip)('prepare', () => {
+/** The probe files in `dir`. */
+const probeNames = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir) : []).filter((name) => name.startsWith('.slowdisk-probe-'));
+
+/** A worker placed on `dir`, and its first inspection, which made its probe file. */
+async function placed(dir: string, options: ScheduleOptions = {}): Promise<{ w: ScheduledWorker; first: Inspection; file: string }> {
+  const w = scheduled(dir, options);
+  const first = await w.next();
+  const [name] = probeNames(dir);
+  return { w, first, file: path.join(dir, name ?? 'none') };
+}
+
+function readBlock(file: string, ioSize: number, index: number): Buffer {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(ioSize);
+    expect(fs.readSync(fd, buf, 0, ioSize, index * ioSize)).toBe(ioSize);
+    return buf;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+describe.skipIf(gate.skip)('the probe file the thread makes at its first tick', () => {
   for (const direct of [true, false]) {
-    it(`creates one probe file: header, mode 0600, 65 written blocks (direct=${direct})`, async () => {
+    it(`is one file: header, mode 0600, 65 written blocks (direct=${direct})`, async () => {
       const dir = tempDir();
-      const file = await worker().prepare(dir, { ioSize: 4096, direct });
+      const { first, file } = await placed(dir, { direct });
+      expect(first).toMatchObject({ created: false, timings: expect.objectContaining({ totalMs: expect.any(Number) }) });
+      expect(first.staleRemoved).toBeUndefined();
 
       const names = fs.readdirSync(dir);
       expect(names).toHaveLength(1);
       expect(names[0]).toMatch(new RegExp(`^\\.slowdisk-probe-${process.pid}-[0-9a-f]{8}$`));
-      expect(file.path).toBe(path.join(dir, names[0]!));
-      expect(file.blocks).toBe(64);
-      expect(file.ioSize).toBe(4096);
-      expect(file.ioSize % file.align).toBe(0);
-      expect(['statx', 'logical-block-size']).toContain(file.alignSource);
-      expect(file.staleRemoved).toEqual([]);
 
-      const st = fs.statSync(file.path);
+      const st = fs.statSync(file);
       expect(st.isFile()).toBe(true);
       expect(st.mode & 0o777).toBe(0o600);
-      expect(st.ino).toBe(file.ino);
-      expect(st.size).toBe(65 * file.ioSize);
-      expect(st.blocks * 512).toBeGreaterThanOrEqual(65 * file.ioSize);
+      expect(st.size).toBe(65 * 4096);
+      expect(st.blocks * 512).toBeGreaterThanOrEqual(65 * 4096);
 
       const origin = thisOrigin();
-      const head = readBlock(file, 0).toString('latin1');
-      const text = head.replace(/\0+$/, '');
+      const text = readBlock(file, 4096, 0).toString('latin1').replace(/\0+$/, '');
       expect(text).toMatch(
         new RegExp(
           `^slowdisk probe file\nversion=2\npid=${process.pid}\ncreated=\\d+\nhost=${os.hostname()}\n` +
@@ -124,28 +137,48 @@ describe.skipIf(gate.skip)('prepare', () => {
       const created = Number(/created=(\d+)/.exec(text)![1]);
       expect(Math.abs(created - Date.now() / 1000)).toBeLessThan(60);
       for (let block = 1; block <= 64; block++) {
-        expect(readBlock(file, block).some((byte) => byte !== 0)).toBe(true);
+        expect(readBlock(file, 4096, block).some((byte) => byte !== 0)).toBe(true);
       }
     });
   }
 
   it('rounds ioSize up to the alignment', async () => {
-    const file = await worker().prepare(tempDir(), { ioSize: 1000, direct: true });
-    expect(file.ioSize % file.align).toBe(0);
-    expect(file.ioSize).toBeGreaterThanOrEqual(1000);
-    expect(file.ioSize).toBeLessThan(1000 + file.align);
-    expect(fs.statSync(file.path).size).toBe(65 * file.ioSize);
+    const dir = tempDir();
+    const { file } = await placed(dir, { ioSize: 1000 });
+    const { size } = fs.statSync(file);
+    const ioSize = size / 65;
+    expect(Number.isInteger(ioSize)).toBe(true);
+    expect(ioSize).toBeGreaterThanOrEqual(1000);
+    expect(ioSize % 512).toBe(0);
   });
 
-  it('fails with the errno, syscall and path when the directory is missing', async () => {
+  it('fails the tick with the errno, syscall and path when the directory is missing', async () => {
     const dir = path.join(base, 'missing');
-    const error = await probeError(worker().prepare(dir, { ioSize: 4096, direct: true }));
-    expect(error).toMatchObject({ code: 'ENOENT', errno: 2, syscall: 'realpath', path: dir });
-    expect(error.message).toBe(`ENOENT: realpath ${dir} (No such file or directory)`);
+    const { first } = await placed(dir);
+    expect(first.error).toMatchObject({ code: 'ENOENT', errno: 2, syscall: 'realpath', path: dir, message: `ENOENT: realpath ${dir} (No such file or directory)` });
+  });
+
+  it('is made only on the filesystem the directory is placed on (EOTHERFS)', async () => {
+    const dir = tempDir();
+    const { first } = await placed(dir, { device: '0:1' });
+    const dev = fs.statSync(dir);
+    expect(first.error).toMatchObject({ code: 'EOTHERFS', errno: 0, syscall: 'statx', path: dir });
+    expect(first.error!.message).toBe(`EOTHERFS: statx ${dir} is on another filesystem (${Math.floor(dev.dev / 256)}:${dev.dev % 256}) than the one it is placed on (0:1); no probe file made there`);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('is removed when the directory is let go, and stop() removes nothing else', async () => {
+    const dir = tempDir();
+    const { w, file } = await placed(dir);
+    fs.writeFileSync(path.join(dir, 'other'), 'x');
+    await w.worker.release();
+    expect(fs.existsSync(file)).toBe(false);
+    await w.worker.stop();
+    expect(fs.readdirSync(dir)).toEqual(['other']);
   });
 });
 
-describe.skipIf(gate.skip)('inspect', () => {
+describe.skipIf(gate.skip)('each tick', () => {
   for (const [direct, sync] of [
     [true, 'fdatasync'],
     [true, 'fsync'],
@@ -154,227 +187,216 @@ describe.skipIf(gate.skip)('inspect', () => {
   ] as const) {
     it(`times each phase and writes new data every time (direct=${direct}, ${sync})`, async () => {
       const dir = tempDir();
-      const w = worker();
-      const file = await w.prepare(dir, { ioSize: 4096, direct });
-      const before = fs.readFileSync(file.path);
+      const { w, file } = await placed(dir, { direct, sync });
+      const before = fs.readFileSync(file);
+      const { timings, tick } = await w.next();
+      const phases = [timings!.openMs, timings!.writeMs, timings!.syncMs, timings!.readMs, timings!.closeMs];
+      for (const ms of phases) expect(ms).toBeGreaterThan(0);
+      expect(timings!.totalMs).toBeGreaterThanOrEqual(phases.reduce((a, b) => a + b) - 1e-9);
 
-      const first = await w.inspect(request(file, { block: 3, direct, sync, seed: 11 }));
-      const phases = [first.openNs, first.writeNs, first.syncNs, first.readNs, first.closeNs];
-      for (const ns of phases) expect(ns).toBeGreaterThan(0);
-      expect(first.totalNs).toBeGreaterThanOrEqual(phases.reduce((a, b) => a + b));
-      expect(first).toMatchObject({ created: false, ino: file.ino });
-
-      // Block 3 is the 4th data block, after the header; nothing else changed.
-      const after = fs.readFileSync(file.path);
-      const at = 4 * file.ioSize;
-      expect(after.subarray(at, at + file.ioSize).equals(before.subarray(at, at + file.ioSize))).toBe(false);
-      const outside = (buf: Buffer) => Buffer.concat([buf.subarray(0, at), buf.subarray(at + file.ioSize)]);
+      // Tick k writes data block k % 64, after the header; nothing else changed.
+      const after = fs.readFileSync(file);
+      const at = (1 + (tick % 64)) * 4096;
+      expect(after.subarray(at, at + 4096).equals(before.subarray(at, at + 4096))).toBe(false);
+      const outside = (buf: Buffer) => Buffer.concat([buf.subarray(0, at), buf.subarray(at + 4096)]);
       expect(outside(after).equals(outside(before))).toBe(true);
-
-      // block wraps around the 64 data blocks
-      await w.inspect(request(file, { block: 3 + 64, direct, sync, seed: 12 }));
-      const again = readBlock(file, 4);
-      expect(again.equals(after.subarray(at, at + file.ioSize))).toBe(false);
     });
   }
 
   it('fails with ENOENT from open, with the path, when the directory is gone', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
-    const moved = `${dir}-moved`;
-    fs.renameSync(dir, moved);
+    const { w, file } = await placed(dir);
+    fs.renameSync(dir, `${dir}-moved`);
 
-    const error = await probeError(w.inspect(request(file)));
-    expect(error).toMatchObject({ code: 'ENOENT', errno: 2, syscall: 'open', path: file.path });
-    expect(error.offset).toBeUndefined();
-    expect(error.message).toBe(`ENOENT: open ${file.path} (No such file or directory)`);
+    const { error } = await w.next((each) => each.error !== undefined);
+    expect(error).toMatchObject({ code: 'ENOENT', errno: 2, syscall: 'open', path: file });
+    expect(error!.offset).toBeUndefined();
+    expect(error!.message).toBe(`ENOENT: open ${file} (No such file or directory)`);
     expect(fs.existsSync(dir)).toBe(false);
   });
 
-  it('fails with ENAMETAKEN on a symlink planted at the probe name, naming it, leaving its target untouched', async () => {
+  it('is lost (ENAMETAKEN) on a symlink planted at the probe name, naming it, leaving its target untouched; a fresh file is made', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    const { w, file } = await placed(dir);
     const target = path.join(tempDir(), 'precious');
     fs.writeFileSync(target, 'precious data');
-    fs.unlinkSync(file.path);
-    fs.symlinkSync(target, file.path);
+    fs.unlinkSync(file);
+    fs.symlinkSync(target, file);
 
-    const error = await probeError(w.inspect(request(file)));
-    expect(error).toMatchObject({ code: 'ENAMETAKEN', errno: 0, syscall: 'open', path: file.path });
-    expect(error.message).toBe(`ENAMETAKEN: open ${file.path} is taken by someone else: a symbolic link to ${target}; left untouched`);
+    const { lost, contested } = await w.next((each) => each.lost !== undefined);
+    expect(lost).toMatchObject({ code: 'ENAMETAKEN', errno: 0, syscall: 'open', path: file });
+    expect(lost!.message).toBe(`ENAMETAKEN: open ${file} is taken by someone else: a symbolic link to ${target}; left untouched`);
+    expect(contested).toBeUndefined();
     expect(fs.readFileSync(target, 'utf8')).toBe('precious data');
-    expect(fs.lstatSync(file.path).isSymbolicLink()).toBe(true);
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
+    // Inspected from the next tick on: a fresh file under a new name.
+    await w.next((each) => each.timings !== undefined);
+    expect(probeNames(dir)).toHaveLength(2);
+    await w.worker.stop();
+    expect(probeNames(dir)).toEqual([path.basename(file)]);
   });
 
-  it('fails with ENAMETAKEN and writes nothing when another file took the probe name', async () => {
+  it('is lost and writes nothing when another file took the probe name', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    const { w, file } = await placed(dir);
     const other = path.join(dir, 'other');
     fs.writeFileSync(other, Buffer.alloc(65 * 4096, 7));
-    fs.renameSync(other, file.path);
+    fs.renameSync(other, file);
 
-    const error = await probeError(w.inspect(request(file)));
-    expect(error).toMatchObject({ code: 'ENAMETAKEN', errno: 0, syscall: 'open', path: file.path });
-    expect(error.message).toMatch(/is taken by someone else: a regular file of 266240 bytes, inode \d+, owner uid 0; left untouched$/);
-    expect(fs.readFileSync(file.path).every((byte) => byte === 7)).toBe(true);
+    const { lost } = await w.next((each) => each.lost !== undefined);
+    expect(lost).toMatchObject({ code: 'ENAMETAKEN', errno: 0, syscall: 'open', path: file });
+    expect(lost!.message).toMatch(/is taken by someone else: a regular file of 266240 bytes, inode \d+, owner uid 0; left untouched$/);
+    await w.worker.stop();
+    expect(fs.readFileSync(file).every((byte) => byte === 7)).toBe(true);
   });
 
   it('never writes into a file made at the probe name after ours was removed, even with its inode number', async () => {
     const dir = tempDir();
-    const w = worker();
+    // A fresh file every tick while the name is taken: one round a tick.
+    const { w } = await placed(dir, { roundTicks: 1 });
     let reused = false;
+    const planted: string[] = [];
     // ext4 hands a freed inode number out again, mostly at once: tried until it does.
     for (let attempt = 0; attempt < 20 && !reused; attempt++) {
-      const file = await w.prepare(dir, { ioSize: 4096, direct: true });
-      fs.unlinkSync(file.path);
       const mine = Buffer.alloc(65 * 4096, 9);
-      fs.writeFileSync(file.path, mine, { flag: 'wx' });
-      reused = fs.statSync(file.path).ino === file.ino;
-
-      const error = await probeError(w.inspect(request(file)));
-      expect(error).toMatchObject({ code: 'ENAMETAKEN', path: file.path });
-      if (reused) expect(error.message).toMatch(/\(same inode number, another birth time\); left untouched$/);
-      await expect(w.remove(file)).rejects.toMatchObject({ code: 'ENOTOURS' });
-      expect(fs.readFileSync(file.path).equals(mine)).toBe(true);
-      fs.unlinkSync(file.path);
+      const [name] = probeNames(dir).filter((each) => !planted.includes(path.join(dir, each)));
+      const at = path.join(dir, name!);
+      const { ino } = fs.statSync(at);
+      fs.unlinkSync(at);
+      fs.writeFileSync(at, mine, { flag: 'wx' });
+      planted.push(at);
+      reused = fs.statSync(at).ino === ino;
+      const { lost } = await w.next((each) => each.lost?.path === at);
+      if (reused) expect(lost!.message).toMatch(/\(same inode number, another birth time\); left untouched$/);
+      expect(fs.readFileSync(at).equals(mine)).toBe(true);
+      // The fresh file, made at once, is inspected before the next attempt.
+      await w.next((each) => each.timings !== undefined);
     }
     expect(reused).toBe(true);
+    await w.worker.stop();
+    for (const at of planted) expect(fs.readFileSync(at).every((byte) => byte === 9)).toBe(true);
+    expect(probeNames(dir).sort()).toEqual(planted.map((at) => path.basename(at)).sort());
   });
 
   it('never writes into a file with our inode number and birth time whose header is not ours', async () => {
     // The header's token is the last check: a file rewritten in place by someone else.
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
-    const fd = fs.openSync(file.path, 'r+');
+    const { w, file } = await placed(dir);
+    const fd = fs.openSync(file, 'r+');
     fs.writeSync(fd, header(process.pid), 0, 4096, 0);
     fs.closeSync(fd);
-    const before = fs.readFileSync(file.path);
+    const before = fs.readFileSync(file);
 
-    const error = await probeError(w.inspect(request(file)));
-    expect(error.message).toMatch(/\(same inode number, not this prober's header\); left untouched$/);
-    expect(fs.readFileSync(file.path).equals(before)).toBe(true);
+    const { lost } = await w.next((each) => each.lost !== undefined);
+    expect(lost!.message).toMatch(/\(same inode number, not this prober's header\); left untouched$/);
+    await w.worker.stop();
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
   });
 
-  it('fails with ECORRUPT and the offset when the block reads back different data', async () => {
+  it('fails with ECORRUPT and the offset when a block reads back different data', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: false });
-    const start = 8 * file.ioSize; // block 7
-    // Another writer keeps zeroing the probe block, so some read-back differs.
+    const { w, file } = await placed(dir, { direct: false, intervalMs: 2 });
+    // Another writer keeps zeroing every data block, so some read-back differs.
     const clobber = spawn(
       process.execPath,
       ['-e', `const fs = require('fs'); const fd = fs.openSync(process.argv[1], 'r+');
-              const zeros = Buffer.alloc(${file.ioSize}); for (;;) fs.writeSync(fd, zeros, 0, zeros.length, ${start});`, file.path],
+              const zeros = Buffer.alloc(4096); for (let b = 0;; b = (b + 1) % 64) fs.writeSync(fd, zeros, 0, 4096, (b + 1) * 4096);`, file],
       { stdio: 'ignore' },
     );
     try {
-      let error: unknown;
-      for (let seed = 1; seed < 2000 && error === undefined; seed++) {
-        error = await w.inspect(request(file, { block: 7, direct: false, seed })).then(() => undefined, (e: unknown) => e);
-      }
-      expect(error).toBeInstanceOf(ProbeError);
-      const corrupt = error as ProbeError;
-      expect(corrupt).toMatchObject({ code: 'ECORRUPT', errno: 0, syscall: 'pread', path: file.path });
-      expect(corrupt.offset).toBeGreaterThanOrEqual(start);
-      expect(corrupt.offset).toBeLessThan(start + file.ioSize);
-      expect(corrupt.message).toBe(`ECORRUPT: pread ${file.path} read back different data at byte ${corrupt.offset}`);
+      const { error, tick } = await w.next((each) => each.error !== undefined, 60_000);
+      const start = (1 + (tick % 64)) * 4096;
+      expect(error).toMatchObject({ code: 'ECORRUPT', errno: 0, syscall: 'pread', path: file });
+      expect(error!.offset).toBeGreaterThanOrEqual(start);
+      expect(error!.offset).toBeLessThan(start + 4096);
+      expect(error!.message).toBe(`ECORRUPT: pread ${file} read back different data at byte ${error!.offset}`);
     } finally {
       clobber.kill('SIGKILL');
     }
   });
 
-  it('re-creates a deleted probe file under the same path', async () => {
+  it('makes a deleted probe file again under the same path', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
-    fs.unlinkSync(file.path);
+    const { w, file } = await placed(dir);
+    fs.unlinkSync(file);
 
-    const result = await w.inspect(request(file, { block: 5, seed: 99 }));
-    expect(result.created).toBe(true);
-    const st = fs.statSync(file.path);
-    expect(result.ino).toBe(st.ino);
-    expect(st.size).toBe(65 * file.ioSize);
+    const made = await w.next();
+    expect(made).toMatchObject({ created: true, timings: expect.any(Object) });
+    const st = fs.statSync(file);
+    expect(st.size).toBe(65 * 4096);
     expect(st.mode & 0o777).toBe(0o600);
-    expect(readBlock(file, 0).toString('latin1')).toContain(`\npid=${process.pid}\n`);
-    expect(fs.readdirSync(dir)).toEqual([path.basename(file.path)]);
-
-    const next = await w.inspect(request({ ...file, ino: result.ino, identity: result.identity }, { block: 6, seed: 100 }));
-    expect(next.created).toBe(false);
+    expect(readBlock(file, 4096, 0).toString('latin1')).toContain(`\npid=${process.pid}\n`);
+    expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
+    expect((await w.next()).created).toBeUndefined();
   });
 
   it('never probes where the directory leads through a symlink put in its place (EDIRCHANGED), and removes its file where it went', async () => {
     const dir = tempDir();
     const elsewhere = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    const { w } = await placed(dir);
+    const resolvedDir = fs.realpathSync(dir);
     fs.renameSync(dir, `${dir}.orig`);
     fs.symlinkSync(elsewhere, dir);
 
-    const error = await probeError(w.inspect(request(file)));
+    const { error } = await w.next((each) => each.error !== undefined);
     expect(error).toMatchObject({ code: 'EDIRCHANGED', errno: 0, syscall: 'realpath', path: dir });
-    await expect(w.resolve(dir, file.resolvedDir)).rejects.toMatchObject({ code: 'EDIRCHANGED' });
-    await expect(w.prepare(dir, { ioSize: 4096, direct: true, resolvedDir: file.resolvedDir })).rejects.toMatchObject({ code: 'EDIRCHANGED' });
+    await expect(w.worker.resolve(dir, resolvedDir)).rejects.toMatchObject({ code: 'EDIRCHANGED' });
     expect(fs.readdirSync(elsewhere)).toEqual([]);
 
-    await w.remove(file);
+    await w.worker.release();
     expect(fs.readdirSync(`${dir}.orig`)).toEqual([]);
   });
 
   it('a directory put in the place of the renamed one gets a new file; the old one is still removed where it went', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    const { w, file } = await placed(dir);
     fs.renameSync(dir, `${dir}.orig`);
     fs.mkdirSync(dir);
 
-    const result = await w.inspect(request(file));
-    expect(result).toMatchObject({ created: true, dirReplaced: true });
-    expect(fs.readdirSync(dir)).toEqual([file.name]);
-    await w.remove({ ...file, identity: result.identity });
-    await w.remove(file);
+    expect(await w.next()).toMatchObject({ created: true });
+    expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
+    await w.worker.release();
     expect(fs.readdirSync(dir)).toEqual([]);
     expect(fs.readdirSync(`${dir}.orig`)).toEqual([]);
   });
 
   it('makes no probe file on another filesystem mounted over its directory (EOTHERFS)', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    const { w, file } = await placed(dir);
+    const { dev } = fs.statSync(file);
     mount(['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs'], dir);
 
-    const error = await probeError(w.inspect(request(file)));
-    expect(error).toMatchObject({ code: 'EOTHERFS', errno: 0, syscall: 'open', path: file.path });
-    expect(error.message).toMatch(
-      new RegExp(`^EOTHERFS: open ${file.path} is missing, and ${dir} is now on another filesystem \\(0:\\d+\\) than the file was made on \\(${file.devMajor}:${file.devMinor}\\); no probe file made there$`),
+    const { error } = await w.next((each) => each.error !== undefined);
+    expect(error).toMatchObject({ code: 'EOTHERFS', errno: 0, syscall: 'open', path: file });
+    expect(error!.message).toMatch(
+      new RegExp(`^EOTHERFS: open ${file} is missing, and ${dir} is now on another filesystem \\(0:\\d+\\) than the file was made on \\(${Math.floor(dev / 256)}:${dev % 256}\\); no probe file made there$`),
     );
     expect(fs.readdirSync(dir)).toEqual([]);
 
     execFileSync('umount', [dir]);
     mounts.splice(mounts.indexOf(dir), 1);
-    await expect(w.inspect(request(file))).resolves.toMatchObject({ created: false, ino: file.ino });
+    await expect(w.next((each) => each.error === undefined)).resolves.toMatchObject({ timings: expect.any(Object) });
+    expect(fs.existsSync(file)).toBe(true);
   });
 
-  it('a fresh block fails on a full filesystem, where rewrites of the probe file still pass, and leaves nothing', async () => {
+  it('a fresh block, once a round, fails on a full filesystem, where rewrites of the probe file still pass, and leaves nothing', async () => {
     const dir = tempDir();
     mount(['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs'], dir);
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    // A round of 3 ticks: a block is allocated at ticks 4, 7, ... (tick 1's file was made whole).
+    const { w, file } = await placed(dir, { roundTicks: 3 });
     // dd runs until the filesystem is full, then fails with ENOSPC.
     spawnSync('dd', ['if=/dev/zero', `of=${path.join(dir, 'filler')}`, 'bs=4k', 'status=none']);
 
-    await expect(w.inspect(request(file))).resolves.toMatchObject({ created: false });
-    const error = await probeError(w.inspect(request(file, { freshBlock: true })));
-    expect(error).toMatchObject({ code: 'ENOSPC', syscall: 'pwrite', path: dir });
+    const failed = await w.next((each) => each.error !== undefined);
+    expect(failed.error).toMatchObject({ code: 'ENOSPC', syscall: 'pwrite', path: dir });
+    expect(failed.tick % 3).toBe(1);
+    expect(w.all().filter((each) => each.tick > 1 && each.tick < failed.tick).every((each) => each.error === undefined)).toBe(true);
 
     fs.unlinkSync(path.join(dir, 'filler'));
     const free = () => fs.statfsSync(dir).bfree;
     const before = free();
-    await expect(w.inspect(request(file, { freshBlock: true }))).resolves.toMatchObject({ created: false });
-    expect(fs.readdirSync(dir)).toEqual([path.basename(file.path)]);
+    await w.next((each) => each.error === undefined);
+    expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
     expect(free()).toBe(before);
   });
 });
@@ -408,57 +430,46 @@ describe.skipIf(gate.skip)('resolve', () => {
     expect(tmpfs.mntId).not.toBe(parent.mntId);
 
     // Buffered probing still works there, with the default alignment.
-    const file = await w.prepare(dir, { ioSize: 4096, direct: false });
-    const result = await w.inspect(request(file, { direct: false }));
-    expect(result.totalNs).toBeGreaterThan(0);
+    const { w: probing } = await placed(dir, { direct: false });
+    await expect(probing.next()).resolves.toMatchObject({ timings: expect.objectContaining({ totalMs: expect.any(Number) }) });
   });
 });
 
 describe.skipIf(gate.skip)('on ramfs, which has no O_DIRECT', () => {
-  it('reports a memory filesystem, and a direct prepare fails with EINVAL leaving no file', async () => {
+  it('reports a memory filesystem, and a direct probe file fails with EINVAL leaving no file', async () => {
     const dir = tempDir();
     mount(['-t', 'ramfs', 'ramfs'], dir);
-    const w = worker();
-    const resolved = await w.resolve(dir);
+    const resolved = await worker().resolve(dir);
     expect(MEMORY_FS_MAGICS.has(resolved.fsMagic)).toBe(true);
 
-    const error = await probeError(w.prepare(dir, { ioSize: 4096, direct: true }));
-    expect(error).toMatchObject({ code: 'EINVAL', syscall: 'open' });
-    expect(error.path).toMatch(new RegExp(`^${dir}/\\.slowdisk-probe-${process.pid}-[0-9a-f]{8}$`));
+    const { first } = await placed(dir, { direct: true });
+    expect(first.error).toMatchObject({ code: 'EINVAL', syscall: 'open' });
+    expect(first.error!.path).toMatch(new RegExp(`^${dir}/\\.slowdisk-probe-${process.pid}-[0-9a-f]{8}$`));
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
 
-describe.skipIf(gate.skip)('remove', () => {
-  it('removes our file, and treats a missing one as removed', async () => {
-    const w = worker();
-    const file = await w.prepare(tempDir(), { ioSize: 4096, direct: true });
-    await w.remove(file);
-    expect(fs.existsSync(file.path)).toBe(false);
-    await expect(w.remove(file)).resolves.toBeUndefined();
-  });
-
-  it('refuses a file with another inode, and a symlink', async () => {
+describe.skipIf(gate.skip)('removal', () => {
+  it('leaves a file with another inode, and a symlink, at the probe name', async () => {
     const dir = tempDir();
-    const w = worker();
-    const file = await w.prepare(dir, { ioSize: 4096, direct: true });
+    const { w, file } = await placed(dir);
     const other = path.join(dir, 'other');
     fs.writeFileSync(other, 'not yours');
-    fs.renameSync(other, file.path);
+    fs.renameSync(other, file);
+    await w.next((each) => each.lost !== undefined);
+    await w.worker.release();
+    expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
+    expect(fs.readFileSync(file, 'utf8')).toBe('not yours');
 
-    const error = await probeError(w.remove(file));
-    expect(error).toMatchObject({ code: 'ENOTOURS', syscall: 'unlink', path: file.path });
-    expect(fs.readFileSync(file.path, 'utf8')).toBe('not yours');
-
-    fs.unlinkSync(file.path);
-    fs.symlinkSync(other, file.path);
-    await expect(w.remove(file)).rejects.toMatchObject({ code: 'ENOTOURS' });
-    expect(fs.lstatSync(file.path).isSymbolicLink()).toBe(true);
+    fs.unlinkSync(file);
+    fs.symlinkSync(other, file);
+    await w.worker.stop();
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
   });
 });
 
-describe.skipIf(gate.skip)('removeStale', () => {
-  it('removes only probe files of dead processes that carry our header', async () => {
+describe.skipIf(gate.skip)('stale probe files, removed before a file is made', () => {
+  it('are only those of dead processes that carry our header', async () => {
     const dir = tempDir();
     const dead = deadPid();
     const outside = tempDir();
@@ -469,7 +480,8 @@ describe.skipIf(gate.skip)('removeStale', () => {
     put(name('0000abce', process.pid), header(process.pid)); // alive
     put(name('0000abcf'), 'not a probe file\n'); // bad header
     put(name('0000abd0'), header(process.pid)); // header names someone else
-    fs.writeFileSync(path.join(outside, 'target'), header(dead));
+    const targetData = header(dead);
+    fs.writeFileSync(path.join(outside, 'target'), targetData);
     fs.symlinkSync(path.join(outside, 'target'), path.join(dir, name('0000abd1')));
     execFileSync('mkfifo', [path.join(dir, name('0000abd2'))]); // must not hang the scan
     fs.mkdirSync(path.join(dir, name('0000abd3')));
@@ -478,13 +490,14 @@ describe.skipIf(gate.skip)('removeStale', () => {
     put('unrelated', header(dead));
     const kept = fs.readdirSync(dir).filter((n) => n !== name('0000abcd')).sort();
 
-    const removed = await worker().removeStale(dir);
-    expect(removed).toEqual([path.join(dir, name('0000abcd'))]);
+    const { w, first } = await placed(dir);
+    expect(first.staleRemoved).toEqual([path.join(dir, name('0000abcd'))]);
+    await w.worker.stop();
     expect(fs.readdirSync(dir).sort()).toEqual(kept);
-    expect(fs.readFileSync(path.join(outside, 'target'))).toEqual(header(dead));
+    expect(fs.readFileSync(path.join(outside, 'target'))).toEqual(targetData);
   });
 
-  it('removes a file only when its writer is provably gone: same host, boot and PID namespace, or an earlier boot', async () => {
+  it('are those whose writer is provably gone: same host, boot and PID namespace, or an earlier boot', async () => {
     const dir = tempDir();
     const dead = deadPid();
     const beforeBoot = bootTime() - 3600;
@@ -507,31 +520,22 @@ describe.skipIf(gate.skip)('removeStale', () => {
       const pid = hex === '0000ab04' || hex === '0000ab06' ? process.pid : dead;
       fs.writeFileSync(path.join(dir, `.slowdisk-probe-${pid}-${hex}`), data);
     }
-    const removed = (await worker().removeStale(dir)).map((p) => path.basename(p).slice(-8)).sort();
-    expect(removed).toEqual(cases.filter(([, , gone]) => gone).map(([hex]) => hex));
+    const { w, first } = await placed(dir);
+    expect((first.staleRemoved ?? []).map((p) => path.basename(p).slice(-8)).sort()).toEqual(cases.filter(([, , gone]) => gone).map(([hex]) => hex));
+    await w.worker.stop();
     expect(fs.readdirSync(dir)).toHaveLength(cases.filter(([, , gone]) => !gone).length);
-  });
-
-  it('runs as part of prepare', async () => {
-    const dir = tempDir();
-    const dead = deadPid();
-    const stale = path.join(dir, `.slowdisk-probe-${dead}-12345678`);
-    fs.writeFileSync(stale, header(dead));
-
-    const file = await worker().prepare(dir, { ioSize: 4096, direct: true });
-    expect(file.staleRemoved).toEqual([stale]);
-    expect(fs.readdirSync(dir)).toEqual([path.basename(file.path)]);
   });
 });
 
 describe.skipIf(gate.skip)('ProbeWorker', () => {
-  it('throws once closed, and still settles what was queued', async () => {
+  it('throws once stopped, and still settles what was queued', async () => {
     const w = new ProbeWorker('closing');
     const dir = tempDir();
     const queued = w.resolve(dir);
-    w.close();
+    const stopped = w.stop();
     expect(() => w.resolve(dir)).toThrow(/closed/);
     await expect(queued).resolves.toMatchObject({ fsMagic: EXT4_MAGIC });
+    await expect(stopped).resolves.toBeUndefined();
   });
 
   it('names the file tried and why when the addon cannot be loaded', async () => {
@@ -608,30 +612,32 @@ describe.skipIf(frozenGate.skip)('on a frozen filesystem', () => {
     mount(['-o', 'loop', image], mnt);
   });
 
-  it('a stuck request holds only its own worker, in order, and close() does not wait', async () => {
-    const stuck = worker('stuck');
+  it('a stuck tick holds only its own worker, its requests wait their turn, and stop() does not wait', async () => {
+    const { w: stuck, file } = await placed(mnt);
     const other = worker('other');
-    const file = await stuck.prepare(mnt, { ioSize: 4096, direct: true });
     freeze(mnt);
     try {
       const order: string[] = [];
-      const inspection = stuck.inspect(request(file, { seed: 5 })).finally(() => order.push('inspect'));
-      const queued = stuck.resolve(mnt).finally(() => order.push('resolve'));
+      await sleep(400);
+      expect(stuck.worker.inFlightSince()).toMatchObject({ sinceMs: expect.any(Number), wallMs: expect.any(Number) });
+      const queued = stuck.worker.resolve(mnt).finally(() => order.push('resolve'));
       await sleep(300);
       expect(order).toEqual([]);
 
       await expect(other.resolve(base)).resolves.toMatchObject({ fsMagic: EXT4_MAGIC });
 
       const before = performance.now();
-      stuck.close();
+      const stopped = stuck.worker.stop().finally(() => order.push('stop'));
       expect(performance.now() - before).toBeLessThan(50);
-      expect(() => stuck.resolve(mnt)).toThrow(/closed/);
+      expect(() => stuck.worker.resolve(mnt)).toThrow(/closed/);
 
       thaw(mnt);
-      const result = await inspection;
+      const { timings } = await stuck.next();
       await queued;
-      expect(order).toEqual(['inspect', 'resolve']);
-      expect(result.totalNs).toBeGreaterThan(300e6);
+      await stopped;
+      expect(order).toEqual(['resolve', 'stop']);
+      expect(timings!.totalMs).toBeGreaterThan(300);
+      expect(fs.existsSync(file)).toBe(false);
     } finally {
       thaw(mnt);
     }
@@ -658,17 +664,20 @@ describe.skipIf(frozenGate.skip)('on a frozen filesystem', () => {
   });
 
   it('process.exit() works while a worker thread is stuck in the kernel', async () => {
-    const file = await worker().prepare(mnt, { ioSize: 4096, direct: true });
     const script = `
       const { ProbeWorker } = require(process.env.ADDON);
-      const file = JSON.parse(process.env.FILE);
-      new ProbeWorker('exit').inspect({ ...file, block: 0, direct: true, sync: 'fdatasync', seed: 3 });
+      const w = new ProbeWorker('exit');
+      w.schedule({ startMs: Number(process.hrtime.bigint()) / 1e6, intervalMs: 50, roundTicks: 10, seedBase: 1, resolveName: 'exit',
+                   dir: process.env.DIR, ioSize: 4096, direct: true, sync: 'fdatasync' });
+      w.place('exit', 1);
       setTimeout(() => { console.log('exiting'); process.exit(7); }, 300);
     `;
+    const dir = path.join(mnt, 'exit');
+    fs.mkdirSync(dir);
     freeze(mnt);
     try {
       let thawed = false;
-      const exited = await run(script, { FILE: JSON.stringify(file) }, 20_000, (stdout) => {
+      const exited = await run(script, { DIR: dir }, 20_000, (stdout) => {
         // The kernel holds the exiting process until the stuck write returns.
         if (stdout.includes('exiting') && !thawed) {
           thawed = true;

@@ -226,13 +226,25 @@ describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed
     const script = path.join(work, 'inspect-once.mjs');
     writeFileSync(
       script,
-      `const { ProbeWorker } = await import(${JSON.stringify(path.join(unpacked, 'package/dist/native/addon.js'))});
+      `const { ProbeWorker, listenForRecords, flushRecordsEvery } = await import(${JSON.stringify(path.join(unpacked, 'package/dist/native/addon.js'))});
+const { readdirSync } = await import('node:fs');
 const worker = new ProbeWorker('arm64');
-const file = await worker.prepare(process.argv[2], { ioSize: 4096, direct: true });
-const result = await worker.inspect({ file, block: 0, direct: true, sync: 'fdatasync', seed: 1 });
-await worker.remove(file);
-worker.close();
-console.log(JSON.stringify({ arch: process.arch, name: file.name, totalNs: result.totalNs, syncNs: result.syncNs }));
+const startMs = Number(process.hrtime.bigint()) / 1e6;
+const alive = setInterval(() => {}, 1000);
+// The first tick makes the probe file, the second inspects it alone.
+const row = await new Promise((resolve) => {
+  listenForRecords((_coveredMs, json) => {
+    const found = JSON.parse(json).find((record) => Array.isArray(record));
+    if (found) resolve(found);
+  });
+  worker.schedule({ startMs, intervalMs: 100, roundTicks: 10, seedBase: 1, resolveName: 'arm64', dir: process.argv[2], ioSize: 4096, direct: true, sync: 'fdatasync' });
+  flushRecordsEvery(startMs, 50, 1);
+  worker.place('arm64', 1);
+});
+const name = readdirSync(process.argv[2]).find((each) => each.startsWith('.slowdisk-probe-'));
+await worker.stop();
+clearInterval(alive);
+console.log(JSON.stringify({ arch: process.arch, name, totalNs: row[8] * 1e6, syncNs: row[5] * 1e6 }));
 `,
     );
     const qemu = (await run('sh', ['-c', 'command -v qemu-aarch64 || command -v qemu-aarch64-static'])).stdout.trim();
