@@ -1,7 +1,7 @@
 // How numbers and disks read at a glance, in every human-facing output.
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { Prediction } from '../early-warning/predictor.js';
-import type { SessionEvent, DiskStatus } from '../live/probe-session.js';
+import type { SessionEvent, DiskStatus } from '../live/session-events.js';
 import { describeError } from '../live/shown-error.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import type { DiskSummary } from './disk-summary.js';
