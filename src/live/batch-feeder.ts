@@ -5,7 +5,7 @@
 // (test/unit/replay.test.ts holds the two together).
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { BatchRecord, InspectedRecord, PhaseTimings, ResolvedRecord } from '../prober/protocol.js';
-import { wallOf, wallOffsetMs } from '../common/monotonic-clock.js';
+import { wallOffsetMs } from '../common/monotonic-clock.js';
 import type { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RoundVerdict, VerdictPipeline } from '../verdict/verdict-pipeline.js';
 import type { LiveDisks } from './live-disks.js';
@@ -129,7 +129,6 @@ export class BatchFeeder {
     this.hooks.tickBegins(tick);
     const atMs = schedule.deadlineMs(tick);
     const out = this.pipeline.tick({ tick, atMs });
-    this.disks.started(out.start, wallOf(atMs));
     for (const told of out.hung) this.disks.announceHung(told);
     // One read of the counters a round, at its close, whatever the inspections are waiting on.
     const devices = out.closesRound ? this.hooks.roundDevices() : undefined;

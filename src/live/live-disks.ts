@@ -3,6 +3,7 @@
 // whose placement changes (skipped, inspected again, another filesystem mounted onto its
 // directory) starts over here.
 import type { DiskPlacement } from '../layout/disk-layout.js';
+import { wallOf } from '../common/monotonic-clock.js';
 import type { InspectedRecord, PhaseTimings, Placement } from '../prober/protocol.js';
 import type { StuckProber } from '../prober/prober-registry.js';
 import { isUnwritable } from '../verdict/down-verdict.js';
@@ -12,8 +13,6 @@ import { shownError } from './shown-error.js';
 
 export interface DiskRecord {
   status: DiskStatus;
-  /** When the inspection in flight started, on the wall clock. */
-  inFlightSinceWallMs: number;
   /** The prober of an earlier run stuck on this disk's filesystem: no inspection is started there while it is. */
   stuckProber: StuckProber | null;
   /** Whether any inspection of this disk has completed or failed yet. */
@@ -32,6 +31,15 @@ export interface DiskNews {
   fatal(message: string): void;
   /** The disk's directory is to be resolved anew. */
   resolve(name: string): void;
+}
+
+/**
+ * When a hung disk's inspection started, on the wall clock, from when the pipeline has it
+ * start (`sinceMs`, on the schedule's clock); one left to an earlier run's prober, since
+ * that prober got stuck, as its registry entry says.
+ */
+export function hungSinceWallMs(disk: DiskRecord, sinceMs: number): number {
+  return disk.stuckProber ? disk.stuckProber.stuckSinceMs : wallOf(sinceMs);
 }
 
 export class LiveDisks {
@@ -76,21 +84,12 @@ export class LiveDisks {
     }
   }
 
-  /** The inspections of these disks started at `wallMs`. */
-  started(names: readonly string[], wallMs: number): void {
-    // Indexed: unoptimised (watch), for...of costs objects a disk a tick.
-    for (let i = 0; i < names.length; i += 1) {
-      const disk = this.records.get(names[i]!);
-      if (disk && !disk.stuckProber) disk.inFlightSinceWallMs = wallMs;
-    }
-  }
-
   /** One event per hang, on the first tick at which it reaches --hang-after. */
-  announceHung({ disk: name, waitingMs }: HungDisk): void {
+  announceHung({ disk: name, waitingMs, sinceMs }: HungDisk): void {
     const disk = this.records.get(name);
     if (!disk) return;
     const stuckProber = disk.stuckProber?.pid;
-    this.news.event({ kind: 'hung', disk: name, sinceMs: disk.inFlightSinceWallMs, waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
+    this.news.event({ kind: 'hung', disk: name, sinceMs: hungSinceWallMs(disk, sinceMs), waitingMs, ...(stuckProber === undefined ? {} : { stuckProber }) });
   }
 
   /** An inspection that completed; `wallOffset` turns its clock reading into the wall clock's. */
@@ -168,7 +167,6 @@ export class LiveDisks {
       const state: DiskState = placement.inspected ? 'starting' : 'skipped';
       this.records.set(placement.name, {
         status: { ...placement, state, score: 1, inspections: 0, errors: 0 },
-        inFlightSinceWallMs: 0,
         stuckProber: null,
         attempted: !placement.inspected,
         losing: false,

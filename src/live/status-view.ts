@@ -3,7 +3,7 @@
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { reportedScore } from '../score/store-score.js';
 import type { RoundVerdict, VerdictPipeline } from '../verdict/verdict-pipeline.js';
-import type { DiskRecord } from './live-disks.js';
+import { hungSinceWallMs, type DiskRecord } from './live-disks.js';
 import type { DiskStatus, RoundReport } from './session-events.js';
 
 /** The kernel's block devices behind each disk: src/kernel/device-counters.ts. */
@@ -32,7 +32,7 @@ export function diskStatuses(disks: Iterable<DiskRecord>, pipeline: VerdictPipel
     if (disk.contested && !verdict.hung) status.state = 'contested';
     if (verdict.hung) {
       status.state = 'hung';
-      status.hungSinceMs = disk.inFlightSinceWallMs;
+      status.hungSinceMs = hungSinceWallMs(disk, verdict.inFlightSinceMs!);
       if (disk.stuckProber) status.stuckProber = disk.stuckProber.pid;
     }
     return status;

@@ -42,7 +42,6 @@ export class StuckProbers {
     const stuck = this.finder.on(device, this.ownPid());
     if (!stuck) return null;
     disk.stuckProber = stuck;
-    disk.inFlightSinceWallMs = stuck.stuckSinceMs;
     const now = this.clock.now();
     return this.pipeline.elsewhere(disk.status.name, now - Math.max(0, this.wallNow() - stuck.stuckSinceMs), now);
   }

@@ -96,6 +96,8 @@ export interface RoundVerdict {
 export interface HungDisk {
   disk: string;
   waitingMs: number;
+  /** When the inspection in flight started, on the events' clock. */
+  sinceMs: number;
 }
 
 export interface TickOutput {
@@ -124,6 +126,8 @@ export interface DiskVerdict {
   prediction?: Prediction;
   /** How long its inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
+  /** When its inspection in flight started, on the events' clock, if one is. */
+  inFlightSinceMs?: number;
   hung: boolean;
   /** The statistical detector has judged a step of it against a baseline: its state is a verdict, not a default. */
   statisticalJudged: boolean;
@@ -160,8 +164,6 @@ interface InspectedDisk extends DiskAnswers {
   state: 'hung' | 'answering';
   inFlight: InFlight;
   counts: InspectionCounts;
-  /** Told hung, and its inspection in flight has not come back since. */
-  hungTold: boolean;
   /** Its last inspection failed with an error that says it cannot be written. */
   unwritable: boolean;
   /** Another filesystem took its place during the run. */
@@ -228,13 +230,14 @@ export class VerdictPipeline {
   tick(event: TickEvent): TickOutput {
     const { tick, atMs } = event;
     this.tickAtMs = atMs;
-    const { start, updated } = this.ticks.tick(tick * this.params.score.intervalMs);
+    const { updated } = this.ticks.tick(tick * this.params.score.intervalMs);
     this.closesRound = updated;
+    const start: string[] = [];
     let hung: HungDisk[] | null = null;
     let anyHung = false;
     for (let i = 0; i < this.inspectedList.length; i += 1) {
       const disk = this.inspectedList[i]!;
-      disk.inFlight.tick(tick, atMs);
+      if (disk.inFlight.tick(tick, atMs)) start.push(disk.name);
       const told = this.judgeHang(disk, atMs);
       if (told) (hung ??= []).push(told);
       anyHung ||= disk.state === 'hung';
@@ -261,8 +264,7 @@ export class VerdictPipeline {
     // A disk no longer inspected: its last inspection says nothing of it.
     if (!inspected) return null;
     const startedMs = tick === this.ticks.currentTick ? this.tickAtMs : event.atMs;
-    const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs) && inspected.hungTold;
-    if (hangEnded) inspected.hungTold = false;
+    const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs);
     const { counts } = inspected;
     if (event.lost === true) {
       // The directory's finding, not the disk's: neither counted nor charged.
@@ -274,7 +276,6 @@ export class VerdictPipeline {
     if (ms === null) {
       counts.errors += 1;
       this.predictions.failed(disk, tick);
-      this.ticks.failed(disk, tick);
       return outcome(false, false, hangEnded);
     }
     counts.inspections += 1;
@@ -283,7 +284,6 @@ export class VerdictPipeline {
     const late = event.late === true;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
     const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms);
-    if (!counted) this.ticks.failed(disk, tick);
     return outcome(counted, late || (!counted && ms < intervalMs), hangEnded);
   }
 
@@ -302,7 +302,6 @@ export class VerdictPipeline {
 
   /** The disk's inspection in flight will never come back: the next tick starts a new one. A hang told stays so until that one does. */
   abandoned(disk: string): void {
-    this.ticks.abandon(disk);
     this.inspected.get(disk)?.inFlight.forget();
   }
 
@@ -323,6 +322,7 @@ export class VerdictPipeline {
     };
     const prediction = this.predictions.predictionOf(name);
     if (prediction) verdict.prediction = prediction;
+    if (waiting !== null) verdict.inFlightSinceMs = inspected.inFlight.sinceMs(nowMs)!;
     if (waiting !== null && waiting > this.params.score.intervalMs) verdict.waitingMs = waiting;
     return verdict;
   }
@@ -331,7 +331,7 @@ export class VerdictPipeline {
   nextHangAtMs(nowMs: number): number | null {
     let first: number | null = null;
     for (const disk of this.inspectedList) {
-      const since = disk.hungTold ? null : disk.inFlight.sinceMs(nowMs);
+      const since = disk.inFlight.untoldSinceMs(nowMs);
       if (since !== null && (first === null || since < first)) first = since;
     }
     return first === null ? null : first + this.params.hangAfterMs;
@@ -398,14 +398,14 @@ export class VerdictPipeline {
   private judgeHang(disk: InspectedDisk, atMs: number): HungDisk | null {
     const hung = disk.inFlight.hung(atMs, this.params.hangAfterMs);
     disk.state = hung ? 'hung' : 'answering';
-    if (!hung || disk.hungTold) return null;
-    disk.hungTold = true;
-    return { disk: disk.name, waitingMs: disk.inFlight.waitingMs(atMs)! };
+    if (!hung) return null;
+    const waitingMs = disk.inFlight.newlyHung(atMs, this.params.hangAfterMs);
+    return waitingMs === null ? null : { disk: disk.name, waitingMs, sinceMs: disk.inFlight.sinceMs(atMs)! };
   }
 
   private join(name: string): void {
     const counts = this.countsOf(name);
-    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false, unwritable: false, filesystemChanged: false });
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, unwritable: false, filesystemChanged: false });
     this.inspectedList = [...this.inspected.values()];
   }
 

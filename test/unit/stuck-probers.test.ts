@@ -26,7 +26,7 @@ function withStuckProber(stuckForMs: number) {
 describe('StuckProbers', () => {
   it('leaves a starting disk to the prober stuck on its filesystem: not placed, hung at once when stuck longer than --hang-after', () => {
     const { pipeline, disks, stuck, clock } = withStuckProber(60_000);
-    expect(stuck.leave(disks.get('raft')!)).toEqual({ disk: 'raft', waitingMs: 60_000 });
+    expect(stuck.leave(disks.get('raft')!)).toEqual({ disk: 'raft', waitingMs: 60_000, sinceMs: -50_000 });
     expect(stuck.leave(disks.get('kv')!)).toBeNull();
     expect(disks.placements()).toEqual([{ name: 'kv', device: '8:1' }]);
     const raft = diskStatuses(disks.all(), pipeline, noDevices, clock.now()).find((disk) => disk.name === 'raft')!;
@@ -48,12 +48,12 @@ describe('StuckProbers', () => {
     const { pipeline, disks, stuck, unstick } = withStuckProber(60_000);
     stuck.leave(disks.get('raft')!);
     expect(stuck.release(disks)).toBe(false);
-    pipeline.tick({ tick: 1, atMs: 10_100 });
+    expect(pipeline.tick({ tick: 1, atMs: 10_100 }).start).toEqual(['kv']);
     expect(pipeline.disk('raft', 10_150)).toMatchObject({ hung: true, waitingMs: 60_150 });
     unstick();
     expect(stuck.release(disks)).toBe(true);
     expect(disks.placements().map((placement) => placement.name)).toEqual(['raft', 'kv']);
-    pipeline.tick({ tick: 2, atMs: 10_200 });
+    expect(pipeline.tick({ tick: 2, atMs: 10_200 }).start).toEqual(['raft']);
     expect(pipeline.disk('raft', 10_250)).toMatchObject({ hung: false });
     expect(pipeline.disk('raft', 10_250)?.waitingMs).toBeUndefined();
   });

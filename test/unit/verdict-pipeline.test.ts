@@ -130,6 +130,32 @@ describe('the hang rule', () => {
   });
 });
 
+describe('inspections in flight', () => {
+  it('one per disk: an inspection that never comes back starts no other, and every tick is charged; its failure lets the next start', () => {
+    const run = pipeline();
+    run.disks(['raft']);
+    expect(run.tick({ tick: 1, atMs: I }).start).toEqual(['raft']);
+    for (let tick = 2; tick <= 30; tick += 1) expect(run.tick({ tick, atMs: tick * I }).start).toEqual([]);
+    expect(run.storeScore()).toBe(2);
+    run.inspection({ tick: 1, disk: 'raft', ms: null, atMs: 30 * I + 5, error: 'ETIMEDOUT' });
+    expect(run.tick({ tick: 31, atMs: 31 * I }).start).toEqual(['raft']);
+  });
+
+  it('a result of a later tick than the one in flight ends it: the disk is inspected again, and no tick is charged for good', () => {
+    // The prober's thread skipped the tick the CLI thought it started (it was placed late).
+    const run = pipeline();
+    run.disks(['raft']);
+    run.tick({ tick: 1, atMs: I });
+    run.tick({ tick: 2, atMs: 2 * I });
+    expect(run.inspection({ tick: 2, disk: 'raft', ms: 1, atMs: 2 * I + 1 })?.counted).toBe(true);
+    expect(run.tick({ tick: 3, atMs: 3 * I }).start).toEqual(['raft']);
+    expect(run.inspection({ tick: 3, disk: 'raft', ms: 1, atMs: 3 * I + 1 })?.counted).toBe(true);
+    run.tick({ tick: 4, atMs: 4 * I });
+    // Only tick 1, never answered, was charged.
+    expect(run.chargedTimeouts().get('raft')).toBe(1);
+  });
+});
+
 describe("check's end", () => {
   it('a disk that completed no inspection leaves nothing to call OK; one that did, and none hung, is OK', () => {
     const run = pipeline();
