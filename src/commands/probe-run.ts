@@ -102,7 +102,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   }
   // The CLI makes no syscall on an output's path: the prober process writes them all, the
   // textfile, the trace and the drives' files, so that they take no third process.
-  const writer = options.record !== undefined || options.drives ? OutputWriter.hostedBy(session.hosted) : null;
+  const writer = options.record !== undefined || options.drives || options.output?.textfile !== undefined ? OutputWriter.hostedBy(session.hosted) : null;
   let drives: DriveRun | null = null;
   if (options.drives) {
     try {
@@ -118,7 +118,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       throw error;
     }
   }
-  const metricsExport = await MetricsExport.start({ ...options.output, output: session, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
+  const metricsExport = await MetricsExport.start({ ...options.output, output: writer, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
     await session.stop();
     await drives?.finish();
     return fail(error.message, EXIT_UNKNOWN);

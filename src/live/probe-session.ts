@@ -174,11 +174,6 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     return this.prober.hosted;
   }
 
-  /** Puts an output file (a textfile) at dir/name through the prober, before stop(): see ProberClient.replace. */
-  replaceFile(dir: string, name: string, text: string, mode: number): Promise<void> {
-    return this.prober.replace(dir, name, text, mode);
-  }
-
   /**
    * Each disk as the records that have come say it was, at the clock they reach, or at `now`;
    * a round's, at its close: records read late (the CLI held up) are judged in their order,
