@@ -55,7 +55,11 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
       event: (event) => this.emit('event', event),
       inspection: (record) => this.emit('inspection', record),
       fatal: (message) => this.emit('fatal', message),
-      resolve: (name) => this.resolve([name]),
+      resolve: (name) => {
+        // Not asked again while the last statx has not come back (a hung filesystem).
+        const asked = this.layout.toResolve([name]);
+        if (asked.length > 0) this.prober.send({ type: 'resolve', names: asked });
+      },
     });
     this.stuck = new StuckProbers(this.pipeline, () => this.prober.pid);
     this.feeder = new BatchFeeder(this.pipeline, this.disks, {
@@ -201,11 +205,6 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.prober.send({ type: 'place', disks, fromTick });
   }
 
-  private resolve(names: string[]): void {
-    const asked = this.layout.toResolve(names);
-    if (asked.length > 0) this.prober.send({ type: 'resolve', names: asked });
-  }
-
   /** What the dead prober had in flight will never come back; the new one starts afresh. */
   private onProberRestarted(reason: string, pid: number | undefined): void {
     this.disks.abandonInFlight();
@@ -214,19 +213,13 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     this.emit('event', { kind: 'prober-restarted', reason, ...(pid === undefined ? {} : { pid }) });
   }
 
+  /** The prober's other messages say how it stops: stop() waits for them. */
   private onMessage(message: FromProber): void {
-    switch (message.type) {
-      case 'resolved':
-        this.layout.resolved(message.name, message.resolution);
-        if (this.layout.answered(message.name)) this.applyStaleLayout();
-        return;
-      case 'batch':
-        this.onBatch(message.coveredMs, JSON.parse(message.recordsJson) as BatchRecord[]);
-        return;
-      case 'released':
-      case 'stopping':
-      case 'stopped':
-        return;
+    if (message.type === 'batch') {
+      this.onBatch(message.coveredMs, JSON.parse(message.recordsJson) as BatchRecord[]);
+    } else if (message.type === 'resolved') {
+      this.layout.resolved(message.name, message.resolution);
+      if (this.layout.answered(message.name)) this.applyStaleLayout();
     }
   }
 
