@@ -102,8 +102,6 @@ export interface HungDisk {
 
 export interface TickOutput {
   tick: number;
-  /** Disks whose inspection for this tick starts now. */
-  start: string[];
   hung: readonly HungDisk[];
   /** The tick closes a round: its devices event brings the round's verdict. */
   closesRound: boolean;
@@ -226,24 +224,23 @@ export class VerdictPipeline {
     this.ticks.restart(disk, this.scheduledMs());
   }
 
-  /** A tick begins: the ticks charged, the inspections it starts, and the disks hung by then. */
+  /** A tick begins: the ticks charged, the inspections it starts (in-flight.ts), and the disks hung by then. */
   tick(event: TickEvent): TickOutput {
     const { tick, atMs } = event;
     this.tickAtMs = atMs;
     const { updated } = this.ticks.tick(tick * this.params.score.intervalMs);
     this.closesRound = updated;
-    const start: string[] = [];
     let hung: HungDisk[] | null = null;
     let anyHung = false;
     for (let i = 0; i < this.inspectedList.length; i += 1) {
       const disk = this.inspectedList[i]!;
-      if (disk.inFlight.tick(tick, atMs)) start.push(disk.name);
+      disk.inFlight.tick(tick, atMs);
       const told = this.judgeHang(disk, atMs);
       if (told) (hung ??= []).push(told);
       anyHung ||= disk.state === 'hung';
     }
     if (anyHung) this.verdict.note(hangSeverity(this.inspectedList));
-    return { tick, start, hung: hung ?? NONE_HUNG, closesRound: updated };
+    return { tick, hung: hung ?? NONE_HUNG, closesRound: updated };
   }
 
   /**

@@ -48,12 +48,14 @@ describe('StuckProbers', () => {
     const { pipeline, disks, stuck, unstick } = withStuckProber(60_000);
     stuck.leave(disks.get('raft')!);
     expect(stuck.release(disks)).toBe(false);
-    expect(pipeline.tick({ tick: 1, atMs: 10_100 }).start).toEqual(['kv']);
+    pipeline.tick({ tick: 1, atMs: 10_100 });
+    expect(pipeline.disk('kv', 10_100)?.inFlightSinceMs).toBe(10_100);
     expect(pipeline.disk('raft', 10_150)).toMatchObject({ hung: true, waitingMs: 60_150 });
     unstick();
     expect(stuck.release(disks)).toBe(true);
     expect(disks.placements().map((placement) => placement.name)).toEqual(['raft', 'kv']);
-    expect(pipeline.tick({ tick: 2, atMs: 10_200 }).start).toEqual(['raft']);
+    pipeline.tick({ tick: 2, atMs: 10_200 });
+    expect(pipeline.disk('raft', 10_200)?.inFlightSinceMs).toBe(10_200);
     expect(pipeline.disk('raft', 10_250)).toMatchObject({ hung: false });
     expect(pipeline.disk('raft', 10_250)?.waitingMs).toBeUndefined();
   });
