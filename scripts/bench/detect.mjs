@@ -158,13 +158,12 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
       const line = at < lines.length && lines[at].disk === disk ? lines[at++] : null;
       let alarmed;
       if (line !== null) {
+        // One at or over the interval, or none, is charged at the next tick.
         if (line.ms < interval) store.finished(disk, k, line.ms);
-        else store.failed(disk, k);
         stat.observe(disk, t, line.ms);
         tail.observe(disk, t, line.ms);
         alarmed = fixed.observe(disk, t, line.ms);
       } else {
-        store.failed(disk, k);
         stat.failure(disk, t);
         tail.failure(disk, t);
         alarmed = fixed.failure(disk, t);
@@ -176,7 +175,6 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
       }
     }
   }
-  stat.advance((info.ticks + 1) * interval);
   tail.advance((info.ticks + 1) * interval);
   const shift =
     info.slowDisk === null

@@ -83,8 +83,8 @@ function flagTimes(lines, intervalMs) {
     const at = byTick.get(k);
     for (const d of names) {
       const ms = at?.get(d) ?? null;
+      // One at or over the interval, or none, is charged at the next tick.
       if (ms !== null && ms < intervalMs) store.finished(d, k, ms);
-      else store.failed(d, k);
       if (ms === null) {
         stat.failure(d, t);
         tail.failure(d, t);

@@ -13,7 +13,8 @@ import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { SessionRecorder } from '../record/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
-import { ProbeSession, StartupError } from '../live/probe-session.js';
+import { ProbeSession } from '../live/probe-session.js';
+import { StartupError } from '../live/session-layout.js';
 import type { DriveRequest } from '../drives/params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
@@ -104,7 +105,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   }
   // The CLI makes no syscall on an output's path: the prober process writes them all, the
   // textfile, the trace and the drives' files, so that they take no third process.
-  const writer = options.record !== undefined || options.drives || options.stateDir !== undefined ? OutputWriter.hostedBy(session.hosted) : null;
+  const writer = options.record !== undefined || options.drives || options.stateDir !== undefined || options.output?.textfile !== undefined ? OutputWriter.hostedBy(session.hosted) : null;
   let drives: DriveRun | null = null;
   if (options.drives) {
     try {
@@ -120,7 +121,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
       throw error;
     }
   }
-  const metricsExport = await MetricsExport.start({ ...options.output, output: session, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
+  const metricsExport = await MetricsExport.start({ ...options.output, output: writer, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
     await session.stop();
     await drives?.finish();
     return fail(error.message, EXIT_UNKNOWN);

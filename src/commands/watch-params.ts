@@ -2,7 +2,7 @@
 // --until events, so that a script can start it, cause a fault, and wait for it.
 import { DAY_MS } from '../common/durations.js';
 import type { DurationSpec } from '../common/param-spec.js';
-import type { SessionEvent } from '../live/probe-session.js';
+import type { SessionEvent } from '../live/session-events.js';
 import { CROSSING_NAMES, type CrossingName } from '../verdict/threshold-crossings.js';
 
 /** watch --duration: none by default (until interrupted). */

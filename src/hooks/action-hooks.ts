@@ -4,7 +4,8 @@
 import { formatDuration } from '../common/durations.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { HookParams } from './hook-params.js';
-import type { ProbeSession, RoundReport } from '../live/probe-session.js';
+import type { ProbeSession } from '../live/probe-session.js';
+import type { RoundReport } from '../live/session-events.js';
 import { runBounded, type ChildOutcome } from './bounded-child.js';
 import { EvictionTracker, type HookEvent } from './eviction-tracker.js';
 import { hookReport } from './hook-report.js';

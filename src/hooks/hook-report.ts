@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { driveOf, resolveBlockDevices, type DriveOfFilesystem } from '../kernel/block-devices.js';
 import type { ScoreParams } from '../score/score-params.js';
-import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
+import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
 import type { HookEvent } from './eviction-tracker.js';
 import type { SessionHistory } from './session-history.js';
 import { smartHealth, type SmartHealth } from './smart-health.js';

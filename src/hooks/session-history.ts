@@ -1,6 +1,6 @@
 // The recent past a hook's report tells of: the scores of the last ten minutes of rounds,
 // and each disk's latest inspections, kept as the session reports them.
-import type { InspectionRecord, RoundReport } from '../live/probe-session.js';
+import type { InspectionRecord, RoundReport } from '../live/session-events.js';
 
 export const SCORE_HISTORY_MS = 600_000;
 export const INSPECTIONS_PER_DISK = 20;

@@ -1,6 +1,6 @@
 // What writes the outputs the user names (--record, --state-dir, the drives' textfile): the
 // CLI's requests, answered in its own time. Each output's requests run in order, and the
-// outputs side by side on libuv's threads (widened for it: output-threads.ts), so that one on a
+// outputs side by side on libuv's threads (widened for it: OUTPUT_THREADS, params.ts), so that one on a
 // hung disk holds up neither the others nor the CLI, which stops waiting after a deadline. It
 // runs in the prober of a probe run, and in a process of its own for the drives alone.
 import { AppendedFile } from './appended-file.js';

@@ -2,24 +2,13 @@
 // request is a promise the caller bounds with withinDeadline. The writer is the prober of a
 // probe run (prober-with-outputs.ts), or a process of its own for the drives alone
 // (writer-child.ts); either way the CLI makes no syscall on an output's path.
-import type { FromWriter, ToWriter, WriterError } from './protocol.js';
+import type { FromWriter, ToWriter, WriterError, WriterLink } from './protocol.js';
 import type { HostedChannel } from '../prober/restarting-prober.js';
 import { PendingReplies } from '../common/pending-replies.js';
 import { writeStderrLine } from '../common/visible-text.js';
 import { WriterProcess } from './writer-process.js';
 
 type Request = ToWriter extends infer M ? (M extends { id: number } ? Omit<M, 'id'> : never) : never;
-
-/** How the CLI reaches the process that writes. */
-export interface WriterLink {
-  /** False when no writer is there to take it. */
-  send(message: ToWriter): boolean;
-  onReply(listener: (message: FromWriter) => void): void;
-  /** The writing process ended: what it had under way or open is lost with it. `replacedBy`: the pid of the one that takes the later requests. */
-  onEnded(listener: (reason: string, replacedBy?: number) => void): void;
-  /** The run is done with it; `stuck`: requests are still pending (a hung disk). */
-  end(stuck: boolean): void;
-}
 
 /** At the end of a run: says on stderr which outputs were `notWritten` (nulls are those written). */
 export function tellNotWritten(notWritten: readonly (string | null | undefined)[]): void {

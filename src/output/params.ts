@@ -1,4 +1,4 @@
-// The output writer's one parameter. Outputs (--textfile, --record, --state-dir) are written by
+// The output writer's parameters. Outputs (--textfile, --record, --state-dir) are written by
 // a helper process (the prober of a probe run, writer-child.ts for the drives alone), so that a
 // disk that hangs under one stalls that helper, never the command.
 
@@ -11,3 +11,6 @@
  * load to fsync a few MB of drive history.
  */
 export const OUTPUT_DEADLINE_MS = 3000;
+
+/** libuv's threads in a process that writes outputs: enough for every output to have one stuck on a hung disk and still write the others. */
+export const OUTPUT_THREADS = '16';

@@ -2,7 +2,7 @@
 // dist/output sit two levels below the package root).
 import { fileURLToPath } from 'node:url';
 import type { ProberProgram } from '../prober/protocol.js';
-import { OUTPUT_THREADS } from './output-threads.js';
+import { OUTPUT_THREADS } from './params.js';
 
 export const PROBER_WITH_OUTPUTS: ProberProgram = {
   entry: fileURLToPath(new URL('../../dist/output/prober-with-outputs.js', import.meta.url)),

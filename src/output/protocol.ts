@@ -30,3 +30,14 @@ export type FromWriter =
   | { type: 'done'; id: number; result?: unknown; error?: WriterError }
   /** An append to `file` failed (ENOSPC, EIO): told once, the later ones are dropped. */
   | { type: 'failed'; file: string; error: WriterError };
+
+/** How the CLI reaches the process that writes: its own child (writer-process.ts), or the prober that hosts the writer. */
+export interface WriterLink {
+  /** False when no writer is there to take it. */
+  send(message: ToWriter): boolean;
+  onReply(listener: (message: FromWriter) => void): void;
+  /** The writing process ended: what it had under way or open is lost with it. `replacedBy`: the pid of the one that takes the later requests. */
+  onEnded(listener: (reason: string, replacedBy?: number) => void): void;
+  /** The run is done with it; `stuck`: requests are still pending (a hung disk). */
+  end(stuck: boolean): void;
+}

@@ -6,9 +6,8 @@
 // lets it, having renamed nothing into place.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { FromWriter, ToWriter } from './protocol.js';
-import type { WriterLink } from './output-writer.js';
-import { OUTPUT_THREADS } from './output-threads.js';
+import type { FromWriter, ToWriter, WriterLink } from './protocol.js';
+import { OUTPUT_THREADS } from './params.js';
 
 // Both src/output and dist/output sit two levels below the package root.
 const CHILD_PATH = fileURLToPath(new URL('../../dist/output/writer-child.js', import.meta.url));

@@ -3,11 +3,32 @@
 // a hung disk stalls a thread of that process, never the run.
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
-import type { InspectionRecord, ProbeSession } from '../live/probe-session.js';
+import type { ProbeSession } from '../live/probe-session.js';
+import type { InspectionRecord } from '../live/session-events.js';
 import { VERSION } from '../common/version.js';
 import type { RecordedParams } from '../trace/trace-format.js';
 import { TRACE_MODE, traceCreateError, traceHeaderLine, TraceWriter } from './trace-writer.js';
 import { writeStderrLine } from '../common/visible-text.js';
+
+/** An inspection as the session told it, as a trace line: what replay reads back. */
+export function recordInspection(writer: TraceWriter, record: InspectionRecord): void {
+  const { tick, disk, timings, error, late, wallMs } = record;
+  if (timings) {
+    writer.inspection({
+      tick,
+      disk,
+      ms: timings.totalMs,
+      open_ms: timings.openMs,
+      write_ms: timings.writeMs,
+      sync_ms: timings.syncMs,
+      read_ms: timings.readMs,
+      t: wallMs,
+      late,
+    });
+  } else {
+    writer.failure({ tick, disk, error: error!.code, t: wallMs });
+  }
+}
 
 export class SessionRecorder {
   private created = false;
@@ -23,7 +44,7 @@ export class SessionRecorder {
     private readonly session: ProbeSession,
     private readonly close: () => Promise<void>,
   ) {
-    session.on('inspection', (record) => this.stopping || this.write(record));
+    session.on('inspection', (record) => this.stopping || recordInspection(writer, record));
     session.on('round', (report) => {
       if (this.stopping) return;
       const wallMs = Date.now();
@@ -89,24 +110,5 @@ export class SessionRecorder {
   private tell(line: string): void {
     if (!this.failing) writeStderrLine(line);
     this.failing = true;
-  }
-
-  private write(record: InspectionRecord): void {
-    const { tick, disk, timings, error, late, wallMs } = record;
-    if (timings) {
-      this.writer.inspection({
-        tick,
-        disk,
-        ms: timings.totalMs,
-        open_ms: timings.openMs,
-        write_ms: timings.writeMs,
-        sync_ms: timings.syncMs,
-        read_ms: timings.readMs,
-        t: wallMs,
-        late,
-      });
-    } else {
-      this.writer.failure({ tick, disk, error: error!.code, t: wallMs });
-    }
   }
 }

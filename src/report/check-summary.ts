@@ -1,6 +1,6 @@
 // check's one line: what a cron mail or a monitoring system shows.
 import type { ScoreParams } from '../score/score-params.js';
-import type { DiskStatus } from '../live/probe-session.js';
+import type { DiskStatus } from '../live/session-events.js';
 import { SEVERITY_LABELS } from '../score/store-score.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
 import { verdictNotes } from './verdict-notes.js';

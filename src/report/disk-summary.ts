@@ -1,7 +1,8 @@
 // One summary of each disk, the same in every format (the human line, the JSON summary, the
 // Nagios perfdata, `status`): its score and highest score, its counts, and the median, P99
 // and maximum of each phase, gathered from the session's rounds and inspections.
-import type { DiskStatus, ProbeSession, RoundReport } from '../live/probe-session.js';
+import type { ProbeSession } from '../live/probe-session.js';
+import type { DiskStatus, RoundReport } from '../live/session-events.js';
 import { LATENCY_PHASES, PhaseLatencies, type LatencyPhase, type PhaseFigures } from './phase-latencies.js';
 
 export interface DiskSummary {

@@ -2,7 +2,7 @@
 import { describeFilesystem } from '../layout/filesystem-memory.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { Prediction } from '../early-warning/predictor.js';
-import type { SessionEvent, DiskStatus } from '../live/probe-session.js';
+import type { SessionEvent, DiskStatus } from '../live/session-events.js';
 import { describeError } from '../live/shown-error.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import type { DiskSummary } from './disk-summary.js';

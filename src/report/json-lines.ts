@@ -11,7 +11,7 @@ import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { SerializedProbeError } from '../prober/protocol.js';
 import { SEVERITY_LABELS, reportedScore, severityOf } from '../score/store-score.js';
-import type { DiskStatus, SessionEvent } from '../live/probe-session.js';
+import type { DiskStatus, SessionEvent } from '../live/session-events.js';
 import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
 import type { Reporter } from './round-lines.js';

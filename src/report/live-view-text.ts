@@ -4,7 +4,7 @@
 // that wraps. States are coloured by their severity when colour is wanted. A pure function
 // of what the run knows, so that every state is tested at every width.
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { DiskStatus } from '../live/probe-session.js';
+import type { DiskStatus } from '../live/session-events.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { SEVERITY_LABELS, reportedScore, severityOf, worseSeverity, type Severity } from '../score/store-score.js';
 import { visible } from '../common/visible-text.js';

@@ -5,7 +5,7 @@
 import type { Ora } from 'ora';
 import type { ScoreParams } from '../score/score-params.js';
 import type { Severity } from '../score/store-score.js';
-import type { DiskStatus, RoundReport, SessionEvent } from '../live/probe-session.js';
+import type { DiskStatus, RoundReport, SessionEvent } from '../live/session-events.js';
 import { formatCrossing, formatEvent } from './format.js';
 import { eventLineText, liveViewText, viewVerdict } from './live-view-text.js';
 import type { Reporter } from './round-lines.js';

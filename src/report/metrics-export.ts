@@ -10,7 +10,7 @@ import { TEXTFILE_NAME, type FileReplacer, type TextfileWriter } from './textfil
 export interface MetricsTargets {
   /** node_exporter's --collector.textfile.directory. */
   textfile?: string;
-  /** Writes the textfile (needed with `textfile`): the session's prober. */
+  /** Writes the textfile (needed with `textfile`): the output writer the session's prober hosts. */
   output?: FileReplacer | null;
   listen?: ListenAddress;
   /** --store: the store's name, in the store label and the textfile's name. */

@@ -12,7 +12,7 @@ import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import { VERSION } from '../common/version.js';
 import { bytesShown } from '../common/visible-text.js';
 import type { PhaseTimings } from '../prober/protocol.js';
-import type { DiskStatus, InspectionRecord, RoundReport } from '../live/probe-session.js';
+import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
 
 const PHASES: readonly (readonly [phase: string, timing: keyof PhaseTimings])[] = [
   ['open', 'openMs'],

@@ -6,7 +6,7 @@ import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../score/score-par
 import { DEFAULT_PREDICTOR_PARAMS } from '../early-warning/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import { verdictNotes } from './verdict-notes.js';
-import type { DiskStatus } from '../live/probe-session.js';
+import type { DiskStatus } from '../live/session-events.js';
 import type { CheckOutcome } from './check-summary.js';
 import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState, formatTail, shownPrediction, shownStatistical } from './format.js';
 import { LATENCY_PHASES } from './phase-latencies.js';

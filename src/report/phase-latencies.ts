@@ -1,6 +1,6 @@
 // Each disk's inspection latencies per phase over a check (or the service's recent window):
 // the median, P99 and maximum that every format's summary of a disk gives.
-import type { InspectionRecord } from '../live/probe-session.js';
+import type { InspectionRecord } from '../live/session-events.js';
 
 export type LatencyPhase = 'write' | 'sync' | 'read';
 

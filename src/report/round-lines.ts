@@ -1,6 +1,6 @@
 // watch off a TTY: one plain line per round and one per event, each starting with the time
 // (line-time.ts); with --verbose, a line per block device after each round's.
-import type { RoundReport, SessionEvent } from '../live/probe-session.js';
+import type { RoundReport, SessionEvent } from '../live/session-events.js';
 import { visible } from '../common/visible-text.js';
 import { formatCrossing, formatDeviceLine, formatDiskLine, formatElapsed, formatEvent, formatScore } from './format.js';
 import { LineClock } from './line-time.js';

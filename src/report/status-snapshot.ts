@@ -1,6 +1,6 @@
 // What a running service hands `slowdisk status`: everything check's last line is made of, as
 // the service has it now, so that status prints it in check's formats with check's exit codes.
-import type { DiskStatus } from '../live/probe-session.js';
+import type { DiskStatus } from '../live/session-events.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { Severity } from '../score/store-score.js';
 import { exitCodeOf } from '../verdict/exit-codes.js';

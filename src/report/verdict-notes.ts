@@ -1,7 +1,7 @@
 // Why a check's verdict is what it is, beyond the store score: the first line's notes, the
 // same in the human and the Nagios line.
 import { describeFilesystem, identityOf } from '../layout/filesystem-memory.js';
-import type { DiskStatus } from '../live/probe-session.js';
+import type { DiskStatus } from '../live/session-events.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { reportedScore } from '../score/store-score.js';
 import { downNotes } from '../verdict/down-verdict.js';

@@ -1,5 +1,6 @@
-// The tick semantics of one store: every inspected disk ticks together, one inspection in
-// flight per disk, and each disk's SlowScore charges what did not come back in time.
+// The tick semantics of one store: every inspected disk ticks together, and each disk's
+// SlowScore charges what did not come back in time. Which inspection is in flight is the
+// pipeline's to know (src/verdict/in-flight.ts): here a tick only counts or is charged.
 // Pure: the live ticker and replay drive it with their own clocks.
 import type { ScoreParams } from './score-params.js';
 import { projectedMsToReach, SlowScore } from './slow-score.js';
@@ -7,14 +8,10 @@ import { storeScore } from './store-score.js';
 
 interface DiskTicks {
   score: SlowScore;
-  /** The tick of the inspection still running, if any. */
-  inFlight: number | null;
 }
 
 export interface StoreTick {
   tickId: number;
-  /** Disks whose inspection for this tick must start now. */
-  start: string[];
   /** This tick closed a round: the scores were updated. */
   updated: boolean;
 }
@@ -57,19 +54,8 @@ export class StoreTicks {
     if (this.disks.has(name)) this.join(name, nowMs);
   }
 
-  /**
-   * Forgets the disk's inspection in flight, which will never come back (its prober died, or
-   * it was another run's), so that the next tick starts a new one. Its ticks are charged as
-   * timeouts, as those of any inspection that did not come back in time.
-   */
-  abandon(name: string): void {
-    const disk = this.disks.get(name);
-    if (disk) disk.inFlight = null;
-  }
-
   tick(nowMs: number): StoreTick {
     this.tickId += 1;
-    const start: string[] = [];
     // forEach, not for...of: unoptimised (watch), the entries' iterator costs two objects a disk a tick.
     this.disks.forEach((disk, name) => {
       // The score charges the previous tick as a timeout when its inspection has not finished.
@@ -78,18 +64,13 @@ export class StoreTicks {
         this.onOutcome(name, disk.score.tickId, null);
       }
       disk.score.tick(nowMs);
-      if (disk.inFlight === null) {
-        disk.inFlight = this.tickId;
-        start.push(name);
-      }
     });
-    return { tickId: this.tickId, start, updated: this.tickId % this.params.roundTicks === 0 };
+    return { tickId: this.tickId, updated: this.tickId % this.params.roundTicks === 0 };
   }
 
   /** An inspection finished; returns whether it counted for its tick. */
   finished(name: string, tickId: number, durationMs: number): boolean {
-    const disk = this.release(name, tickId);
-    if (!disk?.score.record(tickId, durationMs)) return false;
+    if (!this.disks.get(name)?.score.record(tickId, durationMs)) return false;
     if (durationMs >= this.params.timeoutMs) this.charge(name);
     this.onOutcome(name, tickId, durationMs);
     return true;
@@ -97,16 +78,7 @@ export class StoreTicks {
 
   /** An inspection not made for a reason that is no fault of the disk: its tick counts neither way. */
   voided(name: string, tickId: number): void {
-    this.release(name, tickId)?.score.void(tickId);
-  }
-
-  /** An inspection failed: no result, so its tick is charged as a timeout at the next tick. */
-  failed(name: string, tickId: number): void {
-    this.release(name, tickId);
-  }
-
-  inFlightTick(name: string): number | null {
-    return this.disks.get(name)?.inFlight ?? null;
+    this.disks.get(name)?.score.void(tickId);
   }
 
   scoreOf(name: string): number | undefined {
@@ -150,13 +122,6 @@ export class StoreTicks {
   private join(name: string, nowMs: number): void {
     const score = new SlowScore(this.params, nowMs);
     score.tickId = this.tickId;
-    this.disks.set(name, { score, inFlight: null });
-  }
-
-  /** A result of a later tick than the one in flight says that one had ended (as in-flight.ts has it). */
-  private release(name: string, tickId: number): DiskTicks | undefined {
-    const disk = this.disks.get(name);
-    if (disk && disk.inFlight !== null && tickId >= disk.inFlight) disk.inFlight = null;
-    return disk;
+    this.disks.set(name, { score });
   }
 }

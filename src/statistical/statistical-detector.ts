@@ -78,38 +78,6 @@ export interface DetectorBaseline {
   samples: number;
   /** When it was computed, on the caller's clock. */
   atMs: number;
-  /** Held still: the disk is suspect or confirmed, or its steps have started to deviate. */
-  frozen: boolean;
-}
-
-/** Why a disk is in its state: what the lead shows next to the slow score. */
-export interface DiskEvidence {
-  disk: string;
-  state: DetectorState;
-  /** When the disk entered its current state; for `ok`, when it was first seen or last left another state. */
-  sinceMs: number;
-  /**
-   * Suspect or confirmed: when its deviating run began (the start of its first deviating
-   * step). Host-wide: when the host-wide run began. Otherwise null.
-   */
-  onsetMs: number | null;
-  /** The last judged step's deviation d', the peers' common factor divided out (null until judged). */
-  deviation: number | null;
-  /** The same step's deviation against its own history only, d. */
-  ownDeviation: number | null;
-  /** The peers' common factor L divided out (1 without peers). */
-  peerFactor: number | null;
-  /** The host's drift its held baseline was carried by (1 while its baseline follows it). */
-  drift: number | null;
-  /** The last judged step's statistic: the median latency of its last `statisticMs` of inspections. */
-  recentMedianMs: number | null;
-  /** The end of that step, on the caller's clock. */
-  judgedAtMs: number | null;
-  /** How long its steps have deviated in a row (d' above the threshold), while ok. */
-  deviatingForMs: number;
-  /** While suspect: how much has been observed, and the share of it that deviated. */
-  observation: { observedMs: number; deviatingShare: number } | null;
-  baseline: DetectorBaseline | null;
 }
 
 export interface StateChange {
@@ -330,7 +298,7 @@ class DiskTrack {
     const medianMs = sortedMedian(values);
     const madMs = meanAbsoluteDeviation(values, medianMs);
     const scaleMs = Math.max(madMs, params.madFloorMs, params.madFloorRatio * medianMs);
-    return { medianMs, madMs, scaleMs, windows: n, samples: this.windowSamples, atMs, frozen: false };
+    return { medianMs, madMs, scaleMs, windows: n, samples: this.windowSamples, atMs };
   }
 
   resetRecent(): void {
@@ -351,7 +319,7 @@ class DiskTrack {
 
 /**
  * Feed it every disk's inspections in time order (observe, failure), query it per disk
- * (state, evidence). The clock must not go backwards across calls; a sample whose time falls
+ * (state, judged), and hear of each change of state (onChange). The clock must not go backwards across calls; a sample whose time falls
  * in a step already closed is counted in the open one.
  */
 export class StatisticalDetector {
@@ -389,25 +357,11 @@ export class StatisticalDetector {
     this.add(disk, tMs, this.params.failureLatencyMs);
   }
 
-  /** The clock moved on without a sample: closes the step it has left behind. */
-  advance(tMs: number): void {
-    if (this.openWindow === null) return;
-    const index = Math.floor(tMs / this.params.shortWindowMs);
-    if (index > this.openWindow) {
-      this.closeWindow(this.openWindow);
-      this.openWindow = index;
-    }
-  }
-
   /** A disk no longer inspected (the layout changed): forgets it, and it stops being anyone's peer. */
   forget(disk: string): void {
     const track = this.tracks.get(disk);
     if (track) track.forgotten = true;
     this.tracks.delete(disk);
-  }
-
-  disks(): string[] {
-    return [...this.tracks.keys()];
   }
 
   /** `ok` for a disk never seen. */
@@ -418,35 +372,6 @@ export class StatisticalDetector {
   /** Whether a step of the disk has been judged against its baseline yet: until then its `ok` is no verdict. */
   judged(disk: string): boolean {
     return this.tracks.get(disk)?.last != null;
-  }
-
-  states(): Map<string, DetectorState> {
-    return new Map([...this.tracks].map(([name, track]) => [name, track.state]));
-  }
-
-  evidence(disk: string): DiskEvidence | null {
-    const track = this.tracks.get(disk);
-    if (!track) return null;
-    const state = track.state;
-    const short = this.params.shortWindowMs;
-    return {
-      disk,
-      state,
-      sinceMs: track.sinceMs,
-      onsetMs: track.own !== 'ok' ? track.runStartMs : state === 'host-wide' ? track.hostOnsetMs : null,
-      deviation: track.last?.deviation ?? null,
-      ownDeviation: track.last?.ownDeviation ?? null,
-      peerFactor: track.last?.peerFactor ?? null,
-      drift: track.last?.drift ?? null,
-      recentMedianMs: track.last?.median ?? null,
-      judgedAtMs: track.last?.endMs ?? null,
-      deviatingForMs: track.own === 'ok' ? track.run * short : 0,
-      observation:
-        track.own === 'suspect'
-          ? { observedMs: track.observed * short, deviatingShare: track.observed ? track.observedDeviating / track.observed : 0 }
-          : null,
-      baseline: track.baseline ? { ...track.baseline, frozen: track.own !== 'ok' || track.run > 0 } : null,
-    };
   }
 
   private add(disk: string, tMs: number, latencyMs: number): void {

@@ -96,12 +96,12 @@ export interface RoundVerdict {
 export interface HungDisk {
   disk: string;
   waitingMs: number;
+  /** When the inspection in flight started, on the events' clock. */
+  sinceMs: number;
 }
 
 export interface TickOutput {
   tick: number;
-  /** Disks whose inspection for this tick starts now. */
-  start: string[];
   hung: readonly HungDisk[];
   /** The tick closes a round: its devices event brings the round's verdict. */
   closesRound: boolean;
@@ -124,6 +124,8 @@ export interface DiskVerdict {
   prediction?: Prediction;
   /** How long its inspection in flight has been running, once it has missed its tick. */
   waitingMs?: number;
+  /** When its inspection in flight started, on the events' clock, if one is. */
+  inFlightSinceMs?: number;
   hung: boolean;
   /** The statistical detector has judged a step of it against a baseline: its state is a verdict, not a default. */
   statisticalJudged: boolean;
@@ -160,8 +162,6 @@ interface InspectedDisk extends DiskAnswers {
   state: 'hung' | 'answering';
   inFlight: InFlight;
   counts: InspectionCounts;
-  /** Told hung, and its inspection in flight has not come back since. */
-  hungTold: boolean;
   /** Its last inspection failed with an error that says it cannot be written. */
   unwritable: boolean;
   /** Another filesystem took its place during the run. */
@@ -230,11 +230,11 @@ export class VerdictPipeline {
     this.verdict.note('slow');
   }
 
-  /** A tick begins: the ticks charged, the inspections it starts, and the disks hung by then. */
+  /** A tick begins: the ticks charged, the inspections it starts (in-flight.ts), and the disks hung by then. */
   tick(event: TickEvent): TickOutput {
     const { tick, atMs } = event;
     this.tickAtMs = atMs;
-    const { start, updated } = this.ticks.tick(tick * this.params.score.intervalMs);
+    const { updated } = this.ticks.tick(tick * this.params.score.intervalMs);
     this.closesRound = updated;
     let hung: HungDisk[] | null = null;
     let anyHung = false;
@@ -246,7 +246,7 @@ export class VerdictPipeline {
       anyHung ||= disk.state === 'hung';
     }
     if (anyHung) this.verdict.note(hangSeverity(this.inspectedList));
-    return { tick, start, hung: hung ?? NONE_HUNG, closesRound: updated };
+    return { tick, hung: hung ?? NONE_HUNG, closesRound: updated };
   }
 
   /**
@@ -267,8 +267,7 @@ export class VerdictPipeline {
     // A disk no longer inspected: its last inspection says nothing of it.
     if (!inspected) return null;
     const startedMs = tick === this.ticks.currentTick ? this.tickAtMs : event.atMs;
-    const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs) && inspected.hungTold;
-    if (hangEnded) inspected.hungTold = false;
+    const hangEnded = inspected.inFlight.ended(tick, startedMs, event.atMs);
     const { counts } = inspected;
     if (event.lost === true) {
       // The directory's finding, not the disk's: neither counted nor charged.
@@ -280,7 +279,6 @@ export class VerdictPipeline {
     if (ms === null) {
       counts.errors += 1;
       this.predictions.failed(disk, tick);
-      this.ticks.failed(disk, tick);
       return outcome(false, false, hangEnded);
     }
     counts.inspections += 1;
@@ -289,7 +287,6 @@ export class VerdictPipeline {
     const late = event.late === true;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
     const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms);
-    if (!counted) this.ticks.failed(disk, tick);
     return outcome(counted, late || (!counted && ms < intervalMs), hangEnded);
   }
 
@@ -308,7 +305,6 @@ export class VerdictPipeline {
 
   /** The disk's inspection in flight will never come back: the next tick starts a new one. A hang told stays so until that one does. */
   abandoned(disk: string): void {
-    this.ticks.abandon(disk);
     this.inspected.get(disk)?.inFlight.forget();
   }
 
@@ -329,6 +325,7 @@ export class VerdictPipeline {
     };
     const prediction = this.predictions.predictionOf(name);
     if (prediction) verdict.prediction = prediction;
+    if (waiting !== null) verdict.inFlightSinceMs = inspected.inFlight.sinceMs(nowMs)!;
     if (waiting !== null && waiting > this.params.score.intervalMs) verdict.waitingMs = waiting;
     return verdict;
   }
@@ -337,7 +334,7 @@ export class VerdictPipeline {
   nextHangAtMs(nowMs: number): number | null {
     let first: number | null = null;
     for (const disk of this.inspectedList) {
-      const since = disk.hungTold ? null : disk.inFlight.sinceMs(nowMs);
+      const since = disk.inFlight.untoldSinceMs(nowMs);
       if (since !== null && (first === null || since < first)) first = since;
     }
     return first === null ? null : first + this.params.hangAfterMs;
@@ -404,14 +401,14 @@ export class VerdictPipeline {
   private judgeHang(disk: InspectedDisk, atMs: number): HungDisk | null {
     const hung = disk.inFlight.hung(atMs, this.params.hangAfterMs);
     disk.state = hung ? 'hung' : 'answering';
-    if (!hung || disk.hungTold) return null;
-    disk.hungTold = true;
-    return { disk: disk.name, waitingMs: disk.inFlight.waitingMs(atMs)! };
+    if (!hung) return null;
+    const waitingMs = disk.inFlight.newlyHung(atMs, this.params.hangAfterMs);
+    return waitingMs === null ? null : { disk: disk.name, waitingMs, sinceMs: disk.inFlight.sinceMs(atMs)! };
   }
 
   private join(name: string): void {
     const counts = this.countsOf(name);
-    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, hungTold: false, unwritable: false, filesystemChanged: false });
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, unwritable: false, filesystemChanged: false });
     this.inspectedList = [...this.inspected.values()];
   }
 

@@ -9,7 +9,7 @@ import { runBounded } from '../../src/hooks/bounded-child.js';
 import { EvictionTracker } from '../../src/hooks/eviction-tracker.js';
 import { INSPECTIONS_PER_DISK, SCORE_HISTORY_MS, SessionHistory } from '../../src/hooks/session-history.js';
 import { smartHealth } from '../../src/hooks/smart-health.js';
-import type { DiskStatus, RoundReport } from '../../src/live/probe-session.js';
+import type { DiskStatus, RoundReport } from '../../src/live/session-events.js';
 import { isAlive, waitFor } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hooks-'));

@@ -7,7 +7,7 @@ import { JsonLines } from '../../src/report/json-lines.js';
 import { RoundLines } from '../../src/report/round-lines.js';
 import { LineClock } from '../../src/report/line-time.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
-import type { DiskStatus } from '../../src/live/probe-session.js';
+import type { DiskStatus } from '../../src/live/session-events.js';
 
 const prediction = (probability: number | null, warning = false, cleared: Prediction['cleared'] = null): Prediction => ({
   atMs: 60_000,

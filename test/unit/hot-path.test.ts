@@ -23,10 +23,11 @@ interface HotPath {
 
 /** The functions that run for every tick or every inspection of every disk in watch and check. */
 const HOT_PATHS: readonly HotPath[] = [
-  { file: 'src/live/probe-session.ts', owner: 'ProbeSession', members: ['advanceTo', 'onTimed', 'onInspected'], runs: 'each record of a batch' },
+  { file: 'src/live/batch-feeder.ts', owner: 'BatchFeeder', members: ['advanceTo', 'feed'], runs: 'each record of a batch' },
+  { file: 'src/live/live-disks.ts', owner: 'LiveDisks', members: ['timed', 'inspected'], runs: 'each inspection' },
   { file: 'src/verdict/verdict-pipeline.ts', owner: 'VerdictPipeline', members: ['tick', 'inspection', 'judgeHang'], runs: 'each tick, each inspection' },
   { file: 'src/verdict/in-flight.ts', owner: 'InFlight', members: ['tick', 'ended'], runs: 'each tick and inspection of a disk' },
-  { file: 'src/score/store-ticks.ts', owner: 'StoreTicks', members: ['tick', 'finished', 'failed', 'voided', 'release', 'charge'], runs: 'each tick, each inspection' },
+  { file: 'src/score/store-ticks.ts', owner: 'StoreTicks', members: ['tick', 'finished', 'voided', 'charge'], runs: 'each tick, each inspection' },
   { file: 'src/statistical/statistical-detector.ts', owner: 'StatisticalDetector', members: ['observe', 'failure', 'add'], runs: 'each inspection' },
   { file: 'src/statistical/tail-detector.ts', owner: 'TailDetector', members: ['observe', 'failure', 'add'], runs: 'each inspection' },
   { file: 'src/early-warning/predictor-feed.ts', owner: 'PredictorFeed', members: ['outcome', 'failed'], runs: 'each inspection' },

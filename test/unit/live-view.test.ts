@@ -2,7 +2,7 @@
 // header is the run's verdict with its reason, every line fits the terminal, and the states
 // are coloured by severity only when colour is wanted.
 import { describe, expect, it } from 'vitest';
-import type { DiskStatus } from '../../src/live/probe-session.js';
+import type { DiskStatus } from '../../src/live/session-events.js';
 import { eventLineText, liveViewText, viewVerdict, type LiveFrame } from '../../src/report/live-view-text.js';
 import type { Severity } from '../../src/score/store-score.js';
 import type { Prediction } from '../../src/early-warning/predictor.js';

@@ -5,7 +5,7 @@ import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { SlowdiskMetrics } from '../../src/report/metrics.js';
 import { VERSION } from '../../src/common/version.js';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
-import type { DiskStatus, RoundReport } from '../../src/live/probe-session.js';
+import type { DiskStatus, RoundReport } from '../../src/live/session-events.js';
 
 const mount = { mountPoint: '/data', fsType: 'xfs', source: '/dev/nvme1n1', device: '259:3' };
 const raft: DiskStatus = { name: 'raft', dir: '/data/raft', inspected: true, device: '259:3', mount, memoryBacked: false, state: 'up', score: 1, inspections: 0, errors: 0 };

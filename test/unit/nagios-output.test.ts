@@ -9,7 +9,7 @@ import { PhaseLatencies, LATENCY_PHASES } from '../../src/report/phase-latencies
 import type { DiskSummary } from '../../src/report/disk-summary.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import { checkEndSeverity, hangSeverity } from '../../src/verdict/hang-verdict.js';
-import type { DiskStatus } from '../../src/live/probe-session.js';
+import type { DiskStatus } from '../../src/live/session-events.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-nagios-'));

@@ -9,6 +9,7 @@ import { nearestDevice, PredictorFeed } from '../../src/early-warning/predictor-
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import { ReplayEngine } from '../../src/replay/replay-engine.js';
 import { StoreTicks } from '../../src/score/store-ticks.js';
+import { InFlight } from '../../src/verdict/in-flight.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
 import { microseconds } from '../../src/common/microseconds.js';
 
@@ -44,17 +45,19 @@ function drive(ticks: number, behaviour: (tick: number) => number | null | 'hang
   const feed = new PredictorFeed(predictorParams({ timeoutMs: params.timeoutMs }), INTERVAL);
   const store = new StoreTicks(params, feed.outcome);
   store.setInspected(['a'], 0);
+  const inFlight = new InFlight();
   const predictions = new Map<number, Prediction | undefined>();
   for (let k = 1; k <= ticks; k += 1) {
-    const tick = store.tick(k * INTERVAL);
+    store.tick(k * INTERVAL);
     feed.tick(k, devices(k));
     predictions.set(k, feed.predictionOf('a'));
-    for (const name of tick.start) {
+    if (inFlight.tick(k, k * INTERVAL)) {
+      const name = 'a';
       const what = behaviour(k);
       if (what === 'hang') continue;
+      inFlight.ended(k, k * INTERVAL, k * INTERVAL + (what ?? 0));
       if (what === null) {
         feed.failed(name, k);
-        store.failed(name, k);
       } else {
         store.finished(name, k, what);
       }
@@ -102,7 +105,7 @@ describe('the predictor feed', () => {
 
 describe('a replayed trace', () => {
   it('reaches exactly the predictions of the live run that recorded it, a warning included', () => {
-    // A live run, as ProbeSession drives StoreTicks: a disk whose inspections slow down
+    // A live run, one inspection in flight as the pipeline has it (src/verdict/in-flight.ts): a disk whose inspections slow down
     // geometrically from minute 5 to 2 s at minute 15, with a hang of 20 s at minute 12 and
     // failures around minute 8; a result that takes longer than the interval comes back later.
     const ticks = 9000;
@@ -111,13 +114,15 @@ describe('a replayed trace', () => {
     const feed = new PredictorFeed(predictorParams({ timeoutMs: params.timeoutMs }), INTERVAL);
     const store = new StoreTicks(params, feed.outcome);
     store.setInspected(['a'], 0);
+    const inFlight = new InFlight();
     const trace: TraceLine[] = [];
     const pending: { endMs: number; tick: number; ms: number }[] = [];
     const live = new Map<number, Prediction | undefined>();
     for (let k = 1; k <= ticks; k += 1) {
       const now = k * INTERVAL;
       while (pending.length > 0 && pending[0]!.endMs < now) {
-        const { tick, ms } = pending.shift()!;
+        const { tick, ms, endMs } = pending.shift()!;
+        inFlight.ended(tick, tick * INTERVAL, endMs);
         store.finished('a', tick, ms);
         trace.push({ line: trace.length + 2, tick, disk: 'a', ms: microseconds(ms), late: false });
       }
@@ -126,13 +131,15 @@ describe('a replayed trace', () => {
       for (const device of devices) trace.push({ line: trace.length + 2, tick: k, disk: null, ms: null, late: false, device });
       feed.tick(k, devices);
       if (tick.updated) live.set(k, feed.predictionOf('a'));
-      for (const name of tick.start) {
+      if (inFlight.tick(k, now)) {
+        const name = 'a';
         if (k >= 7200 && k < 7400) continue;
         if (k >= 4800 && k < 4810) {
+          inFlight.ended(k, now, now);
           feed.failed(name, k);
-          store.failed(name, k);
           trace.push({ line: trace.length + 2, tick: k, disk: name, ms: null, late: false });
         } else if (latency(k) < INTERVAL) {
+          inFlight.ended(k, now, now + latency(k));
           store.finished(name, k, latency(k));
           trace.push({ line: trace.length + 2, tick: k, disk: name, ms: microseconds(latency(k)), late: false });
         } else {

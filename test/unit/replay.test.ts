@@ -7,10 +7,15 @@ import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS, SCORE_SPECS, type ScoreParams } from '../../src/score/score-params.js';
 import { replayBatches, SETTLE_WINDOW_TICKS, type ReplayResult, type ScoreUpdate } from '../../src/replay/replay-engine.js';
-import { StoreTicks } from '../../src/score/store-ticks.js';
 import { headerValueOf, type TraceHeader } from '../../src/trace/trace-format.js';
 import { openTrace, readTrace, TraceError, type Trace } from '../../src/trace/trace-reader.js';
 import { TraceWriter } from '../../src/record/trace-writer.js';
+import { recordInspection } from '../../src/record/session-recorder.js';
+import { BatchFeeder } from '../../src/live/batch-feeder.js';
+import { TickSchedule } from '../../src/ticks/tick-schedule.js';
+import type { RoundVerdict } from '../../src/verdict/verdict-pipeline.js';
+import { defaultPipeline, liveDisks, probeError } from '../helpers/live-parts.js';
+import type { BatchRecord } from '../../src/prober/protocol.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-replay-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -256,62 +261,85 @@ describe('the settle window', () => {
 });
 
 /**
- * A live session on a virtual clock, as probe-session.ts runs it: the results of each tick's
- * inspections arrive after their duration plus an IPC delay, and are scored and recorded as
- * they arrive. Returns the live updates.
+ * A live run on a virtual clock: the prober's records, as its threads make them (one
+ * inspection in flight per disk, started at each tick its previous one had come back by,
+ * a little after the tick's deadline), cut into batches a second apart, fed to the live
+ * session's own feeder and disks (src/live/), which record every inspection to a trace as
+ * `--record` does. Returns the rounds the live pipeline closed.
  */
-async function liveRecording(file: string, ticks: number): Promise<[number, number[]][]> {
+async function liveRecording(file: string, ticks: number): Promise<RoundVerdict[]> {
   const p = params();
   const disks = ['raft', 'kv'];
-  const live = new StoreTicks(p);
-  live.setInspected(disks, 0);
+  const pipeline = defaultPipeline(p);
   const writer = await TraceWriter.open(file, { params: p, disks, tool: 'slowdisk test' });
+  const { disks: placed, told } = liveDisks(pipeline, disks, (record) => recordInspection(writer, record));
+  const rounds: RoundVerdict[] = [];
+  const feeder = new BatchFeeder(pipeline, placed, {
+    tickBegins: () => {},
+    roundDevices: () => undefined,
+    round: (round) => rounds.push(round),
+    resolved: () => {},
+    listening: () => true,
+  });
+  // Any start will do: the prober's clock is CLOCK_MONOTONIC, the trace's ticks k x interval.
+  const schedule = new TickSchedule(7_331.25, p.intervalMs, p.roundTicks);
+  feeder.start(schedule);
+
   let seed = 42;
   const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-  type Result = { disk: string; tick: number; ms: number | null; at: number };
-  let pending: Result[] = [];
-  const updates: [number, number[]][] = [];
+  const records: { atMs: number; record: BatchRecord }[] = [];
+  const backAt = new Map(disks.map((disk) => [disk, 0]));
   for (let k = 1; k <= ticks; k += 1) {
-    const now = k * p.intervalMs;
-    const arrived = pending.filter((r) => r.at < now).sort((a, b) => a.at - b.at);
-    pending = pending.filter((r) => r.at >= now);
-    for (const r of arrived) {
-      if (r.ms === null) {
-        live.failed(r.disk, r.tick);
-        writer.failure({ tick: r.tick, disk: r.disk, error: 'EIO', t: r.at });
-      } else {
-        const counted = live.finished(r.disk, r.tick, r.ms);
-        writer.inspection({ tick: r.tick, disk: r.disk, ms: r.ms, open_ms: 0.01, write_ms: r.ms / 2, sync_ms: r.ms / 3, read_ms: r.ms / 6, t: r.at, late: !counted });
-      }
-    }
-    const tick = live.tick(now);
-    if (tick.updated) updates.push([k, disks.map((disk) => live.scoreOf(disk)!)]);
-    for (const disk of tick.start) {
-      const { ms, ipc } = inspectionOf(random(), k > ticks / 3 && k < ticks / 2 ? 5 : 1);
-      pending.push({ disk, tick: k, ms, at: now + (ms ?? 3) + ipc });
+    const deadline = schedule.deadlineMs(k);
+    for (const disk of disks) {
+      if (backAt.get(disk)! > deadline) continue;
+      const { ms, delay, kind } = inspectionOf(random(), k > ticks / 3 && k < ticks / 2 ? 5 : 1);
+      const startedMs = deadline + delay;
+      const atMs = startedMs + (ms ?? 3);
+      backAt.set(disk, atMs);
+      const record: BatchRecord =
+        kind === 'failed'
+          ? { kind: 'inspected', name: disk, tick: k, atMs, error: probeError('EIO', disk) }
+          : kind === 'lost'
+            ? { kind: 'inspected', name: disk, tick: k, atMs, lost: probeError('ENAMETAKEN', disk) }
+            : [disk, k, atMs, 0.01, ms! / 2, ms! / 3, ms! / 6, 0.01, ms!, startedMs];
+      records.push({ atMs, record });
     }
   }
-  writer.clock(ticks);
+  records.sort((a, b) => a.atMs - b.atMs);
+  // Batches as the prober flushes them: each covers what was recorded by its time.
+  let next = 0;
+  for (let coveredMs = schedule.nextFlushMs(schedule.startMs); next < records.length || coveredMs <= schedule.deadlineMs(ticks); coveredMs += schedule.flushPeriodMs) {
+    const covered = Math.min(coveredMs, schedule.deadlineMs(ticks));
+    const batch: BatchRecord[] = [];
+    while (next < records.length && records[next]!.atMs <= covered) batch.push(records[next++]!.record);
+    feeder.feed(covered, batch);
+    if (covered === schedule.deadlineMs(ticks)) break;
+  }
+  expect(told.fatal).toEqual([]);
+  writer.clock(pipeline.currentTick);
   await writer.close();
-  return updates;
+  return rounds;
 }
 
 /**
  * Mostly fast inspections; with a share of `trouble` times 0.2 % each: one just under the interval
- * (microsecond rounding must not push it over), one under it whose result arrives after its
- * tick (late), one over it, one hanging for seconds, one failing.
+ * (microsecond rounding must not push it over), one under it that started late enough to come
+ * back after its tick (late), one over it, one hanging for seconds, one failing, one whose
+ * probe file's name was taken (neither counted nor charged).
  */
-function inspectionOf(roll: number, trouble: number): { ms: number | null; ipc: number } {
+function inspectionOf(roll: number, trouble: number): { ms: number | null; delay: number; kind?: 'failed' | 'lost' } {
   const share = 0.002 * trouble;
-  const kinds: { ms: number | null; ipc: number }[] = [
-    { ms: 99.9996, ipc: 0 },
-    { ms: 90, ipc: 25 },
-    { ms: 150, ipc: 0.2 },
-    { ms: 1500, ipc: 0.2 },
-    { ms: null, ipc: 0.2 },
+  const kinds: { ms: number | null; delay: number; kind?: 'failed' | 'lost' }[] = [
+    { ms: 99.9996, delay: 0 },
+    { ms: 90, delay: 25 },
+    { ms: 150, delay: 0.2 },
+    { ms: 1500, delay: 0.2 },
+    { ms: null, delay: 0.2, kind: 'failed' },
+    { ms: null, delay: 0.2, kind: 'lost' },
   ];
   const kind = Math.floor((1 - roll) / share);
-  return kind < kinds.length ? kinds[kind] : { ms: 0.5 + roll * 5, ipc: 0.2 };
+  return kind < kinds.length ? kinds[kind]! : { ms: 0.5 + roll * 5, delay: 0.2 };
 }
 
 describe('record and replay', () => {
@@ -319,9 +347,9 @@ describe('record and replay', () => {
     const file = path.join(work, 'live.jsonl');
     const live = await liveRecording(file, 6000);
     const replayed = await replayTrace(await openTrace(file));
-    expect(replayed.updates.map((u) => [u.tick, [...u.scores.values()]])).toEqual(live);
+    expect(replayed.updates).toEqual(live);
     // The scores moved both ways without sticking at a bound, so that every kind of line shows.
-    const scores = live.flatMap(([, s]) => s);
+    const scores = live.flatMap((round) => [...round.scores.values()]);
     expect(scores.filter((score) => score > 1 && score < 100 && !Number.isInteger(score)).length).toBeGreaterThan(30);
     expect(Math.max(...scores)).toBeGreaterThan(10);
   });

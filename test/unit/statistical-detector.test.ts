@@ -55,7 +55,6 @@ function run(disks: Record<string, Latency>, seconds: number, params: Partial<St
     });
     if (t % 1000 === 0) for (const name of Object.keys(disks)) states.get(name)!.push(detector.state(name));
   }
-  detector.advance((seconds + 1) * 1000);
   return { detector, changes, states };
 }
 
@@ -68,11 +67,8 @@ describe('the statistical detector: layered rule on one disk (own history only)'
   it('stays ok on a healthy disk', () => {
     const r = run({ a: healthy(1) }, 600);
     expect(r.changes).toEqual([]);
-    const ev = r.detector.evidence('a')!;
-    expect(ev.state).toBe('ok');
-    expect(ev.baseline!.medianMs).toBeGreaterThan(0.9);
-    expect(ev.baseline!.medianMs).toBeLessThan(1.1);
-    expect(ev.peerFactor).toBe(1);
+    expect(r.detector.state('a')).toBe('ok');
+    expect(r.detector.judged('a')).toBe(true);
   });
 
   it('turns suspect after 10 s of deviating, not sooner', () => {
@@ -82,7 +78,6 @@ describe('the statistical detector: layered rule on one disk (own history only)'
     // The 5 s median turns within 3 s of the onset, then 10 s of deviating steps.
     expect(suspect! - ONSET * 1000).toBeGreaterThanOrEqual(10_000);
     expect(suspect! - ONSET * 1000).toBeLessThanOrEqual(13_000);
-    expect(r.detector.evidence('a')!.onsetMs).toBeGreaterThanOrEqual(ONSET * 1000);
   });
 
   it('confirms after 60 s more of observation, and the baseline stays frozen at the healthy disk', () => {
@@ -90,13 +85,9 @@ describe('the statistical detector: layered rule on one disk (own history only)'
     const suspect = firstChange(r, 'a', 'suspect')!;
     const confirmed = firstChange(r, 'a', 'confirmed')!;
     expect(confirmed - suspect).toBe(60_000);
-    // Still confirmed 5 minutes in: its own slow samples never became its baseline.
+    // Still confirmed 5 minutes in, never cleared: its own slow samples never became its baseline.
     expect(r.detector.state('a')).toBe('confirmed');
-    const ev = r.detector.evidence('a')!;
-    expect(ev.baseline!.frozen).toBe(true);
-    expect(ev.baseline!.medianMs).toBeLessThan(1.1);
-    expect(ev.baseline!.atMs).toBeLessThan(suspect);
-    expect(ev.deviation!).toBeGreaterThan(3);
+    expect(changesOf(r, 'a').map((change) => change.to)).toEqual(['suspect', 'confirmed']);
   });
 
   it('cancels the suspicion when the deviation falls back (a short congestion)', () => {
@@ -139,7 +130,6 @@ describe('the statistical detector: layered rule on one disk (own history only)'
     expect(cleared.atMs - (ONSET + 180) * 1000).toBeGreaterThanOrEqual(42_000);
     expect(cleared.atMs - (ONSET + 180) * 1000).toBeLessThanOrEqual(50_000);
     expect(r.detector.state('a')).toBe('ok');
-    expect(r.detector.evidence('a')!.baseline!.medianMs).toBeLessThan(1.15);
   });
 
   it('counts a tick without a result as a 100 ms inspection: a hang is confirmed in about 70 s', () => {
@@ -147,35 +137,33 @@ describe('the statistical detector: layered rule on one disk (own history only)'
     const confirmed = firstChange(r, 'a', 'confirmed')!;
     expect(confirmed - ONSET * 1000).toBeGreaterThanOrEqual(70_000);
     expect(confirmed - ONSET * 1000).toBeLessThanOrEqual(75_000);
-    expect(r.detector.evidence('a')!.recentMedianMs).toBe(DEFAULT_STATISTICAL_PARAMS.failureLatencyMs);
   });
 
   it('waits for a baseline: nothing is judged in the first 30 s', () => {
-    const r = run({ a: healthy(5) }, 25);
-    expect(r.detector.evidence('a')!.baseline).toBeNull();
-    expect(r.detector.evidence('a')!.deviation).toBeNull();
+    const r = run({ a: step(healthy(5), healthy(50), 10) }, 29);
+    expect(r.detector.judged('a')).toBe(false);
+    expect(r.changes).toEqual([]);
+    expect(run({ a: healthy(5) }, 40).detector.judged('a')).toBe(true);
   });
 });
 
 describe('the MAD floor', () => {
   it('does not divide by zero on quantised latencies, and still sees a change of the quantum', () => {
     const flat = run({ a: () => 1 }, 300);
-    const ev = flat.detector.evidence('a')!;
-    expect(ev.baseline!.madMs).toBe(0);
-    expect(ev.baseline!.scaleMs).toBe(DEFAULT_STATISTICAL_PARAMS.madFloorRatio * 1);
-    expect(ev.deviation).toBe(0);
+    expect(flat.detector.judged('a')).toBe(true);
     expect(flat.changes).toEqual([]);
 
     const doubled = run({ a: step(() => 1, () => 2, 120) }, 300);
-    expect(Number.isFinite(doubled.detector.evidence('a')!.deviation)).toBe(true);
     expect(firstChange(doubled, 'a', 'confirmed')).not.toBeNull();
   });
 
   it('uses the absolute floor when the median itself is 0', () => {
     const r = run({ a: () => 0 }, 120);
-    const ev = r.detector.evidence('a')!;
-    expect(ev.baseline!.scaleMs).toBe(DEFAULT_STATISTICAL_PARAMS.madFloorMs);
-    expect(ev.deviation).toBe(0);
+    expect(r.detector.judged('a')).toBe(true);
+    expect(r.changes).toEqual([]);
+    // Under the floor (0.01 ms x the threshold), a change is not a deviation; well over it, it is.
+    expect(run({ a: step(() => 0, () => 0.02, 120) }, 300).changes).toEqual([]);
+    expect(firstChange(run({ a: step(() => 0, () => 1, 120) }, 300), 'a', 'confirmed')).not.toBeNull();
   });
 
   it('does not flag a change smaller than threshold x madFloorRatio on a steady disk', () => {
@@ -196,8 +184,6 @@ describe('the peer condition and host-wide', () => {
     );
     expect(r.detector.state('d2')).toBe('confirmed');
     for (const name of ['d0', 'd1', 'd3', 'd4', 'd5']) expect(changesOf(r, name)).toEqual([]);
-    expect(r.detector.evidence('d2')!.peerFactor!).toBeGreaterThan(0.8);
-    expect(r.detector.evidence('d2')!.peerFactor!).toBeLessThan(1.25);
   });
 
   it('reports host-wide, not slow, when most disks deviate together (a peak, a controller)', () => {
@@ -211,7 +197,7 @@ describe('the peer condition and host-wide', () => {
       const hostWide = firstChange(r, name, 'host-wide');
       expect(hostWide).not.toBeNull();
       expect(hostWide! - ONSET * 1000).toBeLessThanOrEqual(15_000);
-      expect(r.detector.evidence(name)!.state).not.toBe('confirmed');
+      expect(r.detector.state(name)).not.toBe('confirmed');
     }
     // The baselines follow a lasting load change: host-wide ends by itself, before the peak does.
     const ended = changesOf(r, 'd0').find((c) => c.from === 'host-wide' && c.to === 'ok');
@@ -239,7 +225,6 @@ describe('the peer condition and host-wide', () => {
     );
     expect(r.detector.state('a')).toBe('confirmed');
     expect(r.detector.state('b')).toBe('confirmed');
-    expect(r.detector.evidence('a')!.peerFactor).toBe(1);
   });
 
   it('does not take a drop in the host load as a recovery of the slow disk', () => {
@@ -257,9 +242,9 @@ describe('the peer condition and host-wide', () => {
   it('forgets a disk: it is no longer anyone\'s peer', () => {
     const r = run({ a: healthy(1), b: healthy(1) }, 60);
     r.detector.forget('b');
-    expect(r.detector.disks()).toEqual(['a']);
     expect(r.detector.state('b')).toBe('ok');
-    expect(r.detector.evidence('b')).toBeNull();
+    expect(r.detector.judged('b')).toBe(false);
+    expect(r.detector.judged('a')).toBe(true);
   });
 });
 
@@ -307,7 +292,7 @@ describe('detector plumbing', () => {
     }
     const seconds = (performance.now() - started) / 1000;
     expect(seconds).toBeLessThan(10);
-    expect([...detector.states().values()].every((s) => s === 'ok')).toBe(true);
+    expect(disks.every((d) => detector.state(d) === 'ok')).toBe(true);
   });
 });
 
