@@ -14,8 +14,10 @@
 //   `significance` (1e-4), at the rate of slow events of its baseline. A rise every disk
 //   shares (the host's load, its CPU, a controller) is not one disk's fault: when more than
 //   `hostWideShare` (half) of the other judged disks show a rise against their own baselines
-//   (the test's chance under `peerRiseSignificance`, 0.25), the disk is judged against the
-//   rate of slow events its peers show (the median of theirs).
+//   (the test's chance under `peerRiseSignificance`, 0.25, of slow events against their
+//   baseline's line as it is, not moved with their median: a rise of the whole latency is
+//   one too), the disk is judged against the rate of such events its peers show (the median
+//   of theirs).
 // - A tail, not a slowdown. The line moves with the disk's median: when the median of its
 //   window's steps (each step's median) is above the baseline's median, the line is raised
 //   by the same factor. A disk (or a host) whose whole latency shifts is the statistical
@@ -29,7 +31,8 @@
 //   window shows any rise (the test's chance under `releaseSignificance`) or the disk is
 //   suspect or confirmed; the steps that leave the window meanwhile wait, and go in once it is
 //   calm; the steps of the window that made a disk suspect, those waiting then, and every step
-//   while it is suspect or confirmed, never enter it.
+//   while it is suspect or confirmed, never enter it. While more than `hostWideShare` of the
+//   judged disks show a rise, every disk's steps wait likewise, for at most `baselineMs`.
 // - Failures. A tick with no result counts as an inspection of `failureLatencyMs`.
 import { medianInPlace } from '../common/robust-stats.js';
 import { mediansOfOthers } from './statistical-detector.js';
