@@ -5,7 +5,6 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeFaultDisk, startWatch, stopWatch } from '../helpers/fault-cycle.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { removeAllTestDisks } from '../helpers/test-disk.js';
-import type { RoundLine } from '../helpers/watch-lines.js';
 
 // The shortest baseline the registry takes: the disk is judged 1.5 minutes after it is first
 // seen (the baseline, then a full window), on its healthy inspections only.
@@ -22,8 +21,6 @@ const LIMITS = { writeIops: 30 };
 const CONFIRMED_WITHIN_MS = 150_000;
 // Let go 30 s after the window shows no rise, once it has emptied of the tail (30 s).
 const RELEASED_WITHIN_MS = 150_000;
-
-const tailOf = (round: RoundLine, disk: string) => /\btail (suspect|confirmed)\b/.exec(round.disks.get(disk)?.state ?? '')?.[1] ?? 'ok';
 
 const gate = requireRootFacilities(['root', 'loop', 'blkio']);
 
