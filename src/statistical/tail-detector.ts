@@ -14,8 +14,10 @@
 //   `significance` (1e-4), at the rate of slow events of its baseline. A rise every disk
 //   shares (the host's load, its CPU, a controller) is not one disk's fault: when more than
 //   `hostWideShare` (half) of the other judged disks show a rise against their own baselines
-//   (the test's chance under `peerRiseSignificance`, 0.25), the disk is judged against the
-//   rate of slow events its peers show (the median of theirs).
+//   (the test's chance under `peerRiseSignificance`, 0.25, of slow events against their
+//   baseline's line as it is, not moved with their median: a rise of the whole latency is
+//   one too), the disk is judged against the rate of such events its peers show (the median
+//   of theirs).
 // - A tail, not a slowdown. The line moves with the disk's median: when the median of its
 //   window's steps (each step's median) is above the baseline's median, the line is raised
 //   by the same factor. A disk (or a host) whose whole latency shifts is the statistical
@@ -29,7 +31,8 @@
 //   window shows any rise (the test's chance under `releaseSignificance`) or the disk is
 //   suspect or confirmed; the steps that leave the window meanwhile wait, and go in once it is
 //   calm; the steps of the window that made a disk suspect, those waiting then, and every step
-//   while it is suspect or confirmed, never enter it.
+//   while it is suspect or confirmed, never enter it. While more than `hostWideShare` of the
+//   judged disks show a rise, every disk's steps wait likewise, for at most `baselineMs`.
 // - Failures. A tick with no result counts as an inspection of `failureLatencyMs`.
 import { medianInPlace } from '../common/robust-stats.js';
 import { mediansOfOthers } from './statistical-detector.js';
@@ -91,8 +94,10 @@ interface Judged {
   slowShare: number;
   /** Slow events per step of the window. */
   eventShare: number;
-  /** Showing any rise (the test's chance under `releaseSignificance`) against its own baseline alone. */
-  ownRising: boolean;
+  /** Its slow events against its baseline's line as it is (not moved with its median), per step. */
+  latencyShare: number;
+  /** Its latency rose, in its tail or as a whole: those events' chance under `peerRiseSignificance` at its own rate. */
+  latencyRising: boolean;
 }
 
 /**
@@ -176,16 +181,19 @@ class TailTrack {
 
   /**
    * Closes the open step into the window. The step it pushes out goes into the baseline, unless
-   * it is tainted; while the window shows a rise, it waits, and goes in once the window is
-   * calm again (a burst is part of a disk's life), or never if the disk turns suspect.
+   * it is tainted; while the window shows a rise, or the host's latency has risen as a whole,
+   * it waits, and goes in once both are calm again (a burst is part of a disk's life), or
+   * never if the disk turns suspect.
    */
-  closeStep(): void {
+  closeStep(hostWide: boolean): void {
     const slot = this.at;
     if (this.length === this.windowSteps) {
       const leaving = this.window[slot];
       if (this.tainted[slot] === 0) {
-        if (this.rising) this.pending.push(leaving);
-        else {
+        if (this.rising || hostWide) {
+          this.pending.push(leaving);
+          if (this.pending.length > this.baselineSteps) this.pending.shift();
+        } else {
           this.releasePending();
           this.addToBase(leaving);
         }
@@ -225,7 +233,6 @@ class TailTrack {
     }
   }
 
-  /** The window's slow steps and share of slow inspections against `lineMs`. */
   /** The median of the window's steps' medians: where the bulk of its inspections is now. */
   windowMedianMs(): number {
     const values = this.stepScratch.values.length >= this.length ? this.stepScratch.values : (this.stepScratch.values = new Float64Array(this.length * 2));
@@ -233,9 +240,14 @@ class TailTrack {
     return medianInPlace(values, this.length);
   }
 
-  /** The window's slow events and share of slow inspections against `lineMs`, oldest step first. */
-  judge(base: TailBaseline, runSteps: number): { slowEvents: number; slowShare: number } {
+  /**
+   * The window's slow events and share of slow inspections against the line moved with its
+   * median, oldest step first; and its slow events against the baseline's line as it is,
+   * which a rise of the whole latency counts too: what its peers are told.
+   */
+  judge(base: TailBaseline, runSteps: number): { slowEvents: number; slowShare: number; latencyEvents: number } {
     const events = new SlowEvents(runSteps);
+    const latencyEvents = new SlowEvents(runSteps);
     let slow = 0;
     let count = 0;
     const first = this.length === this.windowSteps ? this.at : 0;
@@ -247,9 +259,10 @@ class TailTrack {
       count += step.length;
       const slowStep = this.windowMax[slot] > lineMs;
       events.step(slowStep);
+      latencyEvents.step(this.windowMax[slot] > base.lineMs);
       if (slowStep) for (let j = 0; j < step.length; j += 1) if (step[j] > lineMs) slow += 1;
     }
-    return { slowEvents: events.count, slowShare: count > 0 ? slow / count : 0 };
+    return { slowEvents: events.count, slowShare: count > 0 ? slow / count : 0, latencyEvents: latencyEvents.count };
   }
 
   /** The baseline from its steps; `scratch` holds at least their samples. */
@@ -290,6 +303,8 @@ export class TailDetector {
   private readonly tracks = new Map<string, TailTrack>();
   private openStep: number | null = null;
   private nextRefreshMs = -Infinity;
+  /** Since when more than `hostWideShare` of the judged disks' latency has risen (null: it has not). */
+  private hostWideSinceMs: number | null = null;
   private readonly windowSteps: number;
   private readonly baselineSteps: number;
   private readonly minBaselineSteps: number;
@@ -389,27 +404,34 @@ export class TailDetector {
     const p = this.params;
     const startMs = index * p.stepMs;
     const endMs = startMs + p.stepMs;
+    const holdBaselines = this.holdsBaselines(startMs);
     const judged: { track: TailTrack; result: Judged }[] = [];
     for (const track of this.tracks.values()) {
       if (track.samples.length === 0) continue;
-      track.closeStep();
+      track.closeStep(holdBaselines);
       const base = track.baseline;
       if (base === null || track.length < track.windowSteps) continue;
-      const { slowEvents, slowShare } = track.judge(base, this.runSteps);
-      const ownPValue = binomialUpperTail(slowEvents, track.length, base.eventRate);
-      judged.push({ track, result: { slowEvents, slowShare, eventShare: slowEvents / track.length, ownRising: ownPValue < p.peerRiseSignificance } });
+      const { slowEvents, slowShare, latencyEvents } = track.judge(base, this.runSteps);
+      const latencyPValue = binomialUpperTail(latencyEvents, track.length, base.eventRate);
+      judged.push({
+        track,
+        result: { slowEvents, slowShare, eventShare: slowEvents / track.length, latencyShare: latencyEvents / track.length, latencyRising: latencyPValue < p.peerRiseSignificance },
+      });
     }
+    const peers = p.peerCondition && judged.length >= 2;
+    const risingCount = judged.reduce((n, j) => n + (j.result.latencyRising ? 1 : 0), 0);
+    if (peers && risingCount > p.hostWideShare * judged.length) this.hostWideSinceMs ??= endMs;
+    else this.hostWideSinceMs = null;
     if (judged.length > 0) {
-      const peers = p.peerCondition && judged.length >= 2;
-      const risingCount = judged.reduce((n, j) => n + (j.result.ownRising ? 1 : 0), 0);
-      const peerShares = peers ? mediansOfOthers(judged.map((j) => j.result.eventShare)) : null;
+      const peerShares = peers ? mediansOfOthers(judged.map((j) => j.result.latencyShare)) : null;
       for (let i = 0; i < judged.length; i += 1) {
         const { track, result } = judged[i];
         const ownRate = track.baseline!.eventRate;
-        // Host-wide: more than `hostWideShare` of the other disks show a rise against their own
-        // baselines. The disk is then judged against the rate of slow events its peers show.
+        // Host-wide: more than `hostWideShare` of the other disks' latency rose against their
+        // own baselines, in the tail or as a whole. The disk is then judged against the rate of
+        // such events its peers show: a rise every disk shares is not one disk's fault.
         const others = judged.length - 1;
-        const risingOthers = risingCount - (result.ownRising ? 1 : 0);
+        const risingOthers = risingCount - (result.latencyRising ? 1 : 0);
         const hostWide = peerShares !== null && risingOthers > p.hostWideShare * others;
         const rate = Math.min(0.999, hostWide ? Math.max(ownRate, peerShares[i]) : ownRate);
         const peerFactor = rate / ownRate;
@@ -420,12 +442,22 @@ export class TailDetector {
     }
     if (endMs >= this.nextRefreshMs) {
       for (const track of this.tracks.values()) {
-        if (track.state !== 'ok' || track.rising || track.baseSteps < this.minBaselineSteps) continue;
+        if (track.state !== 'ok' || track.rising || holdBaselines || track.baseSteps < this.minBaselineSteps) continue;
         if (this.scratch.length < track.baseSamples) this.scratch = new Float64Array(track.baseSamples * 2);
         track.baseline = track.computeBaseline(p, this.runSteps, endMs, this.scratch);
       }
       this.nextRefreshMs = (Math.floor(endMs / p.refreshMs) + 1) * p.refreshMs;
     }
+  }
+
+  /**
+   * While the host's latency has risen as a whole, no disk's baseline takes in its steps: the
+   * disks whose rise hides behind their moved line would take the host's state for their
+   * healthy one, and the others would then stand out. A host-wide rise that lasts a whole
+   * baseline is the host's new normal, and the baselines follow it.
+   */
+  private holdsBaselines(atMs: number): boolean {
+    return this.hostWideSinceMs !== null && atMs - this.hostWideSinceMs < this.params.baselineMs;
   }
 
   /** Steps one disk's rule on its judged window. */

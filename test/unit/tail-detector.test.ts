@@ -132,6 +132,19 @@ describe('the tail detector among peers', () => {
     expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
   });
 
+  it('does not blame the one disk whose tail shows through a host-wide peak that hides the others\' behind their medians', () => {
+    // From the onset every disk is x4 for 10 minutes (the host's load); on disk a the peak's
+    // heavier tail also shows above its moved line, on b it does not.
+    const peak = (share: number): Latency => (tick, rng) => {
+      const ms = rng.lognormal(2, 0.3);
+      const slowed = rng.next() < share;
+      const s = (tick * TICK) / 1000;
+      return s >= ONSET && s < ONSET + 600 ? ms * 4 * (slowed ? 8 : 1) : ms;
+    };
+    const r = run({ a: peak(0.03), b: peak(0) }, ONSET + 700);
+    expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
+  });
+
   it("without the peer condition, a shared rise is each disk's own", () => {
     const disks = Object.fromEntries(['a', 'b', 'c', 'd'].map((name) => [name, tail(0.03, 10, ONSET)]));
     const r = run(disks, ONSET + 120, { peerCondition: false });
