@@ -175,7 +175,6 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
       }
     }
   }
-  tail.advance((info.ticks + 1) * interval);
   const shift =
     info.slowDisk === null
       ? null

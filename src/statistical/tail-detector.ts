@@ -59,25 +59,6 @@ export interface TailBaseline {
 }
 
 /** Why a disk is in its state. */
-export interface TailEvidence {
-  disk: string;
-  state: TailState;
-  /** When it entered its state (for ok: first seen, or last let go). */
-  sinceMs: number;
-  /** Suspect or confirmed: when its raised run began. */
-  onsetMs: number | null;
-  /** The last judged window: its share of slow inspections and of slow steps. */
-  slowShare: number | null;
-  slowEvents: number | null;
-  steps: number | null;
-  /** The rate it is judged against over its baseline's own (above 1 only when the host's tail rose). */
-  peerFactor: number | null;
-  /** The binomial test's chance of the window's slow events at the rate it is judged against. */
-  pValue: number | null;
-  judgedAtMs: number | null;
-  baseline: TailBaseline | null;
-}
-
 export interface TailChange {
   disk: string;
   from: TailState;
@@ -153,22 +134,17 @@ class TailTrack {
   rising = false;
 
   state: TailState = 'ok';
-  sinceMs: number;
-  onsetMs = 0;
   raisedRun = 0;
   observed = 0;
   observedRaised = 0;
   fallbackRun = 0;
   calmRun = 0;
-  last: (Judged & { peerFactor: number; pValue: number; atMs: number }) | null = null;
 
   constructor(
     readonly name: string,
-    firstSeenMs: number,
     readonly windowSteps: number,
     private readonly baselineSteps: number,
   ) {
-    this.sinceMs = firstSeenMs;
     this.window = Array.from({ length: windowSteps }, () => []);
     this.windowMax = new Float64Array(windowSteps);
     this.windowMedian = new Float64Array(windowSteps);
@@ -333,22 +309,8 @@ export class TailDetector {
     this.add(disk, tMs, this.params.failureLatencyMs);
   }
 
-  /** The clock moved on without a sample: closes the step it has left behind. */
-  advance(tMs: number): void {
-    if (this.openStep === null) return;
-    const index = Math.floor(tMs / this.params.stepMs);
-    if (index > this.openStep) {
-      this.closeStep(this.openStep);
-      this.openStep = index;
-    }
-  }
-
   forget(disk: string): void {
     this.tracks.delete(disk);
-  }
-
-  disks(): string[] {
-    return [...this.tracks.keys()];
   }
 
   /** Whether the disk has a baseline to be judged against: until then its `ok` is no verdict (warming up). */
@@ -361,29 +323,6 @@ export class TailDetector {
     return this.tracks.get(disk)?.state ?? 'ok';
   }
 
-  states(): Map<string, TailState> {
-    return new Map([...this.tracks].map(([name, track]) => [name, track.state]));
-  }
-
-  evidence(disk: string): TailEvidence | null {
-    const track = this.tracks.get(disk);
-    if (!track) return null;
-    const last = track.last;
-    return {
-      disk,
-      state: track.state,
-      sinceMs: track.sinceMs,
-      onsetMs: track.state === 'ok' ? null : track.onsetMs,
-      slowShare: last?.slowShare ?? null,
-      slowEvents: last?.slowEvents ?? null,
-      steps: last ? track.length : null,
-      peerFactor: last?.peerFactor ?? null,
-      pValue: last?.pValue ?? null,
-      judgedAtMs: last?.atMs ?? null,
-      baseline: track.baseline,
-    };
-  }
-
   private add(disk: string, tMs: number, latencyMs: number): void {
     if (!Number.isFinite(tMs)) throw new RangeError(`time must be a finite number of ms, got ${tMs}`);
     const index = Math.floor(tMs / this.params.stepMs);
@@ -394,7 +333,7 @@ export class TailDetector {
     }
     let track = this.tracks.get(disk);
     if (!track) {
-      track = new TailTrack(disk, tMs, this.windowSteps, this.baselineSteps);
+      track = new TailTrack(disk, this.windowSteps, this.baselineSteps);
       this.tracks.set(disk, track);
     }
     track.samples.push(latencyMs);
@@ -434,10 +373,8 @@ export class TailDetector {
         const risingOthers = risingCount - (result.latencyRising ? 1 : 0);
         const hostWide = peerShares !== null && risingOthers > p.hostWideShare * others;
         const rate = Math.min(0.999, hostWide ? Math.max(ownRate, peerShares[i]) : ownRate);
-        const peerFactor = rate / ownRate;
         const pValue = binomialUpperTail(result.slowEvents, track.length, rate);
-        track.last = { ...result, peerFactor, pValue, atMs: endMs };
-        this.step(track, pValue, startMs, endMs);
+        this.step(track, pValue, endMs);
       }
     }
     if (endMs >= this.nextRefreshMs) {
@@ -461,7 +398,7 @@ export class TailDetector {
   }
 
   /** Steps one disk's rule on its judged window. */
-  private step(track: TailTrack, pValue: number, startMs: number, endMs: number): void {
+  private step(track: TailTrack, pValue: number, endMs: number): void {
     const p = this.params;
     const before = track.state;
     const raised = pValue < p.significance;
@@ -472,7 +409,6 @@ export class TailDetector {
           track.raisedRun = 0;
           break;
         }
-        if (track.raisedRun === 0) track.onsetMs = startMs;
         track.raisedRun += 1;
         if (track.raisedRun * p.stepMs >= p.suspectAfterMs) {
           track.state = 'suspect';
@@ -506,7 +442,6 @@ export class TailDetector {
         break;
     }
     if (track.state !== before) {
-      track.sinceMs = endMs;
       this.options.onChange?.({ disk: track.name, from: before, to: track.state, atMs: endMs });
     }
   }
