@@ -51,10 +51,6 @@ export class LiveDisks {
     private readonly news: DiskNews,
   ) {}
 
-  get(name: string): DiskRecord | undefined {
-    return this.records.get(name);
-  }
-
   all(): IterableIterator<DiskRecord> {
     return this.records.values();
   }

@@ -1,7 +1,6 @@
 // The CLI's side of the prober: spawns it, talks to it, and never waits on it for long.
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { PendingReplies } from '../common/pending-replies.js';
 import { TaskLimitWatch } from '../common/task-limit.js';
 import type { ProbeParams } from './probe-params.js';
 import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from './protocol.js';
@@ -32,7 +31,6 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   private started = false;
   /** Why the prober was killed before it started: the reason its end is told with. */
   private startFailure: string | null = null;
-  private readonly replacing = new PendingReplies();
 
   constructor(program: ProberProgram, targets: ProbeTarget[], probe: ProbeParams) {
     super();
@@ -57,7 +55,6 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     this.child.on('error', (error) => this.child.pid === undefined && this.lose(error.message));
     this.child.on('exit', (code, signal) => {
       this.exited = true;
-      this.replacing.failAll(new Error(this.endedText()));
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       const detail = this.stderrTail.trim().split('\n').pop();
       // Without its addon the prober cannot probe anything: its own line says which file and why.
@@ -142,16 +139,6 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     });
   }
 
-  /**
-   * Has the prober put `text` at dir/name atomically (an output file: the CLI makes no
-   * syscall on its path). Rejects with the prober's error, or if it ends first; never settles
-   * while the directory's disk hangs, so the caller bounds the wait.
-   */
-  replace(dir: string, name: string, text: string, mode: number): Promise<void> {
-    if (this.exited || !this.child.connected) return Promise.reject(new Error(this.endedText()));
-    return this.replacing.add((id) => this.child.send({ type: 'replace', id, dir, name, text, mode } satisfies ToProber));
-  }
-
   /** A message for what the prober process hosts; dropped once the prober is gone. */
   sendHosted(message: unknown): boolean {
     if (this.exited || !this.child.connected) return false;
@@ -175,15 +162,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       this.emit('hosted', message.message);
       return;
     }
-    if (message.type !== 'replaced') {
-      this.emit('message', message);
-      return;
-    }
-    this.replacing.settle(message.id, message.error ? Object.assign(new Error(message.error.message), { code: message.error.code }) : null);
-  }
-
-  private endedText(): string {
-    return `the prober (pid ${this.child.pid}) ended`;
+    this.emit('message', message);
   }
 
   private lose(reason: string): void {

@@ -17,7 +17,6 @@ import {
   type LoopNotice,
 } from '../native/addon.js';
 import type { ProbeParams } from './probe-params.js';
-import { replaceFile } from '../common/exclusive-file.js';
 import { ProberRegistration } from './prober-registry.js';
 import { EXIT_NO_ADDON, type FromProber, type Placement, type ProberSchedule, type ProbeTarget, type SerializedProbeError, type ToProber } from './protocol.js';
 
@@ -203,27 +202,9 @@ function configure(targets: ProbeTarget[]): void {
   listenForRecords(onRecords);
 }
 
-/**
- * Puts an output file in place for the CLI, which makes no syscall on an output's path: on
- * libuv's threads, so that a directory on a hung disk holds one of them, never the probes.
- * The CLI keeps one write of a file in flight, and stops waiting for it after a deadline.
- */
-function replace(message: ToProber & { type: 'replace' }): void {
-  const { id, dir, name, text, mode } = message;
-  replaceFile(dir, name, text, { mode }).then(
-    () => send({ type: 'replaced', id }),
-    (error: NodeJS.ErrnoException) => send({ type: 'replaced', id, error: { message: error.message, ...(error.code === undefined ? {} : { code: error.code }) } }),
-  );
-}
-
 function handle(message: ToProber): void {
   if (message.type === 'hosted') {
     host?.handle(message.message);
-    return;
-  }
-  if (message.type === 'replace') {
-    if (stopping) send({ type: 'replaced', id: message.id, error: { message: 'the prober is stopping' } });
-    else replace(message);
     return;
   }
   if (stopping) return;

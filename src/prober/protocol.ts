@@ -53,8 +53,6 @@ export type ToProber =
   | { type: 'flush' }
   /** `leaving`: the paths the CLI will not wait for (hung): the prober records them as stuck. */
   | { type: 'stop'; leaving?: string[] }
-  /** An output file (a textfile) to put at dir/name atomically; answered by `replaced` with the same id. */
-  | { type: 'replace'; id: number; dir: string; name: string; text: string; mode: number }
   /** For what the prober process hosts beside the probes (the output writer, src/output/); the prober reads none of it. */
   | { type: 'hosted'; message: unknown };
 
@@ -72,8 +70,6 @@ export type FromProber =
   /** The prober has recorded the paths it is left stuck on, and is removing its probe files. */
   | { type: 'stopping' }
   | { type: 'stopped' }
-  /** The `replace` of that id is done; `error`'s message names the syscall, errno and path. */
-  | { type: 'replaced'; id: number; error?: { message: string; code?: string } }
   /** From what the process hosts beside the probes. */
   | { type: 'hosted'; message: unknown };
 

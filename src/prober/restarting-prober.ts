@@ -53,11 +53,6 @@ export class RestartingProber extends EventEmitter<RestartingProberEvents> {
     this.client.send(message);
   }
 
-  /** See ProberClient.replace: a prober that dies fails its writes, and the next one takes the later ones. */
-  replace(dir: string, name: string, text: string, mode: number): Promise<void> {
-    return this.client.replace(dir, name, text, mode);
-  }
-
   readonly hosted: HostedChannel = {
     send: (message) => this.client.sendHosted(message),
     onMessage: (listener) => this.on('hosted', listener),
