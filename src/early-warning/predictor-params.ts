@@ -1,4 +1,4 @@
-// Every parameter of the early-warning predictor (docs/early-warning.md), with the values of
+// Every parameter of the early-warning predictor (docs/design/early-warning.md), with the values of
 // CTyun's slow-disk detection article (its section 3) as defaults where it gives them, and the
 // specs of those a flag sets.
 import { formatDuration, HOUR_MS } from '../common/durations.js';
