@@ -22,6 +22,12 @@ export interface DiskRecord {
   losing: boolean;
   /** Each probe file made in its directory has had its name taken: nothing of it is seen until one is inspected. */
   contested: boolean;
+  /**
+   * The wall-clock start of its inspection in flight, read once: the wall clock less the
+   * monotonic one moves by fractions of a millisecond between readings, and the event and
+   * every line after it must name the same start.
+   */
+  hungWall?: { sinceMs: number; wallMs: number };
 }
 
 /** Where the disks' news goes: the session's listeners. */
@@ -40,7 +46,9 @@ export interface DiskNews {
  * that prober got stuck, as its registry entry says.
  */
 export function hungSinceWallMs(disk: DiskRecord, sinceMs: number): number {
-  return disk.stuckProber ? disk.stuckProber.stuckSinceMs : wallOf(sinceMs);
+  if (disk.stuckProber) return disk.stuckProber.stuckSinceMs;
+  if (disk.hungWall?.sinceMs !== sinceMs) disk.hungWall = { sinceMs, wallMs: wallOf(sinceMs) };
+  return disk.hungWall.wallMs;
 }
 
 export class LiveDisks {
