@@ -44,10 +44,12 @@ const phaseFile = process.env.SLOWDISK_BENCH_PHASE;
 
 ProbeSession.prototype.start = function observedStart(...args) {
   const started = start.apply(this, args);
-  schedule = { startMs: this.schedule.startMs, intervalMs: this.schedule.intervalMs };
+  // The session's batch feeder holds the schedule it started.
+  const current = this.feeder.current;
+  schedule = { startMs: current.startMs, intervalMs: current.intervalMs };
   if (phaseFile) {
     // Where the ticks fall on CLOCK_MONOTONIC, so that the bench can run other tools between them.
-    writeFileSync(phaseFile, `${BigInt(Math.round(this.schedule.deadlineMs(1) * 1e6))} ${this.schedule.intervalMs}\n`);
+    writeFileSync(phaseFile, `${BigInt(Math.round(current.deadlineMs(1) * 1e6))} ${current.intervalMs}\n`);
   }
   return started;
 };
@@ -55,7 +57,8 @@ ProbeSession.prototype.start = function observedStart(...args) {
 if (out) {
   ProbeSession.prototype.onBatch = function observedBatch(coveredMs, records) {
     // A plain result's row: [name, tick, atMs, ...six timings, startedMs].
-    for (const record of records) if (Array.isArray(record) && this.schedule) lateness.push(record[9] - this.schedule.deadlineMs(record[1]));
+    const current = this.feeder.current;
+    for (const record of records) if (Array.isArray(record) && current) lateness.push(record[9] - current.deadlineMs(record[1]));
     return onBatch.call(this, coveredMs, records);
   };
 }
@@ -81,7 +84,7 @@ function counters() {
     atMs: performance.timeOrigin + performance.now(),
     monotonicMs: monotonicMs(),
     /** Ticks the session has judged; `starts`: inspections whose start was seen. */
-    ticks: session?.tickDone ?? 0,
+    ticks: session?.currentTick ?? 0,
     starts: lateness.length,
     rounds,
     disks: Object.fromEntries(
