@@ -14,34 +14,40 @@ export interface FilesystemComparison {
   untold(): void;
 }
 
+/** The state file: read and replaced in its directory by the output writer, named in messages by its path. */
+interface StateFile {
+  dir: string;
+  name: string;
+  path: string;
+}
+
 export function compareFilesystemsWithLastRun(session: ProbeSession, writer: OutputWriter, stateDir: string, store?: string): FilesystemComparison {
-  const file = path.join(stateDir, filesystemsStateName(store));
+  const name = filesystemsStateName(store);
+  const state: StateFile = { dir: stateDir, name, path: path.join(stateDir, name) };
   let told = false;
   const tell = (when: string) => {
-    if (!told) writeStderrLine(`${file} was not read ${when}, its disk may hang: the paths' filesystems are not compared with the last run's`);
+    if (!told) writeStderrLine(`${state.path} was not read ${when}, its disk may hang: the paths' filesystems are not compared with the last run's`);
     told = true;
   };
-  void compare(session, writer, stateDir, store, () => tell(`within ${deadlineText()}`)).then(() => (told = true));
+  void compare(session, writer, state, () => tell(`within ${deadlineText()}`)).then(() => (told = true));
   return { untold: () => tell('before the run ended') };
 }
 
-async function compare(session: ProbeSession, writer: OutputWriter, stateDir: string, store: string | undefined, late: () => void): Promise<void> {
-  const name = filesystemsStateName(store);
-  const file = path.join(stateDir, name);
-  const read = writer.readFile(stateDir, name);
+async function compare(session: ProbeSession, writer: OutputWriter, state: StateFile, late: () => void): Promise<void> {
+  const read = writer.readFile(state.dir, state.name);
   if ((await withinDeadline(read)) === 'late') return late();
   let remembered;
   try {
     remembered = decodeRemembered(await read);
   } catch (error) {
-    writeStderrLine(`${file} cannot be used (${(error as Error).message}): the paths' filesystems are remembered afresh`);
+    writeStderrLine(`${state.path} cannot be used (${(error as Error).message}): the paths' filesystems are remembered afresh`);
     remembered = new Map();
   }
   for (const change of changesSince(remembered, session.statuses())) session.filesystemChangedSince(change);
   let current = remembering(remembered, session.statuses());
   let told = false;
   const save = () =>
-    void writer.replaceFile(stateDir, name, encodeRemembered(current), 0o600).catch((error: Error) => {
+    void writer.replaceFile(state.dir, state.name, encodeRemembered(current), 0o600).catch((error: Error) => {
       if (!told) writeStderrLine(`cannot save the paths' filesystems: ${error.message}`);
       told = true;
     });

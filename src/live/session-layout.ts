@@ -46,7 +46,7 @@ export class SessionLayout {
   }
 
   /** The names given the directory of `name`: the first of them is the one the prober resolves. */
-  namesOf(name: string): string[] {
+  private namesOf(name: string): string[] {
     const target = this.targetOfName.get(name);
     return (target && this.namesOfDir.get(target.dir)) ?? [name];
   }

@@ -21,12 +21,13 @@ const isCsv = (name: string) => name.toLowerCase().endsWith('.csv') && !name.sta
 /** The day a file holds: its name without `.csv`. */
 export const dayOfFile = (file: string): string => path.basename(file).replace(/\.csv$/i, '');
 
-async function kind(dir: string, entry: Entry): Promise<'dir' | 'file' | 'other'> {
+/** What the entry `name` of `dir` is; a symlink is what it leads to. */
+async function kind(dir: string, name: string, entry: Dirent<Buffer>): Promise<'dir' | 'file' | 'other'> {
   if (entry.isDirectory()) return 'dir';
   if (entry.isFile()) return 'file';
   if (entry.isSymbolicLink()) {
     try {
-      const target = await stat(fsPath(path.join(dir, entry.name)));
+      const target = await stat(fsPath(path.join(dir, name)));
       return target.isDirectory() ? 'dir' : target.isFile() ? 'file' : 'other';
     } catch {
       return 'other';
@@ -35,24 +36,11 @@ async function kind(dir: string, entry: Entry): Promise<'dir' | 'file' | 'other'
   return 'other';
 }
 
-/** A directory entry, its name as slowdisk holds a path (path-text.ts): a byte that is not UTF-8 kept as it is. */
-interface Entry {
-  name: string;
-  isDirectory(): boolean;
-  isFile(): boolean;
-  isSymbolicLink(): boolean;
-}
-
-/** The entries of `dir`, read as bytes, so that a name with 0xff names that very file. */
-async function entriesOf(dir: string): Promise<Entry[]> {
-  const entries: Dirent<Buffer>[] = await readdir(fsPath(dir), { withFileTypes: true, encoding: 'buffer' });
-  return entries.map((entry) => ({
-    name: pathText(entry.name),
-    isDirectory: () => entry.isDirectory(),
-    isFile: () => entry.isFile(),
-    isSymbolicLink: () => entry.isSymbolicLink(),
-  }));
-}
+/**
+ * The entries of `dir`, read as bytes, so that a name with 0xff names that very file; a name
+ * as slowdisk holds a path is `pathText(entry.name)` (path-text.ts).
+ */
+const entriesOf = (dir: string): Promise<Dirent<Buffer>[]> => readdir(fsPath(dir), { withFileTypes: true, encoding: 'buffer' });
 
 const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
 
@@ -63,7 +51,7 @@ const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (err
  * no day file at all.
  */
 export async function findHosts(dir: string, counters: ReadCounters): Promise<HostDir[]> {
-  let entries: Entry[];
+  let entries: Dirent<Buffer>[];
   try {
     entries = await entriesOf(dir);
   } catch (error) {
@@ -75,11 +63,12 @@ export async function findHosts(dir: string, counters: ReadCounters): Promise<Ho
   const hosts: HostDir[] = [];
   const ownFiles: string[] = [];
   for (const entry of entries) {
-    const what = await kind(dir, entry);
-    if (what === 'file' && isCsv(entry.name)) ownFiles.push(entry.name);
-    if (what !== 'dir' || entry.name.startsWith('.')) continue;
-    const hostDir = path.join(dir, entry.name);
-    let inner: Entry[];
+    const name = pathText(entry.name);
+    const what = await kind(dir, name, entry);
+    if (what === 'file' && isCsv(name)) ownFiles.push(name);
+    if (what !== 'dir' || name.startsWith('.')) continue;
+    const hostDir = path.join(dir, name);
+    let inner: Dirent<Buffer>[];
     try {
       inner = await entriesOf(hostDir);
     } catch (error) {
@@ -87,8 +76,11 @@ export async function findHosts(dir: string, counters: ReadCounters): Promise<Ho
       continue;
     }
     const files: string[] = [];
-    for (const file of inner) if (isCsv(file.name) && (await kind(hostDir, file)) === 'file') files.push(file.name);
-    if (files.length > 0) hosts.push({ host: entry.name, dir: hostDir, files: files.sort(naturalCompare) });
+    for (const file of inner) {
+      const fileName = pathText(file.name);
+      if (isCsv(fileName) && (await kind(hostDir, fileName, file)) === 'file') files.push(fileName);
+    }
+    if (files.length > 0) hosts.push({ host: name, dir: hostDir, files: files.sort(naturalCompare) });
   }
   if (hosts.length === 0 && ownFiles.length > 0) {
     hosts.push({ host: path.basename(path.resolve(dir)), dir, files: ownFiles.sort(naturalCompare) });
