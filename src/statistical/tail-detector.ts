@@ -23,8 +23,13 @@
 //   by the same factor. A disk (or a host) whose whole latency shifts is the statistical
 //   detector's; this one sees the slowest inspections grow away from the rest.
 // - Rule. Raised `suspectAfterMs` (3 s) in a row: suspect; observed `observeMs` (15 s) more,
-//   confirmed when more than `confirmShare` (70 %) of those steps were raised; cancelled when
-//   `fallbackMs` (10 s) in a row were not, or the share can no longer be reached. A confirmed
+//   confirmed when more than `confirmShare` (70 %) of those steps were raised and the slow
+//   events after the step that first raised the window are new evidence: their chance over
+//   the steps since, at the same rate, under `newEventsSignificance` (1e-2). One cluster of
+//   slow events keeps a window raised for as long as it is in it; only the events after it
+//   tell a tail from a one-off. While that evidence is wanting and the share holds, observed
+//   up to `observeExtendMs` (15 s) longer. Cancelled when `fallbackMs` (10 s) in a row were
+//   not raised, the share can no longer be reached, or the observation ends. A confirmed
 //   disk lets go once its window shows no rise at all (the test's chance above
 //   `releaseSignificance`, 5 %) for `releaseMs` (30 s) in a row: the hysteresis.
 // - The baseline does not follow the disk into its slow state: it is not recomputed while a
@@ -79,6 +84,9 @@ interface Judged {
   latencyShare: number;
   /** Its latency rose, in its tail or as a whole: those events' chance under `peerRiseSignificance` at its own rate. */
   latencyRising: boolean;
+  /** A suspect disk's slow events since its window was first raised, and over how many steps. */
+  newEvents: number;
+  newSteps: number;
 }
 
 /**
@@ -92,13 +100,16 @@ class SlowEvents {
 
   constructor(private readonly runSteps: number) {}
 
-  step(slow: boolean): void {
+  /** Whether this step counted an event. */
+  step(slow: boolean): boolean {
     if (!slow) {
       this.run = 0;
-      return;
+      return false;
     }
-    if (this.run % this.runSteps === 0) this.count += 1;
+    const counted = this.run % this.runSteps === 0;
+    if (counted) this.count += 1;
     this.run += 1;
+    return counted;
   }
 }
 
@@ -134,6 +145,10 @@ class TailTrack {
   rising = false;
 
   state: TailState = 'ok';
+  /** Steps closed so far. */
+  closed = 0;
+  /** The step whose window was raised first in the current run: the slow events after it are new evidence. */
+  raisedAtStep = 0;
   raisedRun = 0;
   observed = 0;
   observedRaised = 0;
@@ -183,6 +198,7 @@ class TailTrack {
     this.tainted[slot] = this.state === 'ok' ? 0 : 1;
     this.samples = [];
     this.at = (slot + 1) % this.windowSteps;
+    this.closed += 1;
   }
 
   /** The window's steps, and those waiting, will never enter the baseline: they made the disk suspect. */
@@ -219,13 +235,16 @@ class TailTrack {
   /**
    * The window's slow events and share of slow inspections against the line moved with its
    * median, oldest step first; and its slow events against the baseline's line as it is,
-   * which a rise of the whole latency counts too: what its peers are told.
+   * which a rise of the whole latency counts too: what its peers are told. `recentSteps`: how
+   * many of the newest steps' slow events are also counted apart (`recentEvents`).
    */
-  judge(base: TailBaseline, runSteps: number): { slowEvents: number; slowShare: number; latencyEvents: number } {
+  judge(base: TailBaseline, runSteps: number, recentSteps: number): { slowEvents: number; slowShare: number; latencyEvents: number; recentEvents: number } {
     const events = new SlowEvents(runSteps);
     const latencyEvents = new SlowEvents(runSteps);
     let slow = 0;
     let count = 0;
+    let recentEvents = 0;
+    const recentFrom = this.length - recentSteps;
     const first = this.length === this.windowSteps ? this.at : 0;
     // The line moves with the window's median above the baseline's.
     const lineMs = base.lineMs * Math.max(1, base.medianMs > 0 ? this.windowMedianMs() / base.medianMs : 1);
@@ -234,11 +253,11 @@ class TailTrack {
       const step = this.window[slot];
       count += step.length;
       const slowStep = this.windowMax[slot] > lineMs;
-      events.step(slowStep);
+      if (events.step(slowStep) && i >= recentFrom) recentEvents += 1;
       latencyEvents.step(this.windowMax[slot] > base.lineMs);
       if (slowStep) for (let j = 0; j < step.length; j += 1) if (step[j] > lineMs) slow += 1;
     }
-    return { slowEvents: events.count, slowShare: count > 0 ? slow / count : 0, latencyEvents: latencyEvents.count };
+    return { slowEvents: events.count, slowShare: count > 0 ? slow / count : 0, latencyEvents: latencyEvents.count, recentEvents };
   }
 
   /** The baseline from its steps; `scratch` holds at least their samples. */
@@ -350,11 +369,21 @@ export class TailDetector {
       track.closeStep(holdBaselines);
       const base = track.baseline;
       if (base === null || track.length < track.windowSteps) continue;
-      const { slowEvents, slowShare, latencyEvents } = track.judge(base, this.runSteps);
+      // A suspect disk's new evidence: the steps after the one that first raised its window.
+      const newSteps = track.state === 'suspect' ? Math.min(track.length, track.closed - track.raisedAtStep) : 0;
+      const { slowEvents, slowShare, latencyEvents, recentEvents } = track.judge(base, this.runSteps, newSteps);
       const latencyPValue = binomialUpperTail(latencyEvents, track.length, base.eventRate);
       judged.push({
         track,
-        result: { slowEvents, slowShare, eventShare: slowEvents / track.length, latencyShare: latencyEvents / track.length, latencyRising: latencyPValue < p.peerRiseSignificance },
+        result: {
+          slowEvents,
+          slowShare,
+          eventShare: slowEvents / track.length,
+          latencyShare: latencyEvents / track.length,
+          latencyRising: latencyPValue < p.peerRiseSignificance,
+          newEvents: recentEvents,
+          newSteps,
+        },
       });
     }
     const peers = p.peerCondition && judged.length >= 2;
@@ -374,7 +403,8 @@ export class TailDetector {
         const hostWide = peerShares !== null && risingOthers > p.hostWideShare * others;
         const rate = Math.min(0.999, hostWide ? Math.max(ownRate, peerShares[i]) : ownRate);
         const pValue = binomialUpperTail(result.slowEvents, track.length, rate);
-        this.step(track, pValue, endMs);
+        const newPValue = binomialUpperTail(result.newEvents, result.newSteps, rate);
+        this.step(track, pValue, newPValue, endMs);
       }
     }
     if (endMs >= this.nextRefreshMs) {
@@ -397,8 +427,11 @@ export class TailDetector {
     return this.hostWideSinceMs !== null && atMs - this.hostWideSinceMs < this.params.baselineMs;
   }
 
-  /** Steps one disk's rule on its judged window. */
-  private step(track: TailTrack, pValue: number, endMs: number): void {
+  /**
+   * Steps one disk's rule on its judged window (`pValue`) and, while it is suspect, on the
+   * slow events its window took in after it was first raised (`newPValue`).
+   */
+  private step(track: TailTrack, pValue: number, newPValue: number, endMs: number): void {
     const p = this.params;
     const before = track.state;
     const raised = pValue < p.significance;
@@ -410,6 +443,7 @@ export class TailDetector {
           break;
         }
         track.raisedRun += 1;
+        if (track.raisedRun === 1) track.raisedAtStep = track.closed;
         if (track.raisedRun * p.stepMs >= p.suspectAfterMs) {
           track.state = 'suspect';
           track.taintWindow();
@@ -424,16 +458,18 @@ export class TailDetector {
           track.observedRaised += 1;
           track.fallbackRun = 0;
         } else track.fallbackRun += 1;
+        // Observed `observeMs`, then up to `observeExtendMs` more while the share holds and the
+        // new evidence is wanting: a window raised by one cluster of slow events stays raised
+        // as long as the cluster is in it; only the events after it tell a tail from a one-off.
         const observeSteps = Math.max(1, Math.round(p.observeMs / p.stepMs));
-        const needed = p.confirmShare * observeSteps;
-        const reachable = track.observedRaised + (observeSteps - track.observed);
-        if (track.fallbackRun * p.stepMs >= p.fallbackMs || reachable <= needed) this.clear(track);
-        else if (track.observed >= observeSteps) {
-          if (track.observedRaised > needed) {
-            track.state = 'confirmed';
-            track.calmRun = 0;
-          } else this.clear(track);
-        }
+        if (track.fallbackRun * p.stepMs >= p.fallbackMs) this.clear(track);
+        else if (track.observed < observeSteps) {
+          if (track.observedRaised + (observeSteps - track.observed) <= p.confirmShare * observeSteps) this.clear(track);
+        } else if (!(track.observedRaised > p.confirmShare * track.observed)) this.clear(track);
+        else if (p.newEventsSignificance >= 1 || newPValue < p.newEventsSignificance) {
+          track.state = 'confirmed';
+          track.calmRun = 0;
+        } else if (track.observed >= observeSteps + Math.round(p.observeExtendMs / p.stepMs)) this.clear(track);
         break;
       }
       case 'confirmed':

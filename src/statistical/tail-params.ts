@@ -44,8 +44,20 @@ export interface TailParams {
   suspectAfterMs: number;
   /** A suspect disk is observed this much longer ... */
   observeMs: number;
-  /** ... and confirmed when more than this share of the observed steps were raised. */
+  /**
+   * ... and confirmed when more than this share of the observed steps were raised, and the
+   * slow events since its window was first raised are new evidence (`newEventsSignificance`).
+   */
   confirmShare: number;
+  /**
+   * New evidence: the chance of as many slow events as came after the step that first raised
+   * the window, over the steps since, at the same rate, is under this (1e-2; 1 turns it off).
+   * One cluster of slow events raises a window for as long as it is in it (30 s): without new
+   * events the observation would only see it again. A tail keeps adding slow events.
+   */
+  newEventsSignificance: number;
+  /** A suspect disk whose new evidence is still wanting after `observeMs` is observed up to this much longer. */
+  observeExtendMs: number;
   /** A suspect disk whose steps stop being raised this long in a row is cancelled. */
   fallbackMs: number;
   /**
@@ -86,6 +98,8 @@ export const DEFAULT_TAIL_PARAMS: Readonly<TailParams> = Object.freeze({
   suspectAfterMs: 3000,
   observeMs: 15_000,
   confirmShare: 0.7,
+  newEventsSignificance: 0.01,
+  observeExtendMs: 15_000,
   fallbackMs: 10_000,
   releaseSignificance: 0.05,
   releaseMs: 30_000,
@@ -120,6 +134,8 @@ export function tailParams(overrides: Partial<TailParams> = {}): TailParams {
   for (const key of ['quantile', 'significance', 'confirmShare', 'releaseSignificance', 'peerRiseSignificance'] as const) {
     if (!(params[key] > 0 && params[key] < 1)) throw new RangeError(`tail detector: ${key} must be above 0 and below 1, got ${String(params[key])}`);
   }
+  if (!(params.newEventsSignificance > 0 && params.newEventsSignificance <= 1)) throw new RangeError(`tail detector: newEventsSignificance must be above 0 and at most 1, got ${String(params.newEventsSignificance)}`);
+  if (!(params.observeExtendMs >= 0 && Number.isFinite(params.observeExtendMs))) throw new RangeError(`tail detector: observeExtendMs must be 0 or more, got ${String(params.observeExtendMs)}`);
   if (!(params.hostWideShare >= 0 && params.hostWideShare < 1)) throw new RangeError('tail detector: hostWideShare must be in [0, 1)');
   if (!(params.lineFactor >= 1 && Number.isFinite(params.lineFactor))) throw new RangeError('tail detector: lineFactor must be 1 or more');
   if (!(params.minLineMs >= 0 && Number.isFinite(params.minLineMs))) throw new RangeError('tail detector: minLineMs must be 0 or more');

@@ -113,6 +113,26 @@ describe('the tail detector on one disk', () => {
     expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
   });
 
+  it('does not confirm one cluster of slow seconds that raises its window for 30 s; a sustained tail still is', () => {
+    // Four slow inspections 3 s apart on a healthy disk, then none: the window holds them,
+    // and stays raised, for 30 s, the whole observation long.
+    const CLUSTER = 400;
+    const cluster: Latency = (tick, rng) => {
+      const ms = rng.lognormal(2, 0.3);
+      const s = (tick * TICK) / 1000;
+      return s >= CLUSTER && s < CLUSTER + 12 && tick % 30 === 0 ? 40 : ms;
+    };
+    const before = run({ a: cluster }, CLUSTER + 120, { newEventsSignificance: 1, observeExtendMs: 0 });
+    expect(firstChange(before, 'a', 'confirmed')).toBeGreaterThan(CLUSTER * 1000);
+    const now = run({ a: cluster }, CLUSTER + 120);
+    expect(firstChange(now, 'a', 'suspect')).toBeGreaterThan(CLUSTER * 1000);
+    expect(firstChange(now, 'a', 'confirmed')).toBeNull();
+    expect(now.detector.state('a')).toBe('ok');
+
+    const sustained = run({ a: tail(0.03, 10, CLUSTER) }, CLUSTER + 120);
+    expect(firstChange(sustained, 'a', 'confirmed')! - CLUSTER * 1000).toBeLessThanOrEqual(60_000);
+  });
+
   it('leaves a disk slow as a whole to the other detectors: its line moves with its median', () => {
     const r = run({ a: (tick, rng) => rng.lognormal(tick * TICK >= ONSET * 1000 ? 10 : 2, 0.3) }, ONSET + 300);
     expect(r.changes).toEqual([]);
@@ -168,6 +188,8 @@ describe('the tail parameters', () => {
     expect(() => tailParams({ lineFactor: 0.5 })).toThrow(RangeError);
     expect(() => tailParams({ releaseSignificance: 1e-6 })).toThrow(/hysteresis/);
     expect(() => tailParams({ minBaselineMs: 20 * 60_000 })).toThrow(RangeError);
+    expect(() => tailParams({ newEventsSignificance: 0 })).toThrow(RangeError);
+    expect(() => tailParams({ observeExtendMs: -1 })).toThrow(RangeError);
     expect(tailParams().windowMs).toBe(30_000);
   });
 });
