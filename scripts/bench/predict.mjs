@@ -33,6 +33,11 @@
 // ones, the time the slow score (its slow threshold), the statistical detector and the tail
 // detector (their confirmations) took to flag the disk, from the start of the breach's sample
 // (negative: it was flagged already, up to 5 minutes before).
+//
+// On the recordings' healthy disks (loop disks, idle or under fio, backed by the machine's disk
+// or by memory), the distribution of the probability: its 99th percentile over every sample
+// with one, but those whose own P99 is over the SLA (a stall of the whole host, where the
+// probability is 1 by rule), by backing; on their slowed-down disks, recall and lead.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { HELD_OUT, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
@@ -163,6 +168,23 @@ function newTally() {
 
 /** The sudden breaches, each with the delay (s) of each detector's flag from the breach's sample start; null for none within 5 minutes after. */
 const suddenFlags = [];
+
+/** A recorded disk's backing, from its name (scripts/predict/record-fault-traces). */
+const backingOf = (disk) => (disk.endsWith('-tmpfs') ? 'tmpfs' : 'machine disk');
+/** The probabilities on the recordings' healthy disks, by backing, and the samples left out (over the SLA). */
+const newHealthyProbabilities = () => ({ byBacking: { 'machine disk': [], tmpfs: [] }, disks: new Set(), overSla: 0 });
+
+/** Nearest rank, as the predictor's own percentiles. */
+function quantile(values, q) {
+  const s = Float64Array.from(values).sort();
+  return s.length === 0 ? NaN : s[Math.max(1, Math.ceil(q * s.length)) - 1];
+}
+
+function healthyFigures(h) {
+  const of = (values) => ({ samples: values.length, p50: quantile(values, 0.5), p99: quantile(values, 0.99), max: values.length ? Math.max(...values) : NaN });
+  const all = Object.values(h.byBacking).flat();
+  return { disks: h.disks.size, overSla: h.overSla, ...of(all), byBacking: Object.fromEntries(Object.entries(h.byBacking).map(([b, v]) => [b, of(v)])) };
+}
 
 /**
  * How long each warning standing at `levelOffMs` or raised after it lasted past that time (s);
@@ -303,6 +325,7 @@ async function main() {
   const spinner = tty ? (await import('ora')).default({ text: 'starting', stream: process.stdout }).start() : null;
   const tallies = Object.fromEntries(MODELS.map((m) => [m, new Map()]));
   const reliability = Object.fromEntries(MODELS.map((m) => [m, newReliability()]));
+  const healthy = Object.fromEntries(MODELS.map((m) => [m, newHealthyProbabilities()]));
   const selection = { 'held-out': HELD_OUT, validation: VALIDATION, tuning: TUNING }[options.selection];
   const jobs = runJobs(selection);
   jobs.forEach((job, n) => {
@@ -337,6 +360,15 @@ async function main() {
         const under = disk.levelOffMs !== undefined && p99.every((x, i) => atMs[i] < disk.levelOffMs || x <= PARAMS.slaMs);
         if (under) byGroup.get(group).clearS.push(...clearTimes(atMs, warnings, disk.levelOffMs));
         addReliability(reliability[model], predictions.map((p) => p?.probability ?? null), labels);
+        if (group === 'recorded healthy') {
+          const h = healthy[model];
+          h.disks.add(`${run.name} ${disk.disk}`);
+          predictions.forEach((p, i) => {
+            if (p?.probability === null || p?.probability === undefined) return;
+            if (p99[i] > PARAMS.slaMs) h.overSla += 1;
+            else h.byBacking[backingOf(disk.disk)].push(p.probability);
+          });
+        }
       }
     }
   });
@@ -355,6 +387,7 @@ async function main() {
       negatives: figures(pick(NEGATIVES)),
       hostKinds: Object.fromEntries(Object.entries(HOST_KINDS).map(([kind, names]) => [kind, figures(pick(names))])),
       reliability: reliabilityFigures(reliability[model]),
+      recordedHealthy: healthyFigures(healthy[model]),
       all,
       // The balance of the two: recall of the developing slowdowns against the precision of every warning.
       f1: (2 * developing.recall * all.precision) / (developing.recall + all.precision),
@@ -404,6 +437,20 @@ async function main() {
     const met = gradual.recall >= 0.9 && gradual.leadMedianS >= 90 && kinds.every(([, t]) => t.falsePerDiskHour <= 0.02);
     const quiet = kinds.map(([kind, t]) => `${kind} ${rate(t.falsePerDiskHour)}`).join(', ');
     process.stdout.write(`  ${met ? 'MET' : 'NOT'}  ${TITLES[m]}: gradual recall ${pct(gradual.recall)} (${gradual.warned}/${gradual.events}), median lead ${secs(gradual.leadMedianS)}; false warnings per disk-hour: ${quiet}\n`);
+  }
+
+  // The recordings: real loop disks, healthy and slowed down by the fault kit.
+  if (selection.recordings.length > 0) {
+    const p = (x) => (Number.isFinite(x) ? x.toFixed(3) : '-');
+    process.stdout.write(`\nrecordings (${selection.recordings.map((f) => f.replace(/\.jsonl\.gz$/, '')).join(', ')}): healthy disks' probability, samples over the SLA left out; slowed-down disks' breaches\n`);
+    for (const m of MODELS) {
+      const h = results[m].recordedHealthy;
+      const backings = Object.entries(h.byBacking).map(([b, f]) => `${b} ${p(f.p99)} (${f.samples})`).join(', ');
+      const ramp = g(m, 'recorded ramp');
+      const t = g(m, 'recorded healthy');
+      process.stdout.write(`  ${TITLES[m]}: healthy, ${h.disks} disks: 99th percentile ${p(h.p99)} (target < 0.05), median ${p(h.p50)}, max ${p(h.max)}, ${h.samples} samples (${h.overSla} over the SLA); by backing: ${backings}; false warnings ${falseRate(t)}\n`);
+      process.stdout.write(`  ${' '.repeat(TITLES[m].length)}  slowed down: ${pct(ramp.recall)} of ${ramp.events} breaches warned of, lead median ${secs(ramp.leadMedianS)}; gradual ${ramp.gradual.warned}/${ramp.gradual.events}, sudden ${ramp.sudden.warned}/${ramp.sudden.events}\n`);
+    }
   }
 
   // Sudden breaches: what flags them instead.
