@@ -188,7 +188,7 @@ export function scenarioRun(specName, hostName, seed) {
  */
 export function recordedRun(file) {
   const where = path.join(RECORDED_DIR, file);
-  if (!existsSync(where)) throw new Error(`${path.relative(ROOT, where)} is missing: record it with scripts/predict/record-fault-traces (see docs/design/early-warning.md)`);
+  if (!existsSync(where)) throw new Error(`${path.relative(ROOT, where)} is missing: record it with scripts/predict/record-fault-traces (see docs/design/early-warning-model.md)`);
   const text = gunzipSync(readFileSync(where)).toString('utf8');
   const rows = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
   const header = 'slowdisk_trace' in rows[0] ? rows.shift() : { interval_ms: 100 };
