@@ -4,17 +4,20 @@
 // shape and a recording that training never saw).
 //
 //   npm run bench:predict                       # tsc, then this script
-//   node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--network FILE] [--json FILE]
+//   node scripts/bench/predict.mjs [--validation | --tuning | --seeds FIRST] [--set NAME=VALUE ...] [--network FILE] [--json FILE]
 //
 // --validation  run the validation selection instead (seeds kept apart from both training and
 //               the held-out figures, for choosing training settings without looking at those)
 // --tuning      run the tuning selection instead (the validation seeds' range with three times as
 //               many seeds as the held-out one: what the warning rules were chosen on)
+// --seeds       the held-out selection on seeds from FIRST instead of 100,001 (a second measure;
+//               refused if they meet the training, validation or tuning seeds)
 // --set         a predictor parameter other than its default (src/early-warning/predictor-params.ts),
 //               for both models: --set linearRiseSamples=0 --set confirmSamples=1
 // --network     another weights file for the network than the shipped one (train.mjs --out FILE),
 //               with --set windowSamples=N if it was trained on another window
-// --json        where the figures are written (bench-results/predict.json, predict-validation.json or predict-tuning.json)
+// --json        where the figures are written (bench-results/predict.json, predict-validation.json,
+//               predict-tuning.json or predict-seeds-FIRST.json)
 //
 // Each disk is fed its 15 s samples in order, as a live session would. The truth comes from
 // the P99s alone: a breach starts at a sample whose P99 is above the SLA after 5 minutes at or
@@ -40,7 +43,7 @@
 // probability is 1 by rule), by backing; on their slowed-down disks, recall and lead.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { HELD_OUT, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
+import { HELD_OUT, heldOutFrom, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/early-warning/predictor-params.js'));
@@ -116,15 +119,16 @@ function isGradual(p99, j) {
 
 const MODELS = ['network', 'trend'];
 const TITLES = { network: 'network', trend: 'linear trend' };
-const USAGE = 'usage: node scripts/bench/predict.mjs [--validation | --tuning] [--set NAME=VALUE ...] [--network FILE] [--json FILE]\n';
+const USAGE = 'usage: node scripts/bench/predict.mjs [--validation | --tuning | --seeds FIRST] [--set NAME=VALUE ...] [--network FILE] [--json FILE]\n';
 
 function parseArgs(argv) {
-  const options = { json: null, selection: 'held-out', overrides: {}, networkFile: null, network: undefined };
+  const options = { json: null, selection: 'held-out', firstSeed: null, overrides: {}, networkFile: null, network: undefined };
   for (let i = 0; i < argv.length; i += 1) {
     const set = argv[i] === '--set' ? /^(\w+)=(.+)$/.exec(argv[i + 1] ?? '') : null;
     if (argv[i] === '--json' && argv[i + 1] !== undefined) options.json = path.resolve(argv[++i]);
     else if (argv[i] === '--network' && argv[i + 1] !== undefined) options.networkFile = path.resolve(argv[++i]);
-    else if ((argv[i] === '--validation' || argv[i] === '--tuning') && options.selection === 'held-out') options.selection = argv[i].slice(2);
+    else if ((argv[i] === '--validation' || argv[i] === '--tuning') && options.selection === 'held-out' && options.firstSeed === null) options.selection = argv[i].slice(2);
+    else if (argv[i] === '--seeds' && /^[1-9]\d*$/.test(argv[i + 1] ?? '') && options.selection === 'held-out') options.firstSeed = Number(argv[++i]);
     else if (set && set[1] in DEFAULT_PREDICTOR_PARAMS && set[1] !== 'model') {
       const type = typeof DEFAULT_PREDICTOR_PARAMS[set[1]];
       options.overrides[set[1]] = type === 'number' ? Number(set[2]) : type === 'boolean' ? set[2] === 'true' : set[2];
@@ -135,6 +139,7 @@ function parseArgs(argv) {
     }
   }
   try {
+    if (options.firstSeed !== null) heldOutFrom(options.firstSeed);
     predictorParams(options.overrides);
     if (options.networkFile !== null) {
       options.network = parseNetworkModel(JSON.parse(readFileSync(options.networkFile, 'utf8')));
@@ -145,7 +150,8 @@ function parseArgs(argv) {
     process.stderr.write(`bench:predict: ${error.message}\n`);
     process.exit(3);
   }
-  options.json ??= path.join(ROOT, 'bench-results', options.selection === 'held-out' ? 'predict.json' : `predict-${options.selection}.json`);
+  const name = options.firstSeed !== null ? `seeds-${options.firstSeed}` : options.selection === 'held-out' ? null : options.selection;
+  options.json ??= path.join(ROOT, 'bench-results', name === null ? 'predict.json' : `predict-${name}.json`);
   return options;
 }
 
@@ -297,7 +303,7 @@ function figures(t) {
   };
 }
 
-const DEVELOPING = ['ramp over (geometric)', 'ramp over (linear)', 'recorded ramp'];
+const DEVELOPING = ['ramp over (geometric)', 'ramp over (linear)', 'slow ramp over (geometric)', 'slow ramp over (linear)', 'recorded ramp'];
 /** The host kinds the false warnings are counted for. */
 const HOST_KINDS = {
   healthy: ['healthy', 'recorded healthy', 'ramp runs, other disks'],
@@ -326,7 +332,7 @@ async function main() {
   const tallies = Object.fromEntries(MODELS.map((m) => [m, new Map()]));
   const reliability = Object.fromEntries(MODELS.map((m) => [m, newReliability()]));
   const healthy = Object.fromEntries(MODELS.map((m) => [m, newHealthyProbabilities()]));
-  const selection = { 'held-out': HELD_OUT, validation: VALIDATION, tuning: TUNING }[options.selection];
+  const selection = options.firstSeed !== null ? heldOutFrom(options.firstSeed) : { 'held-out': HELD_OUT, validation: VALIDATION, tuning: TUNING }[options.selection];
   const jobs = runJobs(selection);
   jobs.forEach((job, n) => {
     if (spinner) spinner.text = `${n + 1}/${jobs.length} runs: ${job.label}`;
@@ -427,7 +433,7 @@ async function main() {
   const widths = table[0].map((_, c) => Math.max(...table.map((r) => r[c].length)));
   const line = (r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
   process.stdout.write(`${[line(table[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(line)].join('\n')}\n`);
-  process.stdout.write(`better by F1: ${TITLES[better]} (SLA ${PARAMS.slaMs} ms, warning above ${PARAMS.warnProbability}, horizon ${PARAMS.horizonMs / 60_000} min)\n`);
+  process.stdout.write(`better by F1: ${TITLES[better]} (SLA ${PARAMS.slaMs} ms, warning above ${PARAMS.warnProbability}, horizon ${PARAMS.horizonMs / 60_000} min; ${options.selection} selection, seeds from ${selection.seeds.first})\n`);
 
   // The targets: gradual breaches seen coming, few false warnings where none should be.
   process.stdout.write('\ntargets (gradual recall >= 90 % with a median lead >= 90 s; <= 0.02 false warnings per disk-hour on each of healthy, bursty and near-miss hosts):\n');

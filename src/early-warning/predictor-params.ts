@@ -69,6 +69,25 @@ export interface PredictorParams {
    */
   linearRiseShare: number;
   /**
+   * The level at which `confirmSamples` is enough: the median of the P99s of the last
+   * `levelSamples` samples at or above this share of the SLA (0: at any level). Below it, the
+   * probability and the rising trend must hold `lowConfirmSamples` samples in a row. A
+   * slowdown that climbs through half the SLA minutes before its breach is warned of as soon
+   * as ever; a climb that levels off a few tens of ms up, or a step, must last a minute before
+   * it is warned of, and is rarely still rated high and rising by then.
+   */
+  levelShare: number;
+  /** How many of the last samples (at most the window's) the level is the median of: a pair of spikes in a row is not a level. */
+  levelSamples: number;
+  /** The confirmation below `levelShare` of the SLA (samples in a row). */
+  lowConfirmSamples: number;
+  /**
+   * At or above `levelShare` of the SLA, the probability above `warnProbability` at this many
+   * samples in a row warns without a rising trend (0: never): a slowdown that crept up to
+   * near the SLA and hovers there, where one spike more breaches it.
+   */
+  levelHoldSamples: number;
+  /**
    * A warning clears once the disk has held under the SLA this long (ms, a whole number of
    * samples) without a rising trend: every P99 of the last `clearAfterMs` at or below the
    * SLA, and no rising trend (`needRisingTrend`'s two lines) at the last of them; and a
@@ -104,6 +123,10 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   linearRiseSamples: 4,
   linearRiseHorizonMs: 450_000,
   linearRiseShare: 0.7,
+  levelShare: 0.5,
+  levelSamples: 5,
+  lowConfirmSamples: 4,
+  levelHoldSamples: 6,
   clearAfterMs: 150_000,
   model: 'network',
   trendSoftness: 0.1,
@@ -128,7 +151,7 @@ export const PREDICTOR_SPECS: readonly ParamSpec<keyof PredictorParams>[] = Obje
     flag: '--warn-probability <p>',
     kind: 'probability',
     default: d.warnProbability,
-    meaning: `a disk whose predicted chance of exceeding the SLA within ${formatDuration(d.horizonMs)} is above this at ${d.confirmSamples} samples in a row, its latency rising, is in state 'warning' (at least WARNING), until it has held under the SLA without a rising trend for ${formatDuration(d.clearAfterMs)}`,
+    meaning: `a disk whose predicted chance of exceeding the SLA within ${formatDuration(d.horizonMs)} is above this at ${d.confirmSamples} samples in a row (${d.lowConfirmSamples} while its P99 is under ${d.levelShare} of the SLA), its latency rising, is in state 'warning' (at least WARNING), until it has held under the SLA without a rising trend for ${formatDuration(d.clearAfterMs)}`,
     group: 'early-warning',
     trace: 'warn_probability',
   },
@@ -153,10 +176,12 @@ export function predictorParams(overrides: Partial<PredictorParams> = {}): Predi
       throw new RangeError(`predictor: ${key} must be a number above 0, got ${String(value)}`);
     }
   }
-  for (const key of ['windowSamples', 'minSamples', 'confirmSamples'] as const) {
+  for (const key of ['windowSamples', 'minSamples', 'confirmSamples', 'levelSamples', 'lowConfirmSamples'] as const) {
     if (!Number.isInteger(params[key]) || params[key] < 1) throw new RangeError(`predictor: ${key} must be a whole number above 0`);
   }
   if (!Number.isInteger(params.linearRiseSamples) || params.linearRiseSamples < 0) throw new RangeError('predictor: linearRiseSamples must be a whole number of at least 0');
+  if (!Number.isInteger(params.levelHoldSamples) || params.levelHoldSamples < 0) throw new RangeError('predictor: levelHoldSamples must be a whole number of at least 0');
+  if (!(params.levelShare >= 0) || !Number.isFinite(params.levelShare)) throw new RangeError(`predictor: levelShare must be a number of at least 0, got ${String(params.levelShare)}`);
   if (!(params.linearRiseShare > 0) || !Number.isFinite(params.linearRiseShare)) throw new RangeError(`predictor: linearRiseShare must be a number above 0, got ${String(params.linearRiseShare)}`);
   if (!(params.linearRiseHorizonMs > 0)) throw new RangeError(`predictor: linearRiseHorizonMs must be a number above 0, got ${String(params.linearRiseHorizonMs)}`);
   if (params.minSamples > params.windowSamples) throw new RangeError('predictor: minSamples cannot exceed windowSamples');

@@ -1,10 +1,12 @@
 // One disk's early warning: fed one sample per sample period, it answers with the probability
 // that the disk's inspection P99 exceeds the SLA within the horizon, from the model the
 // parameters name, and whether the disk is in state warning: entered on a probability above
-// the warning level held for `confirmSamples`, left once the disk has held under the SLA
-// without a rising trend for `clearAfterMs` (hysteresis), with the reason. Pure: the caller
-// passes the time with each sample.
-import { evidenceWindow } from './evidence-window.js';
+// the warning level held, with a rising trend, for `confirmSamples` once the disk's P99 is at
+// `levelShare` of the SLA and for `lowConfirmSamples` below it, or held `levelHoldSamples` at
+// that level; left once the disk has held under the SLA without a rising trend for
+// `clearAfterMs` (hysteresis), with the reason. Pure: the caller passes the time with each
+// sample.
+import { evidenceWindow, median } from './evidence-window.js';
 import { leastSquaresLine, linearTrendScore } from './linear-trend.js';
 import { type FeatureName, LATENCY_FLOOR_MS, networkProbability, type NetworkModel, windowInputs } from './network.js';
 import { clearSamples, horizonSamples, type PredictorModel, type PredictorParams, predictorParams } from './predictor-params.js';
@@ -115,11 +117,16 @@ export class Predictor {
     this.warnedFor = this.warned ? this.warnedFor + 1 : 0;
     const n = clearSamples(params);
     const held = window.length >= n && !rising && window.slice(-n).every((s) => s.p99Ms <= params.slaMs);
+    // Near the SLA already, the usual confirmation; below it, a longer one (see the parameters).
+    const level = params.levelShare === 0 || breaching || median(window.slice(-params.levelSamples).map((s) => s.p99Ms)) >= params.levelShare * params.slaMs;
+    const confirm = level ? params.confirmSamples : params.lowConfirmSamples;
+    const confirmed = this.above >= confirm && (this.armed || breaching) && (this.risingFor >= confirm || breaching || !params.needRisingTrend);
+    const hovering = params.levelShare > 0 && params.levelHoldSamples > 0 && level && this.armed && this.above >= params.levelHoldSamples;
     if (this.warned && this.warnedFor >= n && held) {
       this.warned = false;
       this.armed = !high;
       cleared = 'steady';
-    } else if (!this.warned && probability !== null && this.above >= params.confirmSamples && (this.armed || breaching) && (this.risingFor >= params.confirmSamples || breaching || !params.needRisingTrend)) {
+    } else if (!this.warned && probability !== null && (confirmed || hovering)) {
       this.warned = true;
     }
     return {
