@@ -49,6 +49,7 @@ const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).hre
 const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/early-warning/predictor-params.js'));
 const { Predictor } = await import(dev('src/early-warning/predictor.js'));
 const { parseNetworkModel } = await import(dev('src/early-warning/network.js'));
+const { sortedQuantile } = await import(dev('src/early-warning/sample-features.js'));
 const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'));
 const { DEFAULT_SCORE_PARAMS } = await import(dev('src/score/score-params.js'));
 const { StoreTicks } = await import(dev('src/score/store-ticks.js'));
@@ -180,10 +181,9 @@ const backingOf = (disk) => (disk.endsWith('-tmpfs') ? 'tmpfs' : 'machine disk')
 /** The probabilities on the recordings' healthy disks, by backing, and the samples left out (over the SLA). */
 const newHealthyProbabilities = () => ({ byBacking: { 'machine disk': [], tmpfs: [] }, disks: new Set(), overSla: 0 });
 
-/** Nearest rank, as the predictor's own percentiles. */
+/** Nearest rank, with the predictor's own percentile. */
 function quantile(values, q) {
-  const s = Float64Array.from(values).sort();
-  return s.length === 0 ? NaN : s[Math.max(1, Math.ceil(q * s.length)) - 1];
+  return values.length === 0 ? NaN : sortedQuantile(Float64Array.from(values).sort(), q);
 }
 
 function healthyFigures(h) {

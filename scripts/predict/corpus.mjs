@@ -81,7 +81,7 @@ export const TRAINING = {
 
 /**
  * What training settings were chosen on and the calibration is fitted on: seeds of their own,
- * and the calibration recording (never trained on, never in the benchmark).
+ * and the recordings given to calibration (none now: never trained on, never in the benchmark).
  */
 export const VALIDATION = {
   seeds: { first: 50_001, ramps: 8, negatives: 2 },
