@@ -11,7 +11,7 @@
 //   several inspections in a row), which a count of inspections would take for independent
 //   evidence. The baseline gives the rate of such events, measured the same way.
 // - Test. k slow events in n steps are raised when P(X >= k), X ~ Binomial(n, rate), is under
-//   `significance` (1e-4), at the rate of slow events of its baseline. A rise every disk
+//   `significance` (2e-4), at the rate of slow events of its baseline. A rise every disk
 //   shares (the host's load, its CPU, a controller) is not one disk's fault: when more than
 //   `hostWideShare` (half) of the other judged disks show a rise against their own baselines
 //   (the test's chance under `peerRiseSignificance`, 0.25, of slow events against their
@@ -22,13 +22,14 @@
 //   window's steps (each step's median) is above the baseline's median, the line is raised
 //   by the same factor. A disk (or a host) whose whole latency shifts is the statistical
 //   detector's; this one sees the slowest inspections grow away from the rest.
-// - Rule. Raised `suspectAfterMs` (3 s) in a row: suspect; observed `observeMs` (15 s) more,
-//   confirmed when more than `confirmShare` (70 %) of those steps were raised and the slow
-//   events after the step that first raised the window are new evidence: their chance over
-//   the steps since, at the same rate, under `newEventsSignificance` (1e-2). One cluster of
-//   slow events keeps a window raised for as long as it is in it; only the events after it
-//   tell a tail from a one-off. While that evidence is wanting and the share holds, observed
-//   up to `observeExtendMs` (15 s) longer. Cancelled when `fallbackMs` (10 s) in a row were
+// - Rule. Raised `suspectAfterMs` (3 s) in a row: suspect; observed at least `observeMs`
+//   (10 s) more, confirmed as soon as more than `confirmShare` (70 %) of those steps were
+//   raised and the slow events after the step that first raised the window are new evidence:
+//   their chance over the steps since, at the same rate, under `newEventsSignificance` (1e-2).
+//   One cluster of slow events keeps a window raised for as long as it is in it; only the
+//   events after it tell a tail from a one-off. That evidence, not the window's test, guards
+//   the confirmation. While it is wanting and the share holds, observed up to
+//   `observeExtendMs` (20 s) longer. Cancelled when `fallbackMs` (10 s) in a row were
 //   not raised, the share can no longer be reached, or the observation ends. A confirmed
 //   disk lets go once its window shows no rise at all (the test's chance above
 //   `releaseSignificance`, 5 %) for `releaseMs` (30 s) in a row: the hysteresis.
@@ -458,8 +459,8 @@ export class TailDetector {
           track.observedRaised += 1;
           track.fallbackRun = 0;
         } else track.fallbackRun += 1;
-        // Observed `observeMs`, then up to `observeExtendMs` more while the share holds and the
-        // new evidence is wanting: a window raised by one cluster of slow events stays raised
+        // Observed at least `observeMs`, confirmed as soon as the new evidence is in, up to
+        // `observeExtendMs` more while the share holds and it is wanting: a window raised by one cluster of slow events stays raised
         // as long as the cluster is in it; only the events after it tell a tail from a one-off.
         const observeSteps = Math.max(1, Math.round(p.observeMs / p.stepMs));
         if (track.fallbackRun * p.stepMs >= p.fallbackMs) this.clear(track);

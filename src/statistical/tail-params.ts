@@ -37,15 +37,17 @@ export interface TailParams {
   runMs: number;
   /**
    * A window is raised when the binomial test puts the chance of as many slow steps at the
-   * baseline's own rate (times the peers' common rise) under this.
+   * baseline's own rate (times the peers' common rise) under this (2e-4). It finds the
+   * suspects; the new evidence (`newEventsSignificance`), not this test, keeps a one-off
+   * cluster from being confirmed, so it may raise a window one slow event sooner than 1e-4.
    */
   significance: number;
   /** Raised this long in a row: suspect. */
   suspectAfterMs: number;
-  /** A suspect disk is observed this much longer ... */
+  /** A suspect disk is observed at least this much longer (10 s) ... */
   observeMs: number;
   /**
-   * ... and confirmed when more than this share of the observed steps were raised, and the
+   * ... and confirmed as soon as more than this share of the observed steps were raised, and the
    * slow events since its window was first raised are new evidence (`newEventsSignificance`).
    */
   confirmShare: number;
@@ -56,7 +58,7 @@ export interface TailParams {
    * events the observation would only see it again. A tail keeps adding slow events.
    */
   newEventsSignificance: number;
-  /** A suspect disk whose new evidence is still wanting after `observeMs` is observed up to this much longer. */
+  /** A suspect disk whose new evidence is still wanting after `observeMs` is observed up to this much longer (20 s). */
   observeExtendMs: number;
   /** A suspect disk whose steps stop being raised this long in a row is cancelled. */
   fallbackMs: number;
@@ -94,12 +96,12 @@ export const DEFAULT_TAIL_PARAMS: Readonly<TailParams> = Object.freeze({
   lineFactor: 2,
   minLineMs: 1,
   runMs: 5000,
-  significance: 1e-4,
+  significance: 2e-4,
   suspectAfterMs: 3000,
-  observeMs: 15_000,
+  observeMs: 10_000,
   confirmShare: 0.7,
   newEventsSignificance: 0.01,
-  observeExtendMs: 15_000,
+  observeExtendMs: 20_000,
   fallbackMs: 10_000,
   releaseSignificance: 0.05,
   releaseMs: 30_000,
@@ -117,7 +119,7 @@ export const TAIL_SPECS: readonly ParamSpec<keyof TailParams>[] = Object.freeze(
   { key: 'lineFactor', flag: '--tail-line-factor <x>', kind: 'number', default: DEFAULT_TAIL_PARAMS.lineFactor, min: 1, max: 100, meaning: 'this many times that quantile', group: 'tail', trace: 'tail_line_factor' },
   { key: 'minLineMs', flag: '--tail-min-line <duration>', kind: 'duration', default: DEFAULT_TAIL_PARAMS.minLineMs, range: { minMs: 0.001, maxMs: 3_600_000 }, meaning: 'and never under this', group: 'tail', trace: 'tail_min_line_ms' },
   { key: 'significance', flag: '--tail-significance <x>', kind: 'probability', default: DEFAULT_TAIL_PARAMS.significance, meaning: "a window's rise counts when the binomial test's chance of it is under this", group: 'tail', trace: 'tail_significance' },
-  { key: 'observeMs', flag: '--tail-observe <duration>', kind: 'duration', default: DEFAULT_TAIL_PARAMS.observeMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a suspect disk is observed this much longer before it is confirmed', group: 'tail', trace: 'tail_observe_ms' },
+  { key: 'observeMs', flag: '--tail-observe <duration>', kind: 'duration', default: DEFAULT_TAIL_PARAMS.observeMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a suspect disk is observed at least this much longer before it is confirmed', group: 'tail', trace: 'tail_observe_ms' },
   { key: 'releaseMs', flag: '--tail-release <duration>', kind: 'duration', default: DEFAULT_TAIL_PARAMS.releaseMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a confirmed disk is ok again after this long without any rise', group: 'tail', trace: 'tail_release_ms' },
 ]);
 
