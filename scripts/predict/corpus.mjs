@@ -62,8 +62,8 @@ export const HOSTS = {
  * fault kit. The training ones' healthy disks also lend their delays to generated runs
  * (hostDelays). Training on `e` too (before the host delays; its examples counted 10 times,
  * the recordings' examples being about 1 in 500) raised the held-out healthy disks'
- * probability on all but one recording, so it is held out; `f`, `g`, `i` and `j` are too short to give a labelled
- * example (a label needs 5 minutes after its sample).
+ * probability on all but one recording, so it is held out; `f`, `g`, `i` and `j` are too
+ * short to give a labelled example (a label needs 5 minutes after its sample).
  */
 export const RECORDINGS = {
   training: ['a', 'c'],
@@ -278,6 +278,8 @@ export function hostDelays(files) {
  * A generated run as it would look on a real host: each disk's inspections each take longer
  * by a draw from one of the host's samples (`hostDelays`), the samples taken in their order
  * from a point drawn for the disk; unanswered ticks stay as they are. Seeded by the run.
+ * Its `lines` stay the generated run's: the other detectors the benchmark times on sudden
+ * breaches (--validation) see the run without the delays.
  */
 export function withHostDelays(run, delays) {
   const rng = new Rng(mixSeed(run.seed, 'host delays', run.spec, run.host));
