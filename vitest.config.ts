@@ -18,11 +18,11 @@ export default defineConfig({
       },
       {
         // Pure too, but checks of what development scripts make (the predictor's weights are
-        // what training gives): run by npm test, left out of test:unit for its half minute of CPU.
+        // what training gives): run by npm test, left out of test:unit for its minute of CPU.
         test: {
           name: 'dev',
           include: ['test/dev/**/*.test.ts'],
-          testTimeout: 150_000,
+          testTimeout: 300_000,
           // Alone, after the unit tests: its CPU would starve their timed runs of the CLI.
           sequence: { groupOrder: 1 },
         },

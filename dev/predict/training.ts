@@ -28,9 +28,13 @@ export interface TrainingSettings {
 
 /**
  * One disk's labelled examples: one per sample from the `minSamples`-th on whose target is
- * known (see breachTargets), the window ending there as input.
+ * known (see breachTargets), the window ending there as input. A positive one before sample
+ * `foreseeableFrom` is left out: a breach that no slowdown of the disk's own, begun by the
+ * end of the window, leads up to (a slowdown still to start, which the corpus starts far
+ * more often than a real disk has one, or a chance spike) cannot be seen coming from its
+ * samples (scripts/predict/corpus.mjs, foreseeableFrom).
  */
-export function seriesExamples(series: readonly SampleFeatures[], params: PredictorParams, features: readonly FeatureName[]): Dataset {
+export function seriesExamples(series: readonly SampleFeatures[], params: PredictorParams, features: readonly FeatureName[], foreseeableFrom = 0): Dataset {
   const targets = breachTargets(
     series.map((s) => s.p99Ms),
     params.slaMs,
@@ -40,7 +44,7 @@ export function seriesExamples(series: readonly SampleFeatures[], params: Predic
   const data: Dataset = { inputs: [], labels: [] };
   for (let i = params.minSamples - 1; i < series.length; i += 1) {
     const label = targets[i];
-    if (label === null) continue;
+    if (label === null || (label === 1 && i < foreseeableFrom)) continue;
     const window = series.slice(Math.max(0, i - params.windowSamples + 1), i + 1);
     data.inputs.push(windowInputs(window, params.windowSamples, features, params.slaMs));
     data.labels.push(label);

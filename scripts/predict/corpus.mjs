@@ -59,10 +59,11 @@ export const HOSTS = {
  * The recordings (data/predict/traces/README.md), each in one role only: trained on,
  * calibrated on, or held out for the benchmark. The held-out ones have healthy disks on both
  * backings (the machine's disk and memory), idle and under fio, and disks slowed down by the
- * fault kit. Training on `e` too (its examples counted 10 times, the recordings' examples
- * being about 1 in 500) raised the held-out healthy disks' probability on all but one
- * recording, so it is held out; `f`, `g`, `i` and `j` are too short to give a labelled
- * example (a label needs 5 minutes after its sample).
+ * fault kit. The training ones' healthy disks also lend their delays to generated runs
+ * (hostDelays). Training on `e` too (before the host delays; its examples counted 10 times,
+ * the recordings' examples being about 1 in 500) raised the held-out healthy disks'
+ * probability on all but one recording, so it is held out; `f`, `g`, `i` and `j` are too
+ * short to give a labelled example (a label needs 5 minutes after its sample).
  */
 export const RECORDINGS = {
   training: ['a', 'c'],
@@ -71,32 +72,40 @@ export const RECORDINGS = {
 };
 const traces = (names) => names.map((name) => `session-${name}.jsonl.gz`);
 
-/** What training sees: geometric ramps only, seeds from 1, and the training recordings. */
+/**
+ * What training sees: geometric ramps only, seeds from 1, and the training recordings; half
+ * the generated runs also as they would look on the training recordings' host (hostDelays:
+ * a real host's scheduling delays, a fast median with a tail 10 to 20 times it, which no
+ * generated disk has).
+ */
 export const TRAINING = {
   seeds: { first: 1, ramps: 40, negatives: 6 },
   hosts: ['2xSSD', '4xHDD'],
   specs: Object.keys(SPECS).filter((name) => !name.endsWith('(linear)') && !SPECS[name].evaluationOnly),
   recordings: traces(RECORDINGS.training),
+  hostDelays: { recordings: RECORDINGS.training, share: 0.5 },
 };
 
 /**
  * What training settings were chosen on and the calibration is fitted on: seeds of their own,
- * and the recordings given to calibration (none now: never trained on, never in the benchmark).
+ * half the runs also with the training recordings' host delays, as in training, and the
+ * recordings given to calibration (none now: never trained on, never in the benchmark).
  */
 export const VALIDATION = {
   seeds: { first: 50_001, ramps: 8, negatives: 2 },
   hosts: ['2xSSD', '4xHDD'],
   specs: Object.keys(SPECS).filter((name) => !SPECS[name].evaluationOnly),
   recordings: traces(RECORDINGS.calibration),
+  hostDelays: { recordings: RECORDINGS.training, share: 0.5 },
 };
 
 /**
  * What the early warning's rules were chosen on: the validation selection's seed range, hosts
  * and scenarios, with three times as many seeds as the benchmark (with as many, a rule's
  * false warnings on near misses were 1 or 2, too few to tell rules apart), and the slow ramps.
- * No training, no held-out seed.
+ * No training, no held-out seed, no host delays (the rules were chosen without them).
  */
-export const TUNING = { ...VALIDATION, seeds: { first: 50_001, ramps: 120, negatives: 18, slowRamps: 20 }, specs: Object.keys(SPECS) };
+export const TUNING = { ...VALIDATION, seeds: { first: 50_001, ramps: 120, negatives: 18, slowRamps: 20 }, specs: Object.keys(SPECS), hostDelays: undefined };
 
 /**
  * What the benchmark sees: other seeds, a larger host, linear and slow ramps as well, and the
@@ -192,6 +201,7 @@ export function scenarioRun(specName, hostName, seed) {
     lines,
     disks: [...byDisk].map(([disk, timed]) => {
       const s = series(disk, timed, disk === info.slowDisk, 'generated');
+      if (s.faulty) s.onsetMs = info.onsetMs;
       if (nearMiss && s.faulty) s.levelOffMs = info.onsetMs + (info.ramp?.rampMs ?? 0);
       return s;
     }),
@@ -219,20 +229,95 @@ export function recordedRun(file) {
     lines: rows,
     disks: [...byDisk].map(([disk, timed]) => {
       const s = series(disk, timed, disk.startsWith('ramp'), 'recorded');
-      if (disk.startsWith('level')) s.levelOffMs = Math.max(...steps.filter(([name]) => name === disk).map(([, at]) => Number(at) * 1000));
+      const times = steps.filter(([name]) => name === disk).map(([, at]) => Number(at) * 1000);
+      if (times.length > 0) s.onsetMs = Math.min(...times);
+      if (disk.startsWith('level')) s.levelOffMs = Math.max(...times);
       return s;
     }),
   };
 }
 
-/** Every run of a selection (TRAINING or HELD_OUT), as jobs to run one at a time. */
+/**
+ * The first sample of a disk from which a breach can be foreseen from its own samples: the
+ * first whose period ends after the onset of its own slowdown (`onsetMs`: a scenario's slow
+ * disk, a recording's disk from its first throttle); none for a disk never slowed down. A
+ * breach before it comes from a slowdown still to start, which no window shows and which the
+ * corpus starts on one disk of every ramp run, or from chance (a healthy HDD's spikes, a
+ * burst, a peak, a stall of the whole host): training and calibration leave those out, so
+ * that a healthy disk's probability is not the corpus's rate of onsets and spikes.
+ */
+export function foreseeableFrom(disk) {
+  if (disk.onsetMs === undefined) return disk.samples.length;
+  const i = disk.samples.findIndex((t) => t.atMs > disk.onsetMs);
+  return i < 0 ? disk.samples.length : i;
+}
+
+/**
+ * A real host's own delays: for each 15 s sample of the healthy disks (never throttled) of
+ * these recordings, by how much each inspection took longer than its disk's median one; a
+ * sample with an unanswered tick or a P99 over half the SLA (a stall of the whole host) is
+ * left out.
+ */
+export function hostDelays(files) {
+  const samples = [];
+  for (const file of files) {
+    for (const disk of recordedRun(file).disks) {
+      if (disk.onsetMs !== undefined || disk.faulty) continue;
+      const all = disk.samples.flatMap((t) => t.sample.latenciesMs).sort((a, b) => a - b);
+      const median = all[all.length >> 1];
+      disk.samples.forEach((t, i) => {
+        if ((t.sample.unansweredMs ?? []).length > 0 || disk.features[i].p99Ms > PARAMS.slaMs / 2) return;
+        samples.push(t.sample.latenciesMs.map((ms) => Math.max(0, ms - median)));
+      });
+    }
+  }
+  return samples;
+}
+
+/**
+ * A generated run as it would look on a real host: each disk's inspections each take longer
+ * by a draw from one of the host's samples (`hostDelays`), the samples taken in their order
+ * from a point drawn for the disk; unanswered ticks stay as they are. Seeded by the run.
+ * Its `lines` stay the generated run's: the other detectors the benchmark times on sudden
+ * breaches (--validation) see the run without the delays.
+ */
+export function withHostDelays(run, delays) {
+  const rng = new Rng(mixSeed(run.seed, 'host delays', run.spec, run.host));
+  return {
+    ...run,
+    name: `${run.name} with host delays`,
+    hostDelays: true,
+    disks: run.disks.map((disk) => {
+      const start = rng.int(delays.length);
+      const samples = disk.samples.map((t, i) => {
+        const from = delays[(start + i) % delays.length];
+        const latenciesMs = t.sample.latenciesMs.map((ms) => Math.round((ms + from[rng.int(from.length)]) * 1000) / 1000);
+        return { atMs: t.atMs, sample: { ...t.sample, latenciesMs } };
+      });
+      return { ...disk, samples, features: samples.map((t) => sampleFeatures(t.sample, PARAMS.timeoutMs)) };
+    }),
+  };
+}
+
+/**
+ * Every run of a selection (TRAINING or HELD_OUT), as jobs to run one at a time; with
+ * `hostDelays` ({ recordings, share }), that share of the generated runs (drawn per run) also
+ * as they would look on the recordings' host (withHostDelays).
+ */
 export function runJobs(selection) {
   const jobs = [];
+  const delays = selection.hostDelays ? hostDelays(traces(selection.hostDelays.recordings)) : null;
   for (const specName of selection.specs) {
     const { runs } = SPECS[specName];
     const count = runs === 'ramps' ? selection.seeds.ramps : runs === 'slowRamps' ? (selection.seeds.slowRamps ?? 0) : selection.seeds.negatives;
     for (const hostName of selection.hosts) {
-      for (let i = 0; i < count; i += 1) jobs.push({ label: `${specName} ${hostName}`, run: () => scenarioRun(specName, hostName, selection.seeds.first + i) });
+      for (let i = 0; i < count; i += 1) {
+        const seed = selection.seeds.first + i;
+        jobs.push({ label: `${specName} ${hostName}`, run: () => scenarioRun(specName, hostName, seed) });
+        if (delays && new Rng(mixSeed(seed, 'host delays?', specName, hostName)).next() < selection.hostDelays.share) {
+          jobs.push({ label: `${specName} ${hostName} with host delays`, run: () => withHostDelays(scenarioRun(specName, hostName, seed), delays) });
+        }
+      }
     }
   }
   for (const file of selection.recordings) jobs.push({ label: `recorded ${file}`, run: () => recordedRun(file) });

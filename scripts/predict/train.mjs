@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Regenerates the predictor's network weights (src/early-warning/network-weights.json) from the
-// training selection of scripts/predict/corpus.mjs: generated scenarios and the traces
-// recorded on loop disks; then fits the calibration of its output (Platt scaling) on the
-// validation selection, which training never saw. Deterministic: the same repository gives
-// the same file, byte for byte.
+// training selection of scripts/predict/corpus.mjs: generated scenarios (half of them also
+// with the training recordings' host delays) and the traces recorded on loop disks; then fits
+// the calibration of its output (Platt scaling) on the validation selection, which training
+// never saw. Both leave out the breaches no sample of the disk foretells (foreseeableFrom).
+// Deterministic: the same repository gives the same file, byte for byte.
 //
 //   npm run train:predict                 # tsc, then this script
 //   node scripts/predict/train.mjs [--out FILE] [--window N]
@@ -14,7 +15,7 @@
 //           with more inputs (bench:predict --network FILE --set windowSamples=N measures it)
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, runJobs, TRAINING, VALIDATION } from './corpus.mjs';
+import { foreseeableFrom, ROOT, runJobs, TRAINING, VALIDATION } from './corpus.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/early-warning/predictor-params.js'));
@@ -68,7 +69,7 @@ async function main() {
   const examplesOf = (disks, features) => {
     const data = { inputs: [], labels: [] };
     for (const disk of disks) {
-      const examples = seriesExamples(disk.features, params, features);
+      const examples = seriesExamples(disk.features, params, features, foreseeableFrom(disk));
       data.inputs.push(...examples.inputs);
       data.labels.push(...examples.labels);
     }

@@ -1,6 +1,6 @@
 // The early warning's shipped weights are what `npm run train:predict` makes from the
 // repository's corpus: training is deterministic, and nobody ships weights trained on
-// anything else. (Half a minute of CPU: a check of a development script, kept out of
+// anything else. (About a minute of CPU: a check of a development script, kept out of
 // test:unit.)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,5 +22,5 @@ describe('the predictor network', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 150_000);
+  }, 300_000);
 });

@@ -4,7 +4,10 @@
 // is within 0.2 of their mean prediction wherever a bin holds 50 samples or more (samples of
 // one disk follow each other, so a bin of 100 holds far fewer independent cases), the mean of
 // those gaps weighted by the bins' samples (the expected calibration error) is at most 0.05,
-// and the network's Brier score beats the linear trend's. Needs dist/ built (the corpus reads it).
+// and the network's Brier score beats the linear trend's. As in the calibration fit, a breach
+// that no slowdown of the disk's own had begun to show by the end of the window (a scenario
+// starting one on a healthy disk) is left out: no sample foretells it, and the corpus starts
+// slowdowns far more often than a real disk has one. Needs dist/ built (the corpus reads it).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +23,7 @@ const MIN_BIN = 50;
 interface Series {
   samples: { atMs: number; sample: never }[];
   features: { p99Ms: number }[];
+  onsetMs?: number;
 }
 
 describe('calibration on held-out runs', () => {
@@ -27,6 +31,7 @@ describe('calibration on held-out runs', () => {
     const corpus = (await import(pathToFileURL(path.join(ROOT, 'scripts/predict/corpus.mjs')).href)) as {
       runJobs: (selection: unknown) => { run: () => { disks: Series[] } }[];
       HELD_OUT: { seeds: { first: number }; specs: string[] };
+      foreseeableFrom: (disk: Series) => number;
     };
     // The benchmark's mix of scenarios and seeds, fewer of them, on an SSD host and an HDD host.
     const selection = { ...corpus.HELD_OUT, seeds: { first: corpus.HELD_OUT.seeds.first, ramps: 8, negatives: 1 }, hosts: ['2xSSD', '4xHDD'], recordings: [] };
@@ -36,7 +41,8 @@ describe('calibration on held-out runs', () => {
     let count = 0;
     for (const run of runs) {
       for (const disk of run.disks) {
-        const labels = breachTargets(disk.features.map((f) => f.p99Ms), 200, horizonSamples(DEFAULT_PREDICTOR_PARAMS), 20);
+        const from = corpus.foreseeableFrom(disk);
+        const labels = breachTargets(disk.features.map((f) => f.p99Ms), 200, horizonSamples(DEFAULT_PREDICTOR_PARAMS), 20).map((y, i) => (y === 1 && i < from ? null : y));
         for (const model of ['network', 'trend'] as const) {
           const predictor = new Predictor({ model });
           disk.samples.forEach(({ atMs, sample }, i) => {

@@ -65,7 +65,7 @@ describe('early warning in replay', () => {
       return warned === undefined ? Infinity : (warned.elapsed_seconds as number) * 1000;
     };
     const byDefault = await firstWarningMs();
-    expect(await firstWarningMs('--warn-probability', '0.99')).toBeGreaterThan(byDefault);
+    expect(await firstWarningMs('--warn-probability', '0.999')).toBeGreaterThan(byDefault);
     expect(await firstWarningMs('--sla', '1s')).toBeGreaterThan(byDefault);
     const trend = await runCli(['replay', file, '--json', ...NO_DETECTOR, '--predictor', 'trend']);
     expect(parse(trend.stdout).find((line) => line.disk === 'kv' && line.predicted_breach_probability !== null)).toMatchObject({ predictor_model: 'trend' });
