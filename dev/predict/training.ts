@@ -6,7 +6,7 @@ import { type FeatureName, NETWORK_FORMAT, type NetworkModel, windowInputs } fro
 import { horizonSamples, type PredictorParams } from '../../src/early-warning/predictor-params.js';
 import type { SampleFeatures } from '../../src/early-warning/sample-features.js';
 import { Rng } from '../scenarios/prng.js';
-import { breachTargets } from './labels.js';
+import { breachTargets, foreseeableTargets } from './labels.js';
 
 export interface Dataset {
   inputs: number[][];
@@ -35,16 +35,11 @@ export interface TrainingSettings {
  * samples (scripts/predict/corpus.mjs, foreseeableFrom).
  */
 export function seriesExamples(series: readonly SampleFeatures[], params: PredictorParams, features: readonly FeatureName[], foreseeableFrom = 0): Dataset {
-  const targets = breachTargets(
-    series.map((s) => s.p99Ms),
-    params.slaMs,
-    horizonSamples(params),
-    params.windowSamples,
-  );
+  const targets = foreseeableTargets(breachTargets(series.map((s) => s.p99Ms), params.slaMs, horizonSamples(params), params.windowSamples), foreseeableFrom);
   const data: Dataset = { inputs: [], labels: [] };
   for (let i = params.minSamples - 1; i < series.length; i += 1) {
     const label = targets[i];
-    if (label === null || (label === 1 && i < foreseeableFrom)) continue;
+    if (label === null) continue;
     const window = series.slice(Math.max(0, i - params.windowSamples + 1), i + 1);
     data.inputs.push(windowInputs(window, params.windowSamples, features, params.slaMs));
     data.labels.push(label);

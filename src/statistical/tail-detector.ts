@@ -460,8 +460,9 @@ export class TailDetector {
           track.fallbackRun = 0;
         } else track.fallbackRun += 1;
         // Observed at least `observeMs`, confirmed as soon as the new evidence is in, up to
-        // `observeExtendMs` more while the share holds and it is wanting: a window raised by one cluster of slow events stays raised
-        // as long as the cluster is in it; only the events after it tell a tail from a one-off.
+        // `observeExtendMs` more while the share holds and it is wanting: a window raised by one
+        // cluster of slow events stays raised as long as the cluster is in it; only the events
+        // after it tell a tail from a one-off.
         const observeSteps = Math.max(1, Math.round(p.observeMs / p.stepMs));
         if (track.fallbackRun * p.stepMs >= p.fallbackMs) this.clear(track);
         else if (track.observed < observeSteps) {

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PREDICTOR_PARAMS, horizonSamples } from '../../src/early-warning/predictor-params.js';
 import { Predictor } from '../../src/early-warning/predictor.js';
-import { breachTargets } from '../../dev/predict/labels.js';
+import { breachTargets, foreseeableTargets } from '../../dev/predict/labels.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TOLERANCE = 0.2;
@@ -41,8 +41,7 @@ describe('calibration on held-out runs', () => {
     let count = 0;
     for (const run of runs) {
       for (const disk of run.disks) {
-        const from = corpus.foreseeableFrom(disk);
-        const labels = breachTargets(disk.features.map((f) => f.p99Ms), 200, horizonSamples(DEFAULT_PREDICTOR_PARAMS), 20).map((y, i) => (y === 1 && i < from ? null : y));
+        const labels = foreseeableTargets(breachTargets(disk.features.map((f) => f.p99Ms), 200, horizonSamples(DEFAULT_PREDICTOR_PARAMS), 20), corpus.foreseeableFrom(disk));
         for (const model of ['network', 'trend'] as const) {
           const predictor = new Predictor({ model });
           disk.samples.forEach(({ atMs, sample }, i) => {
