@@ -24,10 +24,11 @@ function buildThrowingAddon(): string {
   const nodedir = /"nodedir": "([^"]+)"/.exec(readFileSync(path.join(root, 'build/config.gypi'), 'utf8'))?.[1];
   if (!nodedir) throw new Error('build/config.gypi names no nodedir: build the addon first (npx node-gyp rebuild)');
   const cxx = process.env['CXX'] ?? 'c++';
-  // As binding.gyp and node-gyp compile the addon's own sources.
-  const flags = ['-std=c++17', '-O2', '-fPIC', '-pthread', '-fno-rtti', '-fvisibility=hidden', '-Wall', '-Wextra', '-Wno-unused-parameter'];
+  // As node-gyp compiles the addon's own sources: binding.gyp's flags and defines, and node-gyp's.
+  const target = (JSON.parse(readFileSync(path.join(root, 'binding.gyp'), 'utf8')) as { targets: { cflags_cc: string[]; defines: string[] }[] }).targets[0]!;
+  const flags = [...target.cflags_cc, '-fPIC', '-pthread', '-fno-rtti', '-Wno-unused-parameter'];
   const includes = [`-I${path.join(nodedir, 'include/node')}`, `-I${path.join(root, 'node_modules/node-addon-api')}`];
-  const defines = ['-DNAPI_VERSION=8', '-DNAPI_CPP_EXCEPTIONS', '-DBUILDING_NODE_EXTENSION'];
+  const defines = [...target.defines, 'BUILDING_NODE_EXTENSION'].map((define) => `-D${define}`);
   const compile = (source: string, ...more: string[]): string => {
     const object = path.join(work, `${path.basename(source, '.cc')}.o`);
     execFileSync(cxx, [...flags, ...includes, ...defines, ...more, '-c', path.join(root, source), '-o', object]);
