@@ -6,8 +6,8 @@
 // answer. So an overdue batch is first asked for, and its ticks charged only once the CLI has
 // run on time, reading its pipe, for ANSWER_MS without an answer; the channel keeps the
 // prober's messages in order, so its answer comes after every batch it sent before. A timer
-// of the watchdog's own that fires well past its time says the CLI was held up: told as
-// slowdisk's, never charged to a disk.
+// of the watchdog's own that fires well past its time, or a batch read well past the time
+// that timer was due, says the CLI was held up: told as slowdisk's, never charged to a disk.
 // And a hang is told on time, not at the next batch: at the first tick by which a disk
 // would be hung, the session asks the prober for its records.
 import { MONOTONIC_CLOCK, type Clock } from '../common/monotonic-clock.js';
@@ -33,6 +33,8 @@ export interface WatchdogActions {
 
 export class BatchWatchdog {
   private timer: NodeJS.Timeout | null = null;
+  /** When `timer` is due. */
+  private timerDueMs = Infinity;
   private hangTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -45,6 +47,10 @@ export class BatchWatchdog {
    * when a disk would be hung if its inspection in flight does not come back before.
    */
   expect(schedule: TickSchedule, coveredMs: number, hangAtMs: number | null = null): void {
+    // A CLI resumed in the middle of reading its pipe reads the batches waiting there before
+    // its timers run: the timer due long ago never fires, and the hold is told here.
+    const lateMs = this.clock.now() - this.timerDueMs;
+    if (this.timer && lateMs >= TOLD_HELD_MS) this.actions.heldUp(lateMs);
     this.stop();
     if (hangAtMs !== null) {
       const tickMs = schedule.deadlineMs(schedule.dueBy(hangAtMs - 1e-6) + 1) + schedule.flushSlackMs;
@@ -57,6 +63,7 @@ export class BatchWatchdog {
     if (this.timer) clearTimeout(this.timer);
     if (this.hangTimer) clearTimeout(this.hangTimer);
     this.timer = null;
+    this.timerDueMs = Infinity;
     this.hangTimer = null;
   }
 
@@ -81,6 +88,7 @@ export class BatchWatchdog {
   private at(ms: number, then: () => void, ifHeld: () => void = then): NodeJS.Timeout {
     // A time already past (a batch read late) is due now: the hold was told when it was over.
     const dueMs = Math.max(ms, this.clock.now());
+    this.timerDueMs = dueMs;
     return setTimeout(() => {
       const lateMs = this.clock.now() - dueMs;
       if (lateMs >= TOLD_HELD_MS) this.actions.heldUp(lateMs);

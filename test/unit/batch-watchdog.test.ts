@@ -78,6 +78,29 @@ describe('BatchWatchdog', () => {
     watchdog.stop();
   });
 
+  it('tells a hold once when the batches waiting in the pipe are read before the late timer runs, and charges nothing', () => {
+    let heldMs = 0;
+    const clock: Clock = { now: () => MONOTONIC_CLOCK.now() + heldMs };
+    const start = clock.now();
+    const schedule = new TickSchedule(start, 100, 30);
+    const act = actions();
+    const watchdog = new BatchWatchdog(act, clock);
+    watchdog.expect(schedule, start);
+    // Stopped 25 s; resumed in the middle of reading its pipe: the backlog's batches, one a second, come first.
+    heldMs = 25_000;
+    for (let second = 1; second <= 25; second += 1) watchdog.expect(schedule, start + second * 1000);
+    expect(act.heldUp).toHaveBeenCalledTimes(1);
+    expect(act.heldUp.mock.calls[0]![0]).toBeGreaterThanOrEqual(23_000);
+    // Then the batches come on time again: nothing more told, nothing charged.
+    for (let second = 1; second <= 5; second += 1) {
+      vi.advanceTimersByTime(1000);
+      watchdog.expect(schedule, clock.now() - 30);
+    }
+    expect(act.heldUp).toHaveBeenCalledTimes(1);
+    expect(act.charge).not.toHaveBeenCalled();
+    watchdog.stop();
+  });
+
   it('asks for a batch at the first tick by which a disk would be hung, when that comes before the next batch', () => {
     const start = MONOTONIC_CLOCK.now();
     const schedule = new TickSchedule(start, 100, 30);
