@@ -13,6 +13,17 @@ afterEach(() => vi.useRealTimers());
 
 describe('BatchWatchdog', () => {
   const actions = () => ({ charge: vi.fn(), ask: vi.fn(), heldUp: vi.fn() });
+  /** A watchdog expecting its first batch, on a clock that `hold` moves on while the timers wait (a stopped process's fire late). */
+  const watching = () => {
+    let heldMs = 0;
+    const clock: Clock = { now: () => MONOTONIC_CLOCK.now() + heldMs };
+    const start = clock.now();
+    const schedule = new TickSchedule(start, 100, 30);
+    const act = actions();
+    const watchdog = new BatchWatchdog(act, clock);
+    watchdog.expect(schedule, start);
+    return { clock, hold: (ms: number) => (heldMs += ms), start, schedule, act, watchdog };
+  };
 
   it('does nothing while batches come on time; asks half a second after one is due, and charges half a second later', () => {
     const start = MONOTONIC_CLOCK.now();
@@ -48,22 +59,15 @@ describe('BatchWatchdog', () => {
   });
 
   it('charges nothing when the answer was due while the CLI itself was held up: asks again, and tells the hold', () => {
-    // The CLI's clock runs on while its timers wait: a stopped process's timers fire late.
-    let heldMs = 0;
-    const clock: Clock = { now: () => MONOTONIC_CLOCK.now() + heldMs };
-    const start = clock.now();
-    const schedule = new TickSchedule(start, 100, 30);
-    const act = actions();
-    const watchdog = new BatchWatchdog(act, clock);
-    watchdog.expect(schedule, start);
+    const { clock, hold, start, schedule, act, watchdog } = watching();
     // Held up 25 s before the batch was due: the overdue timer fires 25 s late, and only asks.
-    heldMs = 25_000;
+    hold(25_000);
     vi.advanceTimersByTime(schedule.nextFlushMs(start) - start + 500);
     expect(act.ask).toHaveBeenCalledTimes(1);
     expect(act.heldUp).toHaveBeenCalledTimes(1);
     expect(act.heldUp.mock.calls[0]![0]).toBeGreaterThanOrEqual(25_000);
     // Held up again while waiting for the answer: asked again, still nothing charged.
-    heldMs += 300;
+    hold(300);
     vi.advanceTimersByTime(500);
     expect(act.ask).toHaveBeenCalledTimes(2);
     expect(act.charge).not.toHaveBeenCalled();
@@ -79,15 +83,9 @@ describe('BatchWatchdog', () => {
   });
 
   it('tells a hold once when the batches waiting in the pipe are read before the late timer runs, and charges nothing', () => {
-    let heldMs = 0;
-    const clock: Clock = { now: () => MONOTONIC_CLOCK.now() + heldMs };
-    const start = clock.now();
-    const schedule = new TickSchedule(start, 100, 30);
-    const act = actions();
-    const watchdog = new BatchWatchdog(act, clock);
-    watchdog.expect(schedule, start);
+    const { clock, hold, start, schedule, act, watchdog } = watching();
     // Stopped 25 s; resumed in the middle of reading its pipe: the backlog's batches, one a second, come first.
-    heldMs = 25_000;
+    hold(25_000);
     for (let second = 1; second <= 25; second += 1) watchdog.expect(schedule, start + second * 1000);
     expect(act.heldUp).toHaveBeenCalledTimes(1);
     expect(act.heldUp.mock.calls[0]![0]).toBeGreaterThanOrEqual(23_000);
