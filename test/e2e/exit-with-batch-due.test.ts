@@ -3,12 +3,12 @@
 // than aborting the process ("terminate called after throwing an instance of 'Napi::Error'").
 // Batches every millisecond and a thread ticking every millisecond make that moment likely:
 // built without the fix, about one exit in three aborted.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../helpers/run-cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-exit-'));
@@ -31,24 +31,12 @@ process.stdout.write(String(batches));
 
 const EXITS = 100;
 
-function exitOnce(dir: string): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, path.join(root, 'dist/native/addon.js'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
 describe('the addon at process exit', () => {
   it(`lets ${EXITS} processes end cleanly with batches falling due every millisecond, and leaves no probe file`, async () => {
     const failed: string[] = [];
     for (let i = 0; i < EXITS; i++) {
       const dir = mkdtempSync(path.join(work, 'dir-'));
-      const exit = await exitOnce(dir);
+      const exit = await runCommand([process.execPath, '--input-type=module', '-e', CHILD, path.join(root, 'dist/native/addon.js'), dir]);
       if (exit.code !== 0 || exit.stderr !== '' || !(Number(exit.stdout) > 0)) failed.push(`code ${String(exit.code)} signal ${String(exit.signal)}: ${exit.stderr.trim()}`);
       expect(readdirSync(dir)).toEqual([]);
     }
