@@ -49,8 +49,7 @@ export class BatchWatchdog {
   expect(schedule: TickSchedule, coveredMs: number, hangAtMs: number | null = null): void {
     // A CLI resumed in the middle of reading its pipe reads the batches waiting there before
     // its timers run: the timer due long ago never fires, and the hold is told here.
-    const lateMs = this.clock.now() - this.timerDueMs;
-    if (this.timer && lateMs >= TOLD_HELD_MS) this.actions.heldUp(lateMs);
+    this.lateness(this.timerDueMs);
     this.stop();
     if (hangAtMs !== null) {
       const tickMs = schedule.deadlineMs(schedule.dueBy(hangAtMs - 1e-6) + 1) + schedule.flushSlackMs;
@@ -90,10 +89,15 @@ export class BatchWatchdog {
     const dueMs = Math.max(ms, this.clock.now());
     this.timerDueMs = dueMs;
     return setTimeout(() => {
-      const lateMs = this.clock.now() - dueMs;
-      if (lateMs >= TOLD_HELD_MS) this.actions.heldUp(lateMs);
-      if (lateMs >= HELD_MS) ifHeld();
+      if (this.lateness(dueMs) >= HELD_MS) ifHeld();
       else then();
     }, dueMs - this.clock.now());
+  }
+
+  /** How late it is for what was due at `dueMs` (Infinity: nothing); a hold of TOLD_HELD_MS or more is told. */
+  private lateness(dueMs: number): number {
+    const lateMs = this.clock.now() - dueMs;
+    if (lateMs >= TOLD_HELD_MS) this.actions.heldUp(lateMs);
+    return lateMs;
   }
 }
