@@ -174,6 +174,15 @@ export interface TickLines {
   lines: InspectionLine[];
 }
 
+/**
+ * Each disk's inspection started at this tick, in the order of `disks` (the generator's): its
+ * latency (ms), or null for a disk still busy with an earlier one (a tick without a result).
+ */
+export function tickLatencies(tick: TickLines, disks: readonly string[]): (number | null)[] {
+  let at = 0;
+  return disks.map((disk) => (tick.lines[at]?.disk === disk ? tick.lines[at++]!.ms : null));
+}
+
 export interface Burst {
   disk: string;
   startMs: number;

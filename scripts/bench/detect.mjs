@@ -36,7 +36,7 @@ const { DEFAULT_STATISTICAL_PARAMS } = await import(dev('src/statistical/statist
 const { TailDetector } = await import(dev('src/statistical/tail-detector.js'));
 const { DEFAULT_TAIL_PARAMS } = await import(dev('src/statistical/tail-params.js'));
 const { FixedThresholdDetector, DEFAULT_FIXED_THRESHOLD_PARAMS } = await import(dev('dev/baselines/fixed-threshold.js'));
-const { ScenarioGenerator, NOT_MODELLED } = await import(dev('dev/scenarios/index.js'));
+const { ScenarioGenerator, NOT_MODELLED, tickLatencies } = await import(dev('dev/scenarios/index.js'));
 
 export const HOSTS = [
   { name: '2xSSD', disks: 2, media: 'ssd' },
@@ -151,24 +151,23 @@ export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PA
         }
       }
     }
-    const lines = tl.lines;
-    let at = 0;
+    const latencies = tickLatencies(tl, disks);
     for (let i = 0; i < disks.length; i += 1) {
       const disk = disks[i];
-      const line = at < lines.length && lines[at].disk === disk ? lines[at++] : null;
+      const ms = latencies[i];
       let alarmed;
-      if (line !== null) {
+      if (ms !== null) {
         // One at or over the interval, or none, is charged at the next tick.
-        if (line.ms < interval) store.finished(disk, k, line.ms);
-        stat.observe(disk, t, line.ms);
-        tail.observe(disk, t, line.ms);
-        alarmed = fixed.observe(disk, t, line.ms);
+        if (ms < interval) store.finished(disk, k, ms);
+        stat.observe(disk, t, ms);
+        tail.observe(disk, t, ms);
+        alarmed = fixed.observe(disk, t, ms);
       } else {
         stat.failure(disk, t);
         tail.failure(disk, t);
         alarmed = fixed.failure(disk, t);
       }
-      if (disk === info.slowDisk) (t < info.onsetMs ? before : after).push(line === null ? interval : line.ms);
+      if (disk === info.slowDisk) (t < info.onsetMs ? before : after).push(ms ?? interval);
       if (alarmed !== fixedAlarmed[i]) {
         fixedAlarmed[i] = alarmed;
         episodes.fixed.set(disk, alarmed, t);

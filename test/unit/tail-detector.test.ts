@@ -3,7 +3,7 @@ import { binomialUpperTail } from '../../src/statistical/binomial.js';
 import { detectorSeverity } from '../../src/statistical/severity.js';
 import { TailDetector, type TailChange, type TailState } from '../../src/statistical/tail-detector.js';
 import { tailParams, type TailParams } from '../../src/statistical/tail-params.js';
-import { Rng, ScenarioGenerator } from '../../dev/scenarios/index.js';
+import { Rng, ScenarioGenerator, tickLatencies } from '../../dev/scenarios/index.js';
 
 const TICK = 100;
 
@@ -165,12 +165,10 @@ describe('the tail detector on one disk', () => {
         },
       });
       for (let tl = gen.next(); tl !== null && confirmedAt === null; tl = gen.next()) {
-        let at = 0;
-        for (const disk of disks) {
-          const line = at < tl.lines.length && tl.lines[at].disk === disk ? tl.lines[at++] : null;
-          if (line === null) detector.failure(disk, tl.tick * intervalMs);
-          else detector.observe(disk, tl.tick * intervalMs, line.ms);
-        }
+        tickLatencies(tl, disks).forEach((ms, i) => {
+          if (ms === null) detector.failure(disks[i]!, tl.tick * intervalMs);
+          else detector.observe(disks[i]!, tl.tick * intervalMs, ms);
+        });
       }
       delays.push(confirmedAt === null ? Infinity : confirmedAt - onsetMs!);
     }
