@@ -19,7 +19,8 @@
 // --json        where the figures are written (bench-results/predict.json, predict-validation.json,
 //               predict-tuning.json or predict-seeds-FIRST.json)
 //
-// Each disk is fed its 15 s samples in order, as a live session would. The truth comes from
+// Each run's disks are fed their 15 s samples period by period, as a live session feeds them,
+// each judged against its peers (--set peerCondition=false: each alone). The truth comes from
 // the P99s alone: a breach starts at a sample whose P99 is above the SLA after 5 minutes at or
 // below it. A breach is warned of when a warning came in the 5 minutes before it (lead time:
 // from the first such warning to the breach). A warning (the start of a run of samples above
@@ -48,6 +49,7 @@ import { HELD_OUT, heldOutFrom, ROOT, runJobs, SPECS, TUNING, VALIDATION } from 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/early-warning/predictor-params.js'));
 const { Predictor } = await import(dev('src/early-warning/predictor.js'));
+const { HostPredictors } = await import(dev('src/early-warning/host-predictors.js'));
 const { parseNetworkModel } = await import(dev('src/early-warning/network.js'));
 const { sortedQuantile } = await import(dev('src/early-warning/sample-features.js'));
 const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'));
@@ -104,6 +106,25 @@ function flagTimes(lines, intervalMs) {
     }
   }
   return times;
+}
+
+/**
+ * Each disk's predictions, one per sample, from the host's predictors fed the run's disks'
+ * samples period by period, as a live run feeds them (each judged against its peers).
+ */
+function hostPredictions(disks, host) {
+  const periods = new Map();
+  for (const disk of disks) {
+    for (const { atMs, sample } of disk.samples) {
+      if (!periods.has(atMs)) periods.set(atMs, new Map());
+      periods.get(atMs).set(disk.disk, sample);
+    }
+  }
+  const byDisk = new Map(disks.map((disk) => [disk.disk, []]));
+  for (const atMs of [...periods.keys()].sort((a, b) => a - b)) {
+    for (const [disk, prediction] of host.observe(atMs, periods.get(atMs))) byDisk.get(disk).push(prediction);
+  }
+  return byDisk;
 }
 
 /**
@@ -340,14 +361,14 @@ async function main() {
     // The other detectors, only for a run with a breach: they need every inspection.
     let flags = null;
     const flagsOf = () => (flags ??= flagTimes(run.lines, run.intervalMs));
+    const predictionsOf = Object.fromEntries(MODELS.map((model) => [model, hostPredictions(run.disks, new HostPredictors({ ...options.overrides, model }, options.network))]));
     for (const disk of run.disks) {
       const p99 = disk.features.map((f) => f.p99Ms);
       const labels = breachTargets(p99, PARAMS.slaMs, H, PARAMS.windowSamples);
       const atMs = disk.samples.map((s) => s.atMs);
       const group = groupOf(run, disk);
       for (const model of MODELS) {
-        const predictor = new Predictor({ ...options.overrides, model }, options.network);
-        const predictions = disk.samples.map(({ atMs, sample }) => predictor.observe(atMs, sample));
+        const predictions = predictionsOf[model].get(disk.disk);
         const warnings = predictions.map((p) => p?.warning ?? false);
         const byGroup = tallies[model];
         if (!byGroup.has(group)) byGroup.set(group, newTally());

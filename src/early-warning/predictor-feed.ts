@@ -15,8 +15,10 @@
 // rounded as on a device line), so that a replay is fed exactly what the live run was.
 import { microseconds } from '../common/microseconds.js';
 import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
-import { type Prediction, Predictor } from './predictor.js';
+import { HostPredictors } from './host-predictors.js';
+import type { Prediction } from './predictor.js';
 import type { PredictorParams } from './predictor-params.js';
+import type { PredictorSample } from './sample-features.js';
 
 interface DiskSample {
   latenciesMs: number[];
@@ -48,18 +50,19 @@ export function nearestDevice(disk: string, devices: readonly DeviceFigures[]): 
 }
 
 export class PredictorFeed {
-  private readonly predictors = new Map<string, Predictor>();
+  private readonly predictors: HostPredictors;
   private readonly samples = new Map<string, DiskSample>();
   private readonly deviceSums = new Map<string, DeviceSums>();
   private readonly predictions = new Map<string, Prediction>();
   private readonly ticksPerSample: number;
 
   constructor(
-    private readonly params: PredictorParams,
+    params: PredictorParams,
     private readonly intervalMs: number,
   ) {
     // An interval that does not divide the sample period gets the nearest whole number of ticks.
     this.ticksPerSample = Math.max(1, Math.round(params.sampleMs / intervalMs));
+    this.predictors = new HostPredictors(params);
   }
 
   /** What a tick of a disk came to (StoreTicks' TickOutcomeListener). */
@@ -97,18 +100,21 @@ export class PredictorFeed {
     // Figures come once a round: the other ticks have nothing to sum.
     if (devices.length > 0) this.sumDevices(devices.map(recordedFigures));
     if (tickId % this.ticksPerSample !== 0) return;
+    const samples = new Map<string, PredictorSample>();
     for (const [disk, sample] of this.samples) {
       const sums = this.deviceSums.get(disk);
-      const prediction = this.predictorOf(disk).observe(tickId * this.intervalMs, {
+      samples.set(disk, {
         latenciesMs: sample.latenciesMs,
         unansweredMs: sample.unansweredMs,
         errors: sample.errors,
         ...(sums ? { queueDepth: sums.queueDepth / sums.rounds, iops: sums.iops / sums.rounds } : {}),
       });
-      if (prediction) this.predictions.set(disk, prediction);
       sample.latenciesMs = [];
       sample.unansweredMs = [];
       sample.errors = 0;
+    }
+    for (const [disk, prediction] of this.predictors.observe(tickId * this.intervalMs, samples)) {
+      if (prediction) this.predictions.set(disk, prediction);
     }
     this.deviceSums.clear();
   }
@@ -137,7 +143,7 @@ export class PredictorFeed {
 
   /** The disk is another disk now (or no longer inspected): its window starts afresh. */
   forget(disk: string): void {
-    this.predictors.delete(disk);
+    this.predictors.forget(disk);
     this.samples.delete(disk);
     this.deviceSums.delete(disk);
     this.predictions.delete(disk);
@@ -147,11 +153,5 @@ export class PredictorFeed {
     let sample = this.samples.get(disk);
     if (!sample) this.samples.set(disk, (sample = { latenciesMs: [], unansweredMs: [], errors: 0, waitingTicks: 0, failedTick: null }));
     return sample;
-  }
-
-  private predictorOf(disk: string): Predictor {
-    let predictor = this.predictors.get(disk);
-    if (!predictor) this.predictors.set(disk, (predictor = new Predictor(this.params)));
-    return predictor;
   }
 }

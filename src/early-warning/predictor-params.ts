@@ -108,6 +108,13 @@ export interface PredictorParams {
    * and 0.7 at 8.5 % above it.
    */
   trendSoftness: number;
+  /**
+   * Judge a disk against its peers: of its reading, the share that the median of the other
+   * disks' readings of the same period shows too is the host's, and taken out (own-chance.ts).
+   * A stall of the whole machine raises every disk's reading together; a disk's own slowdown
+   * raises its reading alone. Off, or on a host of one disk, a disk's reading is its probability.
+   */
+  peerCondition: boolean;
 }
 
 export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze({
@@ -130,6 +137,7 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   clearAfterMs: 150_000,
   model: 'network',
   trendSoftness: 0.1,
+  peerCondition: true,
 });
 
 const d = DEFAULT_PREDICTOR_PARAMS;

@@ -4,11 +4,13 @@
 // the warning level held, with a rising trend, for `confirmSamples` once the disk's P99 is at
 // `levelShare` of the SLA and for `lowConfirmSamples` below it, or held `levelHoldSamples` at
 // that level; left once the disk has held under the SLA without a rising trend for
-// `clearAfterMs` (hysteresis), with the reason. Pure: the caller passes the time with each
-// sample.
+// `clearAfterMs` (hysteresis), with the reason. The probability is the disk's own: given its
+// peers' readings of the same period (host-predictors.ts), the share of the reading the host
+// shows too is taken out (ownChance). Pure: the caller passes the time with each sample.
 import { evidenceWindow, median } from './evidence-window.js';
 import { leastSquaresLine, linearTrendScore } from './linear-trend.js';
 import { type FeatureName, LATENCY_FLOOR_MS, networkProbability, type NetworkModel, windowInputs } from './network.js';
+import { ownChance } from './own-chance.js';
 import { clearSamples, horizonSamples, type PredictorModel, type PredictorParams, predictorParams } from './predictor-params.js';
 import { type PredictorSample, sampleFeatures, type SampleFeatures } from './sample-features.js';
 import { SHIPPED_NETWORK } from './shipped-network.js';
@@ -58,6 +60,8 @@ export class Predictor {
   /** A new warning may start; false after one cleared, until the model has come down again. */
   private armed = true;
   private pendingClear: ClearReason | null = null;
+  /** The sample read and not yet judged, with the model's reading of it. */
+  private pending: { atMs: number; features: SampleFeatures; reading: number | null } | null = null;
 
   constructor(
     params: Partial<PredictorParams> = {},
@@ -74,19 +78,49 @@ export class Predictor {
   }
 
   /**
-   * Adds the sample of the period that ended at `atMs`. A period with no inspection and no
-   * unanswered tick changes nothing (the last prediction is returned, or null); a gap of more
-   * than one and a half periods since the last sample starts the window afresh.
+   * Adds the sample of the period that ended at `atMs` and judges it alone, with no peers. A
+   * period with no inspection and no unanswered tick changes nothing (the last prediction is
+   * returned, or null); a gap of more than one and a half periods since the last sample starts
+   * the window afresh.
    */
   observe(atMs: number, sample: PredictorSample): Prediction | null {
+    this.read(atMs, sample);
+    return this.judge([]);
+  }
+
+  /**
+   * Adds the sample of the period that ended at `atMs`, as `observe` does, and returns the
+   * model's reading of the window (1 while its P99 is over the SLA), or null: none yet, or no
+   * inspection in the period. The sample is judged by `judge`, once the peers' readings of the
+   * same period are known.
+   */
+  read(atMs: number, sample: PredictorSample): number | null {
     if (!(atMs > this.lastAtMs)) throw new RangeError(`predictor: samples must come in time order (${atMs} after ${this.lastAtMs})`);
+    this.pending = null;
     const features = sampleFeatures(sample, this.params.timeoutMs);
-    if (features === null) return this.last;
+    if (features === null) return null;
     if (atMs - this.lastAtMs > 1.5 * this.params.sampleMs) this.restart();
     this.lastAtMs = atMs;
     this.window.push(features);
     if (this.window.length > this.params.windowSamples) this.window.shift();
-    this.last = this.predict(atMs, features);
+    const reading = this.window.length < this.params.minSamples ? null : features.p99Ms > this.params.slaMs ? 1 : this.probability();
+    this.pending = { atMs, features, reading };
+    return reading;
+  }
+
+  /**
+   * The prediction of the sample `read` last, given the readings of the disk's peers for the
+   * same period (empty: no peers, or `peerCondition` off); the last prediction, or null, when
+   * that period had no inspection.
+   */
+  judge(peerReadings: readonly number[]): Prediction | null {
+    if (this.pending === null) return this.last;
+    const { atMs, features, reading } = this.pending;
+    this.pending = null;
+    const peers = this.params.peerCondition ? peerReadings : [];
+    // A breach under way is the disk's own, whoever shares it: its probability stays 1.
+    const probability = reading === null || features.p99Ms > this.params.slaMs ? reading : ownChance(reading, peers);
+    this.last = this.predict(atMs, features, probability);
     return this.last;
   }
 
@@ -99,13 +133,12 @@ export class Predictor {
     this.armed = true;
   }
 
-  private predict(atMs: number, latest: SampleFeatures): Prediction {
+  private predict(atMs: number, latest: SampleFeatures, probability: number | null): Prediction {
     const { params, window } = this;
     const read: readonly FeatureName[] = params.model === 'network' ? this.network.features : [];
     // A breach under way has nothing left to predict (the models learnt only what comes
     // before one, and fall back while it lasts): the disk stays warned of until it ends.
     const breaching = latest.p99Ms > params.slaMs;
-    const probability = window.length < params.minSamples ? null : breaching ? 1 : this.probability();
     // A breach counts towards the confirmation from its first sample, before the window has a probability.
     const high = breaching || (probability !== null && probability > params.warnProbability);
     this.above = high ? this.above + 1 : 0;

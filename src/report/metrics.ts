@@ -106,7 +106,7 @@ export class SlowdiskMetrics {
     });
     this.predictedProbability = new Gauge({
       name: 'slowdisk_predicted_breach_probability',
-      help: "The early-warning predictor's probability that the disk's inspection P99 exceeds the SLA (--sla) within 5 minutes; absent until it has one.",
+      help: "The early-warning predictor's probability that the disk's inspection P99 exceeds the SLA (--sla) within 5 minutes, less the share its peers show too; absent until it has one.",
       labelNames: ['disk'],
       registers,
     });
