@@ -4,7 +4,7 @@
 // shape and a recording that training never saw).
 //
 //   npm run bench:predict                       # tsc, then this script
-//   node scripts/bench/predict.mjs [--validation | --tuning | --seeds FIRST] [--set NAME=VALUE ...] [--network FILE] [--json FILE]
+//   node scripts/bench/predict.mjs [--validation | --tuning | --seeds FIRST] [--hosts A,B] [--set NAME=VALUE ...] [--network FILE] [--json FILE]
 //
 // --validation  run the validation selection instead (seeds kept apart from both training and
 //               the held-out figures, for choosing training settings without looking at those)
@@ -12,12 +12,14 @@
 //               many seeds as the held-out one: what the warning rules were chosen on)
 // --seeds       the held-out selection on seeds from FIRST instead of 100,001 (a second measure;
 //               refused if they meet the training, validation or tuning seeds)
+// --hosts       the selection's generated runs on these hosts instead (names of corpus.mjs's
+//               HOSTS): --tuning --hosts 12xHDD is the tuning seeds on the held-out selection's host
 // --set         a predictor parameter other than its default (src/early-warning/predictor-params.ts),
 //               for both models: --set linearRiseSamples=0 --set confirmSamples=1
 // --network     another weights file for the network than the shipped one (train.mjs --out FILE),
 //               with --set windowSamples=N if it was trained on another window
 // --json        where the figures are written (bench-results/predict.json, predict-validation.json,
-//               predict-tuning.json or predict-seeds-FIRST.json)
+//               predict-tuning.json or predict-seeds-FIRST.json; with --hosts, their names added)
 //
 // Each run's disks are fed their 15 s samples period by period, as a live session feeds them,
 // each judged against its peers (--set peerCondition=false: each alone). The truth comes from
@@ -44,7 +46,7 @@
 // probability is 1 by rule), by backing; on their slowed-down disks, recall and lead.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { HELD_OUT, heldOutFrom, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
+import { HELD_OUT, heldOutFrom, HOSTS, ROOT, runJobs, SPECS, TUNING, VALIDATION } from '../predict/corpus.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 const { DEFAULT_PREDICTOR_PARAMS, horizonSamples, predictorParams } = await import(dev('src/early-warning/predictor-params.js'));
@@ -141,16 +143,17 @@ function isGradual(p99, j) {
 
 const MODELS = ['network', 'trend'];
 const TITLES = { network: 'network', trend: 'linear trend' };
-const USAGE = 'usage: node scripts/bench/predict.mjs [--validation | --tuning | --seeds FIRST] [--set NAME=VALUE ...] [--network FILE] [--json FILE]\n';
+const USAGE = 'usage: node scripts/bench/predict.mjs [--validation | --tuning | --seeds FIRST] [--hosts A,B] [--set NAME=VALUE ...] [--network FILE] [--json FILE]\n';
 
 function parseArgs(argv) {
-  const options = { json: null, selection: 'held-out', firstSeed: null, overrides: {}, networkFile: null, network: undefined };
+  const options = { json: null, selection: 'held-out', firstSeed: null, hosts: null, overrides: {}, networkFile: null, network: undefined };
   for (let i = 0; i < argv.length; i += 1) {
     const set = argv[i] === '--set' ? /^(\w+)=(.+)$/.exec(argv[i + 1] ?? '') : null;
     if (argv[i] === '--json' && argv[i + 1] !== undefined) options.json = path.resolve(argv[++i]);
     else if (argv[i] === '--network' && argv[i + 1] !== undefined) options.networkFile = path.resolve(argv[++i]);
     else if ((argv[i] === '--validation' || argv[i] === '--tuning') && options.selection === 'held-out' && options.firstSeed === null) options.selection = argv[i].slice(2);
     else if (argv[i] === '--seeds' && /^[1-9]\d*$/.test(argv[i + 1] ?? '') && options.selection === 'held-out') options.firstSeed = Number(argv[++i]);
+    else if (argv[i] === '--hosts' && (argv[i + 1] ?? '').split(',').every((name) => Object.hasOwn(HOSTS, name))) options.hosts = argv[++i].split(',');
     else if (set && set[1] in DEFAULT_PREDICTOR_PARAMS && set[1] !== 'model') {
       const type = typeof DEFAULT_PREDICTOR_PARAMS[set[1]];
       options.overrides[set[1]] = type === 'number' ? Number(set[2]) : type === 'boolean' ? set[2] === 'true' : set[2];
@@ -172,7 +175,7 @@ function parseArgs(argv) {
     process.stderr.write(`bench:predict: ${error.message}\n`);
     process.exit(3);
   }
-  const name = options.firstSeed !== null ? `seeds-${options.firstSeed}` : options.selection === 'held-out' ? null : options.selection;
+  const name = [options.firstSeed !== null ? `seeds-${options.firstSeed}` : options.selection === 'held-out' ? null : options.selection, options.hosts?.join('-')].filter(Boolean).join('-') || null;
   options.json ??= path.join(ROOT, 'bench-results', name === null ? 'predict.json' : `predict-${name}.json`);
   return options;
 }
@@ -353,7 +356,8 @@ async function main() {
   const tallies = Object.fromEntries(MODELS.map((m) => [m, new Map()]));
   const reliability = Object.fromEntries(MODELS.map((m) => [m, newReliability()]));
   const healthy = Object.fromEntries(MODELS.map((m) => [m, newHealthyProbabilities()]));
-  const selection = options.firstSeed !== null ? heldOutFrom(options.firstSeed) : { 'held-out': HELD_OUT, validation: VALIDATION, tuning: TUNING }[options.selection];
+  const chosen = options.firstSeed !== null ? heldOutFrom(options.firstSeed) : { 'held-out': HELD_OUT, validation: VALIDATION, tuning: TUNING }[options.selection];
+  const selection = options.hosts === null ? chosen : { ...chosen, hosts: options.hosts };
   const jobs = runJobs(selection);
   jobs.forEach((job, n) => {
     if (spinner) spinner.text = `${n + 1}/${jobs.length} runs: ${job.label}`;
@@ -454,7 +458,7 @@ async function main() {
   const widths = table[0].map((_, c) => Math.max(...table.map((r) => r[c].length)));
   const line = (r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
   process.stdout.write(`${[line(table[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(line)].join('\n')}\n`);
-  process.stdout.write(`better by F1: ${TITLES[better]} (SLA ${PARAMS.slaMs} ms, warning above ${PARAMS.warnProbability}, horizon ${PARAMS.horizonMs / 60_000} min; ${options.selection} selection, seeds from ${selection.seeds.first})\n`);
+  process.stdout.write(`better by F1: ${TITLES[better]} (SLA ${PARAMS.slaMs} ms, warning above ${PARAMS.warnProbability}, horizon ${PARAMS.horizonMs / 60_000} min; ${options.selection} selection, seeds from ${selection.seeds.first}, hosts ${selection.hosts.join(', ')})\n`);
 
   // The targets: gradual breaches seen coming, few false warnings where none should be.
   process.stdout.write('\ntargets (gradual recall >= 90 % with a median lead >= 90 s; <= 0.02 false warnings per disk-hour on each of healthy, bursty and near-miss hosts):\n');
