@@ -70,13 +70,22 @@ export interface PredictorParams {
   linearRiseShare: number;
   /**
    * The level at which `confirmSamples` is enough: the median of the P99s of the last
-   * `levelSamples` samples at or above this share of the SLA (0: at any level). Below it, the
-   * probability and the rising trend must hold `lowConfirmSamples` samples in a row. A
-   * slowdown that climbs through half the SLA minutes before its breach is warned of as soon
-   * as ever; a climb that levels off a few tens of ms up, or a step, must last a minute before
-   * it is warned of, and is rarely still rated high and rising by then.
+   * `levelSamples` samples at or above this share of the SLA (0: at any level), and that of
+   * their P90s at `levelP90Share` of it. Below it, the probability and the rising trend must
+   * hold `lowConfirmSamples` samples in a row. A slowdown that climbs through half the SLA
+   * minutes before its breach is warned of as soon as ever; a climb that levels off a few
+   * tens of ms up, or a step, must last a minute before it is warned of, and is rarely still
+   * rated high and rising by then.
    */
   levelShare: number;
+  /**
+   * The level also needs the median of the same samples' P90s at or above this share of the
+   * SLA (0: no such condition); 0.375 is half of it over 1.33, the P99's median ratio to the
+   * P90 on the benchmark's ramps. A 15 s P99 is its slowest one or two inspections: an HDD
+   * levelling off far under the SLA has spikes enough that the median of 5 of its P99s
+   * reaches half of it, while its P90 stays at its usual latency.
+   */
+  levelP90Share: number;
   /** How many of the last samples (at most the window's) the level is the median of: a pair of spikes in a row is not a level. */
   levelSamples: number;
   /** The confirmation below `levelShare` of the SLA (samples in a row). */
@@ -131,6 +140,7 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   linearRiseHorizonMs: 450_000,
   linearRiseShare: 0.7,
   levelShare: 0.5,
+  levelP90Share: 0.375,
   levelSamples: 5,
   lowConfirmSamples: 4,
   levelHoldSamples: 6,
@@ -159,7 +169,7 @@ export const PREDICTOR_SPECS: readonly ParamSpec<keyof PredictorParams>[] = Obje
     flag: '--warn-probability <p>',
     kind: 'probability',
     default: d.warnProbability,
-    meaning: `a disk whose predicted chance of exceeding the SLA within ${formatDuration(d.horizonMs)} is above this at ${d.confirmSamples} samples in a row (${d.lowConfirmSamples} while its P99 is under ${d.levelShare} of the SLA), its latency rising, is in state 'warning' (at least WARNING), until it has held under the SLA without a rising trend for ${formatDuration(d.clearAfterMs)}`,
+    meaning: `a disk whose predicted chance of exceeding the SLA within ${formatDuration(d.horizonMs)} is above this at ${d.confirmSamples} samples in a row (${d.lowConfirmSamples} while its P99 is under ${d.levelShare} of the SLA or its P90 under ${d.levelP90Share}), its latency rising, is in state 'warning' (at least WARNING), until it has held under the SLA without a rising trend for ${formatDuration(d.clearAfterMs)}`,
     group: 'early-warning',
     trace: 'warn_probability',
   },
@@ -189,7 +199,9 @@ export function predictorParams(overrides: Partial<PredictorParams> = {}): Predi
   }
   if (!Number.isInteger(params.linearRiseSamples) || params.linearRiseSamples < 0) throw new RangeError('predictor: linearRiseSamples must be a whole number of at least 0');
   if (!Number.isInteger(params.levelHoldSamples) || params.levelHoldSamples < 0) throw new RangeError('predictor: levelHoldSamples must be a whole number of at least 0');
-  if (!(params.levelShare >= 0) || !Number.isFinite(params.levelShare)) throw new RangeError(`predictor: levelShare must be a number of at least 0, got ${String(params.levelShare)}`);
+  for (const key of ['levelShare', 'levelP90Share'] as const) {
+    if (!(params[key] >= 0) || !Number.isFinite(params[key])) throw new RangeError(`predictor: ${key} must be a number of at least 0, got ${String(params[key])}`);
+  }
   if (!(params.linearRiseShare > 0) || !Number.isFinite(params.linearRiseShare)) throw new RangeError(`predictor: linearRiseShare must be a number above 0, got ${String(params.linearRiseShare)}`);
   if (!(params.linearRiseHorizonMs > 0)) throw new RangeError(`predictor: linearRiseHorizonMs must be a number above 0, got ${String(params.linearRiseHorizonMs)}`);
   if (params.minSamples > params.windowSamples) throw new RangeError('predictor: minSamples cannot exceed windowSamples');

@@ -2,11 +2,12 @@
 // that the disk's inspection P99 exceeds the SLA within the horizon, from the model the
 // parameters name, and whether the disk is in state warning: entered on a probability above
 // the warning level held, with a rising trend, for `confirmSamples` once the disk's P99 is at
-// `levelShare` of the SLA and for `lowConfirmSamples` below it, or held `levelHoldSamples` at
-// that level; left once the disk has held under the SLA without a rising trend for
-// `clearAfterMs` (hysteresis), with the reason. The probability is the disk's own: given its
-// peers' readings of the same period (host-predictors.ts), the share of the reading the host
-// shows too is taken out (ownChance). Pure: the caller passes the time with each sample.
+// `levelShare` of the SLA and its P90 at `levelP90Share`, and for `lowConfirmSamples` below
+// that, or held `levelHoldSamples` at that level; left once the disk has held under the SLA
+// without a rising trend for `clearAfterMs` (hysteresis), with the reason. The probability
+// is the disk's own: given its peers' readings of the same period (host-predictors.ts), the
+// share of the reading the host shows too is taken out (ownChance). Pure: the caller passes
+// the time with each sample.
 import { evidenceWindow, median } from './evidence-window.js';
 import { leastSquaresLine, linearTrendScore } from './linear-trend.js';
 import { type FeatureName, LATENCY_FLOOR_MS, networkProbability, type NetworkModel, windowInputs } from './network.js';
@@ -151,7 +152,11 @@ export class Predictor {
     const n = clearSamples(params);
     const held = window.length >= n && !rising && window.slice(-n).every((s) => s.p99Ms <= params.slaMs);
     // Near the SLA already, the usual confirmation; below it, a longer one (see the parameters).
-    const level = params.levelShare === 0 || breaching || median(window.slice(-params.levelSamples).map((s) => s.p99Ms)) >= params.levelShare * params.slaMs;
+    const recent = window.slice(-params.levelSamples);
+    const level =
+      params.levelShare === 0 ||
+      breaching ||
+      (median(recent.map((s) => s.p99Ms)) >= params.levelShare * params.slaMs && median(recent.map((s) => s.p90Ms)) >= params.levelP90Share * params.slaMs);
     const confirm = level ? params.confirmSamples : params.lowConfirmSamples;
     const confirmed = this.above >= confirm && (this.armed || breaching) && (this.risingFor >= confirm || breaching || !params.needRisingTrend);
     const hovering = params.levelShare > 0 && params.levelHoldSamples > 0 && level && this.armed && this.above >= params.levelHoldSamples;

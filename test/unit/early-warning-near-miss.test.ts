@@ -2,9 +2,10 @@
 // few ms a sample however steep its start is in logs, is never warned of, nor when two of its
 // samples in a row have a slow pair of inspections that lifts their P99 near the SLA; one
 // that goes on past the SLA is, ahead of its breach. The level rule: a step to under half
-// the SLA is not warned of, even by a network that rates every window high; a gradual
-// slowdown, through half the SLA minutes before its breach, is, 90 s ahead or more; one that
-// hovers above half the SLA is, without a rising trend.
+// the SLA is not warned of, even by a network that rates every window high, nor an HDD whose
+// P99s are spikes past half of it over a usual latency far under it; a gradual slowdown,
+// through half the SLA minutes before its breach, is, 90 s ahead or more; one that hovers
+// above half the SLA is, without a rising trend.
 import { describe, expect, it } from 'vitest';
 import type { NetworkModel } from '../../src/early-warning/network.js';
 import { Predictor } from '../../src/early-warning/predictor.js';
@@ -123,6 +124,18 @@ describe('the level rule', () => {
       expect(first).toBeDefined();
       expect(series[breach]!.atMs - first!.atMs).toBeGreaterThanOrEqual(90_000);
     });
+  });
+
+  it("an HDD at its usual 30 to 50 ms, its P99 one of its slowest inspections (110 to 190 ms): not at the level, not warned of by a network that rates it 0.95", () => {
+    const rng = new Rng(81);
+    const series = Array.from({ length: 40 }, (_, i) => ({
+      atMs: (i + 1) * SAMPLE_MS,
+      sample: { latenciesMs: [...Array.from({ length: 145 }, () => rng.uniform(30, 50)), ...Array.from({ length: 5 }, () => rng.uniform(110, 190))] },
+    }));
+    expect(Math.min(...series.map(({ sample }) => p99Of(sample)))).toBeGreaterThan(SLA / 2);
+    expect(warnings(series, {}, ALWAYS_HIGH)).toEqual([]);
+    // Its P99s alone put it at the level, where a network rating it high warns after levelHoldSamples.
+    expect(warnings(series, { levelP90Share: 0 }, ALWAYS_HIGH).length).toBeGreaterThan(0);
   });
 
   it('a disk hovering at 0.6 x the SLA, with no rising trend, is warned of once rated high for levelHoldSamples', () => {
