@@ -55,6 +55,7 @@ const { HostPredictors } = await import(dev('src/early-warning/host-predictors.j
 const { parseNetworkModel } = await import(dev('src/early-warning/network.js'));
 const { sortedQuantile } = await import(dev('src/early-warning/sample-features.js'));
 const { breachStarts, breachTargets } = await import(dev('dev/predict/labels.js'));
+const { hostPredictions } = await import(dev('dev/predict/host-series.js'));
 const { DEFAULT_SCORE_PARAMS } = await import(dev('src/score/score-params.js'));
 const { StoreTicks } = await import(dev('src/score/store-ticks.js'));
 const { reportedScore } = await import(dev('src/score/store-score.js'));
@@ -108,25 +109,6 @@ function flagTimes(lines, intervalMs) {
     }
   }
   return times;
-}
-
-/**
- * Each disk's predictions, one per sample, from the host's predictors fed the run's disks'
- * samples period by period, as a live run feeds them (each judged against its peers).
- */
-function hostPredictions(disks, host) {
-  const periods = new Map();
-  for (const disk of disks) {
-    for (const { atMs, sample } of disk.samples) {
-      if (!periods.has(atMs)) periods.set(atMs, new Map());
-      periods.get(atMs).set(disk.disk, sample);
-    }
-  }
-  const byDisk = new Map(disks.map((disk) => [disk.disk, []]));
-  for (const atMs of [...periods.keys()].sort((a, b) => a - b)) {
-    for (const [disk, prediction] of host.observe(atMs, periods.get(atMs))) byDisk.get(disk).push(prediction);
-  }
-  return byDisk;
 }
 
 /**

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { hostPredictions } from '../../dev/predict/host-series.js';
 import { HostPredictors } from '../../src/early-warning/host-predictors.js';
 import { DEFAULT_PREDICTOR_PARAMS } from '../../src/early-warning/predictor-params.js';
 import { SHIPPED_NETWORK } from '../../src/early-warning/shipped-network.js';
@@ -55,18 +56,14 @@ describe('the recordings of real loop disks', () => {
     const probabilities: number[] = [];
     for (const name of corpus.RECORDINGS.heldOut) {
       const disks = corpus.recordedRun(file(name)).disks;
-      const host = new HostPredictors({ peerCondition: withPeers });
-      const times = [...new Set(disks.flatMap((d) => d.samples.map((s) => s.atMs)))].sort((a, b) => a - b);
-      for (const atMs of times) {
-        const samples = new Map(disks.flatMap((d) => d.samples.filter((s) => s.atMs === atMs).map((s) => [d.disk, s.sample] as const)));
-        for (const [diskName, prediction] of host.observe(atMs, samples)) {
-          const disk = disks.find((d) => d.disk === diskName)!;
-          const i = disk.samples.findIndex((s) => s.atMs === atMs);
+      const predictions = hostPredictions(disks, new HostPredictors({ peerCondition: withPeers }));
+      for (const disk of disks.filter(healthy)) {
+        predictions.get(disk.disk)!.forEach((prediction, i) => {
           // A sample over the SLA (a stall of the whole host) has the probability 1 by rule.
-          if (healthy(disk) && prediction?.atMs === atMs && prediction.probability !== null && disk.features[i]!.p99Ms <= DEFAULT_PREDICTOR_PARAMS.slaMs) {
+          if (prediction?.atMs === disk.samples[i]!.atMs && prediction.probability !== null && disk.features[i]!.p99Ms <= DEFAULT_PREDICTOR_PARAMS.slaMs) {
             probabilities.push(prediction.probability);
           }
-        }
+        });
       }
     }
     return probabilities;
