@@ -2,8 +2,9 @@
 // its median held. Pure: no timers, no I/O; the caller passes its clock's reading with every call.
 //
 // - Slow line. Each disk's healthy baseline is its inspections of the `baselineMs` (10 min)
-//   before its judged window; its `quantile` (P99), never under `minLineMs` (1 ms), is the
-//   slow line: about 1 % of a healthy disk's inspections are above it.
+//   before its judged window; its `quantile` (P99) times `lineFactor` (2), never under
+//   `minLineMs` (1 ms), is the slow line: a few in a thousand of a healthy disk's inspections
+//   are above it. The severe line is `severeLineFactor` (2) times the slow line.
 // - Steps. Once per `stepMs` (1 s) the disk is judged on its last `windowMs` (30 s) of steps.
 //   The test counts slow events, not slow inspections: a step with a slow inspection is one,
 //   and a run of such steps in a row one per `runMs` (5 s) of it. A healthy disk's slow
@@ -11,7 +12,11 @@
 //   several inspections in a row), which a count of inspections would take for independent
 //   evidence. The baseline gives the rate of such events, measured the same way.
 // - Test. k slow events in n steps are raised when P(X >= k), X ~ Binomial(n, rate), is under
-//   `significance` (2e-4), at the rate of slow events of its baseline. A rise every disk
+//   `significance` (2e-4), at the rate of slow events of its baseline; the same test is made
+//   of the events above the severe line, at the baseline's rate of those, and either raises
+//   the window. A tail in the rhythm of the journal's commits (one slow second in 5) has at
+//   most 6 events in 30 s, however slow: too few against a baseline with a slow second in
+//   every 30, beyond doubt against its few above the severe line. A rise every disk
 //   shares (the host's load, its CPU, a controller) is not one disk's fault: when more than
 //   `hostWideShare` (half) of the other judged disks show a rise against their own baselines
 //   (the test's chance under `peerRiseSignificance`, 0.25, of slow events against their
@@ -25,7 +30,8 @@
 // - Rule. Raised `suspectAfterMs` (3 s) in a row: suspect; observed at least `observeMs`
 //   (10 s) more, confirmed as soon as more than `confirmShare` (70 %) of those steps were
 //   raised and the slow events after the step that first raised the window are new evidence:
-//   their chance over the steps since, at the same rate, under `newEventsSignificance` (1e-2).
+//   their chance over the steps since, at the same rate (at either line), under
+//   `newEventsSignificance` (1e-2).
 //   One cluster of slow events keeps a window raised for as long as it is in it; only the
 //   events after it tell a tail from a one-off. That evidence, not the window's test, guards
 //   the confirmation. While it is wanting and the share holds, observed up to
@@ -57,6 +63,9 @@ export interface TailBaseline {
   medianMs: number;
   /** The share of the baseline's steps with an inspection above the line. */
   eventRate: number;
+  /** The severe line (`severeLineFactor` times the line), and the baseline's rate of slow events above it. */
+  severeLineMs: number;
+  severeEventRate: number;
   /** The share of its inspections above the line (about 1 - quantile). */
   inspectionRate: number;
   steps: number;
@@ -85,8 +94,11 @@ interface Judged {
   latencyShare: number;
   /** Its latency rose, in its tail or as a whole: those events' chance under `peerRiseSignificance` at its own rate. */
   latencyRising: boolean;
-  /** A suspect disk's slow events since its window was first raised, and over how many steps. */
+  /** Its slow events above the severe line. */
+  severeEvents: number;
+  /** A suspect disk's slow events since its window was first raised (above either line), and over how many steps. */
   newEvents: number;
+  newSevereEvents: number;
   newSteps: number;
 }
 
@@ -234,31 +246,36 @@ class TailTrack {
   }
 
   /**
-   * The window's slow events and share of slow inspections against the line moved with its
-   * median, oldest step first; and its slow events against the baseline's line as it is,
+   * The window's slow events (and those above the severe line) and share of slow inspections
+   * against the lines moved with its median, oldest step first; and its slow events against the baseline's line as it is,
    * which a rise of the whole latency counts too: what its peers are told. `recentSteps`: how
-   * many of the newest steps' slow events are also counted apart (`recentEvents`).
+   * many of the newest steps' slow events are also counted apart (`recentEvents`, `recentSevereEvents`).
    */
-  judge(base: TailBaseline, runSteps: number, recentSteps: number): { slowEvents: number; slowShare: number; latencyEvents: number; recentEvents: number } {
+  judge(base: TailBaseline, runSteps: number, recentSteps: number): { slowEvents: number; severeEvents: number; slowShare: number; latencyEvents: number; recentEvents: number; recentSevereEvents: number } {
     const events = new SlowEvents(runSteps);
+    const severeEvents = new SlowEvents(runSteps);
     const latencyEvents = new SlowEvents(runSteps);
     let slow = 0;
     let count = 0;
     let recentEvents = 0;
+    let recentSevereEvents = 0;
     const recentFrom = this.length - recentSteps;
     const first = this.length === this.windowSteps ? this.at : 0;
     // The line moves with the window's median above the baseline's.
-    const lineMs = base.lineMs * Math.max(1, base.medianMs > 0 ? this.windowMedianMs() / base.medianMs : 1);
+    const moved = Math.max(1, base.medianMs > 0 ? this.windowMedianMs() / base.medianMs : 1);
+    const lineMs = base.lineMs * moved;
+    const severeLineMs = base.severeLineMs * moved;
     for (let i = 0; i < this.length; i += 1) {
       const slot = (first + i) % this.windowSteps;
       const step = this.window[slot];
       count += step.length;
       const slowStep = this.windowMax[slot] > lineMs;
       if (events.step(slowStep) && i >= recentFrom) recentEvents += 1;
+      if (severeEvents.step(this.windowMax[slot] > severeLineMs) && i >= recentFrom) recentSevereEvents += 1;
       latencyEvents.step(this.windowMax[slot] > base.lineMs);
       if (slowStep) for (let j = 0; j < step.length; j += 1) if (step[j] > lineMs) slow += 1;
     }
-    return { slowEvents: events.count, slowShare: count > 0 ? slow / count : 0, latencyEvents: latencyEvents.count, recentEvents };
+    return { slowEvents: events.count, severeEvents: severeEvents.count, slowShare: count > 0 ? slow / count : 0, latencyEvents: latencyEvents.count, recentEvents, recentSevereEvents };
   }
 
   /** The baseline from its steps; `scratch` holds at least their samples. */
@@ -273,23 +290,24 @@ class TailTrack {
     const rank = Math.min(n - 1, Math.max(0, Math.ceil(params.quantile * n) - 1));
     const medianMs = values[Math.min(n - 1, Math.max(0, Math.ceil(0.5 * n) - 1))];
     const lineMs = Math.max(values[rank] * params.lineFactor, params.minLineMs);
+    const severeLineMs = lineMs * params.severeLineFactor;
     const events = new SlowEvents(runSteps);
+    const severeEvents = new SlowEvents(runSteps);
     let slow = 0;
     for (let i = this.head; i < this.base.length; i += 1) {
-      let stepSlow = false;
+      let max = 0;
       const step = this.base[i];
       for (let j = 0; j < step.length; j += 1) {
-        if (step[j] > lineMs) {
-          slow += 1;
-          stepSlow = true;
-        }
+        if (step[j] > lineMs) slow += 1;
+        if (step[j] > max) max = step[j];
       }
-      events.step(stepSlow);
+      events.step(max > lineMs);
+      severeEvents.step(max > severeLineMs);
     }
     const steps = this.baseSteps;
     // One event more and one calm step more than seen: a baseline without a slow step (a
     // line at the floor) still gives a rate above 0.
-    return { lineMs, medianMs, eventRate: (events.count + 1) / (steps + 2), inspectionRate: n > 0 ? slow / n : 0, steps, samples: n, atMs };
+    return { lineMs, medianMs, eventRate: (events.count + 1) / (steps + 2), severeLineMs, severeEventRate: (severeEvents.count + 1) / (steps + 2), inspectionRate: n > 0 ? slow / n : 0, steps, samples: n, atMs };
   }
 }
 
@@ -372,17 +390,19 @@ export class TailDetector {
       if (base === null || track.length < track.windowSteps) continue;
       // A suspect disk's new evidence: the steps after the one that first raised its window.
       const newSteps = track.state === 'suspect' ? Math.min(track.length, track.closed - track.raisedAtStep) : 0;
-      const { slowEvents, slowShare, latencyEvents, recentEvents } = track.judge(base, this.runSteps, newSteps);
+      const { slowEvents, severeEvents, slowShare, latencyEvents, recentEvents, recentSevereEvents } = track.judge(base, this.runSteps, newSteps);
       const latencyPValue = binomialUpperTail(latencyEvents, track.length, base.eventRate);
       judged.push({
         track,
         result: {
           slowEvents,
+          severeEvents,
           slowShare,
           eventShare: slowEvents / track.length,
           latencyShare: latencyEvents / track.length,
           latencyRising: latencyPValue < p.peerRiseSignificance,
           newEvents: recentEvents,
+          newSevereEvents: recentSevereEvents,
           newSteps,
         },
       });
@@ -395,16 +415,19 @@ export class TailDetector {
       const peerShares = peers ? mediansOfOthers(judged.map((j) => j.result.latencyShare)) : null;
       for (let i = 0; i < judged.length; i += 1) {
         const { track, result } = judged[i];
-        const ownRate = track.baseline!.eventRate;
+        const base = track.baseline!;
         // Host-wide: more than `hostWideShare` of the other disks' latency rose against their
         // own baselines, in the tail or as a whole. The disk is then judged against the rate of
         // such events its peers show: a rise every disk shares is not one disk's fault.
         const others = judged.length - 1;
         const risingOthers = risingCount - (result.latencyRising ? 1 : 0);
         const hostWide = peerShares !== null && risingOthers > p.hostWideShare * others;
-        const rate = Math.min(0.999, hostWide ? Math.max(ownRate, peerShares[i]) : ownRate);
-        const pValue = binomialUpperTail(result.slowEvents, track.length, rate);
-        const newPValue = binomialUpperTail(result.newEvents, result.newSteps, rate);
+        const rate = Math.min(0.999, hostWide ? Math.max(base.eventRate, peerShares[i]) : base.eventRate);
+        // Above the severe line, against its own rate (the peers', counted at the slow line, are
+        // no lower): the test that finds the rarer, slower inspections.
+        const severeRate = Math.min(0.999, hostWide ? Math.max(base.severeEventRate, peerShares[i]) : base.severeEventRate);
+        const pValue = Math.min(binomialUpperTail(result.slowEvents, track.length, rate), binomialUpperTail(result.severeEvents, track.length, severeRate));
+        const newPValue = Math.min(binomialUpperTail(result.newEvents, result.newSteps, rate), binomialUpperTail(result.newSevereEvents, result.newSteps, severeRate));
         this.step(track, pValue, newPValue, endMs);
       }
     }

@@ -25,6 +25,14 @@ export interface TailParams {
    */
   lineFactor: number;
   /**
+   * The severe line: this many times the slow line (2: four times the baseline's P99), with its
+   * own test beside the slow line's. A tail whose slow inspections come once per flush of the
+   * filesystem's journal (every 5 s on ext4) has at most 6 slow events in a 30 s window, which
+   * the test cannot tell from a baseline with a slow second in every 30; above the severe line
+   * a healthy disk has few or none, and the same 6 are beyond doubt.
+   */
+  severeLineFactor: number;
+  /**
    * The slow line never counts as less than this: a tail under a millisecond is the host's
    * scheduling, not the disk, and a loop disk on memory has its P99 in microseconds.
    */
@@ -94,6 +102,7 @@ export const DEFAULT_TAIL_PARAMS: Readonly<TailParams> = Object.freeze({
   refreshMs: 60_000,
   quantile: 0.99,
   lineFactor: 2,
+  severeLineFactor: 2,
   minLineMs: 1,
   runMs: 5000,
   significance: 2e-4,
@@ -140,6 +149,7 @@ export function tailParams(overrides: Partial<TailParams> = {}): TailParams {
   if (!(params.observeExtendMs >= 0 && Number.isFinite(params.observeExtendMs))) throw new RangeError(`tail detector: observeExtendMs must be 0 or more, got ${String(params.observeExtendMs)}`);
   if (!(params.hostWideShare >= 0 && params.hostWideShare < 1)) throw new RangeError('tail detector: hostWideShare must be in [0, 1)');
   if (!(params.lineFactor >= 1 && Number.isFinite(params.lineFactor))) throw new RangeError('tail detector: lineFactor must be 1 or more');
+  if (!(params.severeLineFactor > 1 && Number.isFinite(params.severeLineFactor))) throw new RangeError('tail detector: severeLineFactor must be above 1');
   if (!(params.minLineMs >= 0 && Number.isFinite(params.minLineMs))) throw new RangeError('tail detector: minLineMs must be 0 or more');
   if (params.releaseSignificance < params.significance) throw new RangeError('tail detector: releaseSignificance must be at least significance (the hysteresis)');
   for (const key of ['windowMs', 'runMs', 'suspectAfterMs', 'observeMs', 'fallbackMs', 'releaseMs', 'refreshMs', 'minBaselineMs'] as const) {

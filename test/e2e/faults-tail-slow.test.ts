@@ -20,7 +20,7 @@ const HEALTHY_AFTER_JUDGED_MS = 90_000;
 // inspections' median holds and their P99 goes from about 10 to about 75 ms. At 25 IOPS the
 // median itself moves (a slowdown of the whole disk, which the other detectors judge).
 const LIMITS = { writeIops: 30 };
-// Confirmed some 50 s after the throttle on an idle 2-core machine; room for a busy one.
+// Confirmed some 25 s after the throttle on an idle 2-core machine; room for a busy one.
 const CONFIRMED_WITHIN_MS = 150_000;
 // Let go 30 s after the window shows no rise, once it has emptied of the tail (30 s).
 const RELEASED_WITHIN_MS = 150_000;

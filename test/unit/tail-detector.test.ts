@@ -113,6 +113,24 @@ describe('the tail detector on one disk', () => {
     expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
   });
 
+  it('confirms a tail that comes once per journal commit, on a disk with a slow second in about every 18', () => {
+    // The fault kit's throttle at 30 write IOPS on a loop disk: the waits come with ext4's
+    // journal commits, every 5 s, two inspections of 64 ms each time. The disk is on a busy
+    // machine: 0.6 % of its healthy inspections spike to 12 ms (above its slow line, about
+    // 9 ms, and under twice it), a slow second in about 18. A 30 s window holds at most 6 of
+    // the throttle's events, too few at that rate: only the severe line's test sees them.
+    const START = 700;
+    const flushes: Latency = (tick, rng) => {
+      const ms = rng.next() < 0.006 ? 12 : rng.lognormal(2, 0.3);
+      return (tick * TICK) / 1000 >= START && tick % 50 < 2 ? 64 : ms;
+    };
+    const r = run({ a: flushes }, START + 120);
+    expect(firstChange(r, 'a', 'suspect')).toBeGreaterThan(START * 1000);
+    expect(firstChange(r, 'a', 'confirmed')! - START * 1000).toBeLessThanOrEqual(30_000);
+    // Without the severe line's test (a line no inspection passes), not even suspect.
+    expect(firstChange(run({ a: flushes }, START + 120, { severeLineFactor: 1e9 }), 'a', 'suspect')).toBeNull();
+  });
+
   it('does not confirm one cluster of slow seconds that raises its window for 30 s; a sustained tail still is', () => {
     // Four slow inspections 3 s apart on a healthy disk, then none: the window holds them,
     // and stays raised, for 30 s, the whole observation long.
@@ -238,6 +256,7 @@ describe('the tail parameters', () => {
   it('rejects values the rules cannot work with', () => {
     expect(() => tailParams({ quantile: 1 })).toThrow(RangeError);
     expect(() => tailParams({ lineFactor: 0.5 })).toThrow(RangeError);
+    expect(() => tailParams({ severeLineFactor: 1 })).toThrow(RangeError);
     expect(() => tailParams({ releaseSignificance: 1e-6 })).toThrow(/hysteresis/);
     expect(() => tailParams({ minBaselineMs: 20 * 60_000 })).toThrow(RangeError);
     expect(() => tailParams({ newEventsSignificance: 0 })).toThrow(RangeError);
