@@ -66,11 +66,6 @@ export interface TailBaseline {
   /** The severe line (`severeLineFactor` times the line), and the baseline's rate of slow events above it. */
   severeLineMs: number;
   severeEventRate: number;
-  /** The share of its inspections above the line (about 1 - quantile). */
-  inspectionRate: number;
-  steps: number;
-  samples: number;
-  atMs: number;
 }
 
 /** Why a disk is in its state. */
@@ -87,9 +82,6 @@ export interface TailOptions {
 
 interface Judged {
   slowEvents: number;
-  slowShare: number;
-  /** Slow events per step of the window. */
-  eventShare: number;
   /** Its slow events against its baseline's line as it is (not moved with its median), per step. */
   latencyShare: number;
   /** Its latency rose, in its tail or as a whole: those events' chance under `peerRiseSignificance` at its own rate. */
@@ -246,17 +238,16 @@ class TailTrack {
   }
 
   /**
-   * The window's slow events (and those above the severe line) and share of slow inspections
-   * against the lines moved with its median, oldest step first; and its slow events against the baseline's line as it is,
+   * The window's slow events above the line and above the severe line, both moved with its
+   * median, oldest step first; and its slow events against the baseline's line as it is,
    * which a rise of the whole latency counts too: what its peers are told. `recentSteps`: how
-   * many of the newest steps' slow events are also counted apart (`recentEvents`, `recentSevereEvents`).
+   * many of the newest steps' events are also counted apart (`recentEvents`,
+   * `recentSevereEvents`).
    */
-  judge(base: TailBaseline, runSteps: number, recentSteps: number): { slowEvents: number; severeEvents: number; slowShare: number; latencyEvents: number; recentEvents: number; recentSevereEvents: number } {
+  judge(base: TailBaseline, runSteps: number, recentSteps: number): { slowEvents: number; severeEvents: number; latencyEvents: number; recentEvents: number; recentSevereEvents: number } {
     const events = new SlowEvents(runSteps);
     const severeEvents = new SlowEvents(runSteps);
     const latencyEvents = new SlowEvents(runSteps);
-    let slow = 0;
-    let count = 0;
     let recentEvents = 0;
     let recentSevereEvents = 0;
     const recentFrom = this.length - recentSteps;
@@ -266,20 +257,16 @@ class TailTrack {
     const lineMs = base.lineMs * moved;
     const severeLineMs = base.severeLineMs * moved;
     for (let i = 0; i < this.length; i += 1) {
-      const slot = (first + i) % this.windowSteps;
-      const step = this.window[slot];
-      count += step.length;
-      const slowStep = this.windowMax[slot] > lineMs;
-      if (events.step(slowStep) && i >= recentFrom) recentEvents += 1;
-      if (severeEvents.step(this.windowMax[slot] > severeLineMs) && i >= recentFrom) recentSevereEvents += 1;
-      latencyEvents.step(this.windowMax[slot] > base.lineMs);
-      if (slowStep) for (let j = 0; j < step.length; j += 1) if (step[j] > lineMs) slow += 1;
+      const max = this.windowMax[(first + i) % this.windowSteps];
+      if (events.step(max > lineMs) && i >= recentFrom) recentEvents += 1;
+      if (severeEvents.step(max > severeLineMs) && i >= recentFrom) recentSevereEvents += 1;
+      latencyEvents.step(max > base.lineMs);
     }
-    return { slowEvents: events.count, severeEvents: severeEvents.count, slowShare: count > 0 ? slow / count : 0, latencyEvents: latencyEvents.count, recentEvents, recentSevereEvents };
+    return { slowEvents: events.count, severeEvents: severeEvents.count, latencyEvents: latencyEvents.count, recentEvents, recentSevereEvents };
   }
 
   /** The baseline from its steps; `scratch` holds at least their samples. */
-  computeBaseline(params: TailParams, runSteps: number, atMs: number, scratch: Float64Array): TailBaseline {
+  computeBaseline(params: TailParams, runSteps: number, scratch: Float64Array): TailBaseline {
     let n = 0;
     for (let i = this.head; i < this.base.length; i += 1) {
       const step = this.base[i];
@@ -293,21 +280,17 @@ class TailTrack {
     const severeLineMs = lineMs * params.severeLineFactor;
     const events = new SlowEvents(runSteps);
     const severeEvents = new SlowEvents(runSteps);
-    let slow = 0;
     for (let i = this.head; i < this.base.length; i += 1) {
       let max = 0;
       const step = this.base[i];
-      for (let j = 0; j < step.length; j += 1) {
-        if (step[j] > lineMs) slow += 1;
-        if (step[j] > max) max = step[j];
-      }
+      for (let j = 0; j < step.length; j += 1) if (step[j] > max) max = step[j];
       events.step(max > lineMs);
       severeEvents.step(max > severeLineMs);
     }
     const steps = this.baseSteps;
     // One event more and one calm step more than seen: a baseline without a slow step (a
     // line at the floor) still gives a rate above 0.
-    return { lineMs, medianMs, eventRate: (events.count + 1) / (steps + 2), severeLineMs, severeEventRate: (severeEvents.count + 1) / (steps + 2), inspectionRate: n > 0 ? slow / n : 0, steps, samples: n, atMs };
+    return { lineMs, medianMs, eventRate: (events.count + 1) / (steps + 2), severeLineMs, severeEventRate: (severeEvents.count + 1) / (steps + 2) };
   }
 }
 
@@ -390,15 +373,13 @@ export class TailDetector {
       if (base === null || track.length < track.windowSteps) continue;
       // A suspect disk's new evidence: the steps after the one that first raised its window.
       const newSteps = track.state === 'suspect' ? Math.min(track.length, track.closed - track.raisedAtStep) : 0;
-      const { slowEvents, severeEvents, slowShare, latencyEvents, recentEvents, recentSevereEvents } = track.judge(base, this.runSteps, newSteps);
+      const { slowEvents, severeEvents, latencyEvents, recentEvents, recentSevereEvents } = track.judge(base, this.runSteps, newSteps);
       const latencyPValue = binomialUpperTail(latencyEvents, track.length, base.eventRate);
       judged.push({
         track,
         result: {
           slowEvents,
           severeEvents,
-          slowShare,
-          eventShare: slowEvents / track.length,
           latencyShare: latencyEvents / track.length,
           latencyRising: latencyPValue < p.peerRiseSignificance,
           newEvents: recentEvents,
@@ -435,7 +416,7 @@ export class TailDetector {
       for (const track of this.tracks.values()) {
         if (track.state !== 'ok' || track.rising || holdBaselines || track.baseSteps < this.minBaselineSteps) continue;
         if (this.scratch.length < track.baseSamples) this.scratch = new Float64Array(track.baseSamples * 2);
-        track.baseline = track.computeBaseline(p, this.runSteps, endMs, this.scratch);
+        track.baseline = track.computeBaseline(p, this.runSteps, this.scratch);
       }
       this.nextRefreshMs = (Math.floor(endMs / p.refreshMs) + 1) * p.refreshMs;
     }
