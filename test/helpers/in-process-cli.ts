@@ -1,0 +1,104 @@
+// The CLI run in the test's own process, as `slowdisk ARGS` would run: its stdout and stderr
+// captured, its exit code what it passed to process.exit, and what it printed after that
+// dropped, as a process's would be. With the timers faked, a probe run's clock is virtual: a
+// test file that mocks node:child_process with withStubProber (stub-prober.ts) probes with
+// scripted inspections, and a minute of watch takes milliseconds. No Node start-up per run.
+// What only a process shows (signals from outside, pipes that close, stdout a file) stays
+// with run-cli.ts.
+import { Writable } from 'node:stream';
+import { vi } from 'vitest';
+import type { CliResult } from './run-cli.js';
+
+export interface InProcessOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /**
+   * For watch: once what was printed satisfies this, the run gets SIGINT (as by Ctrl-C), as
+   * often as it asks, until it exits.
+   */
+  interruptWhen?: (stdout: string) => boolean;
+  /** How far the virtual clock may go before the run is taken as stuck. */
+  maxVirtualMs?: number;
+}
+
+class Captured extends Writable {
+  text = '';
+  isTTY = false;
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += chunk.toString();
+    callback();
+  }
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Virtual time a step of the clock: under a tick at the intervals tests use. */
+const STEP_MS = 10;
+
+const realSetImmediate = setImmediate;
+const yieldToEventLoop = () => new Promise<void>((resolve) => realSetImmediate(resolve));
+
+/**
+ * Runs `slowdisk ...args`; resolves when it has exited, with what it printed until then. The
+ * run starts on fresh modules (a run's state, --format nagios say, never leaks into the next).
+ */
+export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  const stdout = new Captured();
+  const stderr = new Captured();
+  const saved = { stdout: Object.getOwnPropertyDescriptor(process, 'stdout')!, stderr: Object.getOwnPropertyDescriptor(process, 'stderr')!, cwd: process.cwd(), env: { ...process.env } };
+  const listenersBefore = new Map<string, Set<(...args: unknown[]) => void>>();
+  for (const event of [...SIGNALS, 'exit', 'beforeExit']) listenersBefore.set(event, new Set(process.listeners(event as NodeJS.Signals) as never[]));
+  let exit: { code: number; stdout: string; stderr: string } | null = null;
+  const exitSpy = vi.spyOn(process, 'exit').mockImplementation(((code?: number) => {
+    exit ??= { code: code ?? 0, stdout: stdout.text, stderr: stderr.text };
+    // The process would be gone: nothing after this is seen.
+    return undefined as never;
+  }) as typeof process.exit);
+  Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, value: stdout });
+  Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, value: stderr });
+  Object.assign(process.env, options.env ?? {});
+  if (options.cwd) process.chdir(options.cwd);
+  const started = performance.now();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'hrtime', 'performance'] });
+  try {
+    vi.resetModules();
+    const { main } = (await import('../../src/cli/main.js')) as typeof import('../../src/cli/main.js');
+    let settled = false;
+    let thrown: unknown;
+    main(['node', 'slowdisk', ...args]).then(
+      () => (settled = true),
+      (error: unknown) => ((settled = true), (thrown = error)),
+    );
+    // The start reads files and asks the prober: real I/O, on the real event loop.
+    while (!settled && !exit) await yieldToEventLoop();
+    if (thrown !== undefined && !exit) throw thrown;
+    let virtualMs = 0;
+    const maxVirtualMs = options.maxVirtualMs ?? 10 * 60_000;
+    let interrupts = 0;
+    while (!exit) {
+      if (virtualMs > maxVirtualMs) throw new Error(`no exit within ${maxVirtualMs} ms of the run's clock; stdout:\n${stdout.text}\nstderr:\n${stderr.text}`);
+      if (options.interruptWhen?.(stdout.text) && interrupts++ === 0) signal('SIGINT', listenersBefore);
+      await vi.advanceTimersByTimeAsync(STEP_MS);
+      virtualMs += STEP_MS;
+      // What the run does between ticks off the clock (outputs written, a hook's child) comes back here.
+      await yieldToEventLoop();
+    }
+  } finally {
+    vi.useRealTimers();
+    exitSpy.mockRestore();
+    Object.defineProperty(process, 'stdout', saved.stdout);
+    Object.defineProperty(process, 'stderr', saved.stderr);
+    for (const key of Object.keys(process.env)) if (!(key in saved.env)) delete process.env[key];
+    Object.assign(process.env, saved.env);
+    process.chdir(saved.cwd);
+    for (const [event, before] of listenersBefore) {
+      for (const listener of process.listeners(event as NodeJS.Signals) as never[]) if (!before.has(listener)) process.off(event, listener);
+    }
+  }
+  const ended = exit as { code: number; stdout: string; stderr: string } | null;
+  return { code: ended!.code, signal: null, stdout: ended!.stdout, stderr: ended!.stderr, elapsedMs: performance.now() - started };
+}
+
+/** Delivers `name` to the handlers the run installed, as the kernel would to the process. */
+function signal(name: (typeof SIGNALS)[number], before: Map<string, Set<(...args: unknown[]) => void>>): void {
+  for (const listener of process.listeners(name) as ((...args: unknown[]) => void)[]) if (!before.get(name)!.has(listener)) listener(name);
+}
