@@ -1,11 +1,14 @@
 // A newline or a terminal escape in a path (an argument, a TOML file's) or a trace's disk name
-// never splits a human line nor reaches the terminal raw: real directories with such names.
+// never splits a human line nor reaches the terminal raw: real directories with such names,
+// resolved for real, their inspections played by the stub prober on the run's own clock.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { visible } from '../../src/common/visible-text.js';
-import { runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+
+vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-visible-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -34,7 +37,7 @@ describe('visible', () => {
 
 describe('human outputs of a path with a newline and an escape in its name', () => {
   it("check's summary is one line, with the name escaped", async () => {
-    const result = await runCli(['check', '--path', `x=${dir}`, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--path', `x=${dir}`, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     const lines = linesOf(result.stdout);
     expect(lines).toHaveLength(1);
@@ -47,7 +50,7 @@ describe('human outputs of a path with a newline and an escape in its name', () 
     // A TOML basic string: JSON's escapes, and DEL (which JSON leaves raw) escaped too.
     const tomlString = JSON.stringify(dir).replaceAll('\u007f', '\\u007F');
     writeFileSync(config, `[storage]\ndata-dir = ${tomlString}\n[raftstore]\ninspect-kvdb-interval = "0s"\n[raft-engine]\ndir = ${tomlString}\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     const lines = linesOf(result.stdout);
     expect(lines).toHaveLength(1);
@@ -58,7 +61,7 @@ describe('human outputs of a path with a newline and an escape in its name', () 
 
   it('an error naming it is one line on stderr, exit 3', async () => {
     const missing = path.join(dir, 'missing');
-    const result = await runCli(['check', '--path', `x=${missing}`, '--duration', '1s', '--allow-short', '--format', 'nagios']);
+    const result = await runInProcess(['check', '--path', `x=${missing}`, '--duration', '1s', '--allow-short', '--format', 'nagios']);
     expect(result.code).toBe(3);
     const lines = linesOf(result.stderr);
     expect(lines).toHaveLength(1);
@@ -66,11 +69,9 @@ describe('human outputs of a path with a newline and an escape in its name', () 
   });
 
   it("watch's round lines off a terminal: one line per round", async () => {
-    const cli = startCli(['watch', '--path', `x=${dir}`, '--round-ticks', '5']);
-    await waitFor(() => cli.stdout().split('\n').length > 3, 10_000, 'three round lines');
-    cli.child.kill('SIGINT');
-    await cli.done;
-    const rounds = linesOf(cli.stdout());
+    const result = await runInProcess(['watch', '--path', `x=${dir}`, '--round-ticks', '5'], { interruptWhen: (stdout) => stdout.split('\n').length > 3 });
+    expect(result.code).toBe(130);
+    const rounds = linesOf(result.stdout);
     expect(rounds.length).toBeGreaterThanOrEqual(3);
     for (const line of rounds) expect(line).toMatch(new RegExp(`^\\S+ \\d+\\.\\ds tick \\d+ store 1 \\(1\\.00\\) \\| x .*${SHOWN.replaceAll('\\', '\\\\').replace('[', '\\[')} score`));
   });
@@ -80,7 +81,7 @@ describe('human outputs of a path with a newline and an escape in its name', () 
     const disk = `d${HOSTILE}`;
     const lines = [{ slowdisk_trace: 1, interval_ms: 100, disks: [disk] }, ...Array.from({ length: 60 }, (_, i) => ({ tick: i + 1, disk, ms: 1 }))];
     writeFileSync(trace, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
-    const result = await runCli(['replay', trace]);
+    const result = await runInProcess(['replay', trace]);
     expect(result.code).toBe(0);
     const shown = linesOf(result.stdout);
     expect(shown.filter((line) => line.includes(`d${SHOWN} 1.00`))).toHaveLength(2);
