@@ -37,11 +37,21 @@ const STEP_MS = 10;
 const realSetImmediate = setImmediate;
 const yieldToEventLoop = () => new Promise<void>((resolve) => realSetImmediate(resolve));
 
+// One run at a time: a run owns the process's stdout, exit and timers.
+let lastRun: Promise<unknown> = Promise.resolve();
+
 /**
  * Runs `slowdisk ...args`; resolves when it has exited, with what it printed until then. The
  * run starts on fresh modules (a run's state, --format nagios say, never leaks into the next).
+ * Runs asked for at once run one after the other.
  */
-export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  const run = lastRun.then(() => runAlone(args, options));
+  lastRun = run.catch(() => {});
+  return run;
+}
+
+async function runAlone(args: string[], options: InProcessOptions): Promise<CliResult> {
   const stdout = new Captured();
   const stderr = new Captured();
   const saved = { stdout: Object.getOwnPropertyDescriptor(process, 'stdout')!, stderr: Object.getOwnPropertyDescriptor(process, 'stderr')!, cwd: process.cwd(), env: { ...process.env } };

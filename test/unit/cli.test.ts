@@ -1,9 +1,13 @@
-// The CLI as a user meets it, on this machine's own filesystem (no loop device needed).
+// The CLI as a user meets it: its flags, its help, its errors, run in-process, probing with the
+// stub prober on the run's own clock. What the real prober leaves or not behind a run is in
+// test/e2e/cli-live.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { childPids, isAlive, probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { runInProcess } from '../helpers/in-process-cli.js';
+
+vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -16,7 +20,7 @@ function expectOneCleanErrorLine(stderr: string, pattern: RegExp): void {
   expect(stderr).not.toMatch(/\n\s+at /);
 }
 
-describe.concurrent('bad input', () => {
+describe('bad input', () => {
   it.each([
     [['check', '--interval', 'soon'], /interval.*not a duration: 'soon'/],
     [['check', '--round-ticks', '0'], /round-ticks.*from 1/],
@@ -26,7 +30,7 @@ describe.concurrent('bad input', () => {
     [['watch', '--no-such-flag'], /unknown option '--no-such-flag'/],
     [['frobnicate'], /unknown command 'frobnicate'/],
   ])('%j: exit 3, one line on stderr', async (args, pattern) => {
-    const result = await runCli(args);
+    const result = await runInProcess(args);
     expect(result.code).toBe(3);
     expectOneCleanErrorLine(result.stderr, pattern);
     expect(result.stdout).toBe('');
@@ -37,32 +41,32 @@ describe.concurrent('bad input', () => {
     [['check', '--format=nagios', '--interval', 'soon'], /^SLOWDISK UNKNOWN - .*interval.*not a duration: 'soon'[^\n]*\n$/],
     [['check', '--format', 'nagios', '--kv', path.join(work, 'missing')], /^SLOWDISK UNKNOWN - cannot probe kv=\S+: ENOENT: statx \S+ \(No such file or directory\)\n$/],
   ])('%j with --format nagios: exit 3 and one status line on stdout', async (args, pattern) => {
-    const result = await runCli(args);
+    const result = await runInProcess(args);
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(pattern);
   });
 
   it('a --duration too short to reach CRITICAL: refused with one line naming the minimum, unless --allow-short', async () => {
-    const refused = await runCli(['check', '--kv', work, '--duration', '10s']);
+    const refused = await runInProcess(['check', '--kv', work, '--duration', '10s']);
     expect(refused.code).toBe(3);
     expectOneCleanErrorLine(refused.stderr, /^slowdisk: --duration 10s cannot reach CRITICAL: a check needs at least 21s \(7 rounds of 3s, the score doubling from 1 to 100\); --allow-short runs it anyway$/);
     // From the parameters: 7 rounds of 10 ticks of 20 ms.
-    const faster = await runCli(['check', '--kv', work, '--duration', '1s', '--interval', '20ms', '--round-ticks', '10']);
+    const faster = await runInProcess(['check', '--kv', work, '--duration', '1s', '--interval', '20ms', '--round-ticks', '10']);
     expect(faster.stderr).toMatch(/at least 1400ms \(7 rounds of 200ms/);
-    const allowed = await runCli(['check', '--kv', work, '--duration', '1s', '--allow-short']);
+    const allowed = await runInProcess(['check', '--kv', work, '--duration', '1s', '--allow-short']);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toMatch(/stat warming up predict warming up/);
   });
 
   it('a path that does not exist: exit 3 naming the errno, the syscall and the path', async () => {
     const missing = path.join(work, 'missing');
-    const result = await runCli(['check', '--kv', missing, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--kv', missing, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneCleanErrorLine(result.stderr, new RegExp(`kv=${missing}: ENOENT: statx ${missing}`));
   });
 
   it('a path that is a file, not a directory: exit 3 with ENOTDIR', async () => {
-    const result = await runCli(['check', '--raft', '/etc/hostname', '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--raft', '/etc/hostname', '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneCleanErrorLine(result.stderr, /raft=\/etc\/hostname: ENOTDIR/);
   });
@@ -70,7 +74,7 @@ describe.concurrent('bad input', () => {
 
 describe('help', () => {
   it('documents the exit codes and the TiKV defaults', async () => {
-    const result = await runCli(['check', '--help']);
+    const result = await runInProcess(['check', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/2\s+CRITICAL/);
     expect(result.stdout).toMatch(/A check must run at least 21s \(7 rounds of 3s, the score doubling from 1 to 100\) to reach CRITICAL/);
@@ -99,7 +103,7 @@ describe('help from the parameter specs', () => {
     const { ALL_PARAM_SPECS } = await import('../../src/cli/param-registry.js');
     const { defaultText, flagName } = await import('../../src/common/param-spec.js');
     const { HELP_HEADINGS } = await import('../../src/cli/param-options.js');
-    const [check, analyze] = await Promise.all([runCli(['check', '--help']), runCli(['analyze', '--help'])]);
+    const [check, analyze] = await Promise.all([runInProcess(['check', '--help']), runInProcess(['analyze', '--help'])]);
     const shown = new Map([...entries(check.stdout), ...entries(analyze.stdout)]);
     for (const spec of ALL_PARAM_SPECS) {
       const entry = shown.get(flagName(spec));
@@ -111,7 +115,7 @@ describe('help from the parameter specs', () => {
   });
 });
 
-describe.concurrent('durations out of their range', () => {
+describe('durations out of their range', () => {
   // Node fires a timer of more than 2^31-1 ms (597h) at once: each would have been a wrong verdict.
   it.each([
     [['check', '--duration', '597h'], '--duration', '597h', '1ms to 7d'],
@@ -126,7 +130,7 @@ describe.concurrent('durations out of their range', () => {
     [['check', '--hang-after', '597h'], '--hang-after', '597h', '1ms to 1d'],
     [['replay', '-', '--min-ttr', '597h'], '--min-ttr', '597h', '1s to 7d'],
   ])('%j: exit 3 at once, one line naming the flag, the value and the range', async (args, flag, value, range) => {
-    const result = await runCli(args, { cwd: work });
+    const result = await runInProcess(args, { cwd: work });
     expect(result.code).toBe(3);
     expect(result.elapsedMs).toBeLessThan(5000);
     expectOneCleanErrorLine(result.stderr, new RegExp(`${flag} <duration>.*'${value}'.*from ${range}`));
@@ -143,63 +147,5 @@ describe.concurrent('durations out of their range', () => {
       expect(range.maxMs).toBeGreaterThan(range.minMs);
       expect(range.maxMs).toBeLessThan(MAX_TIMER_MS);
     }
-  });
-});
-
-describe.concurrent('a run on the current directory', () => {
-  it('with no path given, check probes the filesystem of the current directory and leaves nothing behind', async () => {
-    const dir = mkdtempSync(path.join(work, 'cwd-'));
-    const result = await runCli(['check', '--duration', '2s', '--allow-short'], { cwd: dir });
-    expect(result.code).toBe(0);
-    const lines = result.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^OK: store score 1\\.00 after 2\\.\\ds .*\\| cwd ${dir} score 1\\.00 up max 1\\.00 inspections \\d+ timeouts \\d+ errors 0 median/p99/max write \\d`));
-    expect(probeFiles(dir)).toEqual([]);
-  });
-
-  it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-    ['SIGHUP', 129],
-  ] as const)('watch stops on %s: exit %i, probe file removed, prober gone', async (signal, code) => {
-    const dir = mkdtempSync(path.join(work, `${signal}-`));
-    const cli = startCli(['watch', '--raft', dir]);
-    await waitFor(() => probeFiles(dir).length === 1, 10_000, 'the probe file');
-    const [prober] = childPids(cli.child.pid!);
-    expect(prober).toBeGreaterThan(0);
-    // One round line at least, off a TTY.
-    await waitFor(() => /tick 30 store \d/.test(cli.stdout()), 10_000, 'the first round line');
-    cli.child.kill(signal);
-    const result = await cli.done;
-    expect(result.code).toBe(code);
-    expect(result.stderr).toBe('');
-    expect(probeFiles(dir)).toEqual([]);
-    await waitFor(() => !isAlive(prober), 5000, 'the prober to exit');
-  });
-
-  it('when the CLI is killed outright, the prober removes its probe file and exits by itself', async () => {
-    const dir = mkdtempSync(path.join(work, 'sigkill-'));
-    const cli = startCli(['watch', '--raft', dir]);
-    await waitFor(() => probeFiles(dir).length === 1, 10_000, 'the probe file');
-    const [prober] = childPids(cli.child.pid!);
-    cli.child.kill('SIGKILL');
-    const result = await cli.done;
-    expect(result.signal).toBe('SIGKILL');
-    await waitFor(() => !isAlive(prober), 5000, 'the prober to exit');
-    expect(probeFiles(dir)).toEqual([]);
-  });
-
-  it('a probe file name that is a symlink is refused, and its target is untouched', async () => {
-    // The prober picks a random name; a planted symlink at that exact name is covered by the
-    // native tests. Here: slowdisk never follows or removes a stale-looking symlink.
-    const dir = mkdtempSync(path.join(work, 'symlink-'));
-    const target = path.join(work, 'precious');
-    const { symlinkSync, writeFileSync, readFileSync, lstatSync } = await import('node:fs');
-    writeFileSync(target, 'precious data');
-    symlinkSync(target, path.join(dir, '.slowdisk-probe-999999-deadbeef'));
-    const result = await runCli(['check', '--raft', dir, '--duration', '1s', '--allow-short']);
-    expect(result.code).toBe(0);
-    expect(readFileSync(target, 'utf8')).toBe('precious data');
-    expect(lstatSync(path.join(dir, '.slowdisk-probe-999999-deadbeef')).isSymbolicLink()).toBe(true);
   });
 });
