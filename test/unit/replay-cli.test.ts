@@ -1,10 +1,13 @@
-// `slowdisk replay` as a user and a fault-injection script meet it: the built bin, a child process.
+// `slowdisk replay` as a user and a fault-injection script meet it: run in-process, and the
+// built bin as a child process where a trace comes on stdin. (A day's replay, timed, is in
+// test/e2e/replay-speed.test.ts.)
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, type CliResult } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { BIN, type CliResult } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-replay-cli-'));
 
@@ -54,7 +57,7 @@ const storeScores = (stdout: string) => jsonLines(stdout).filter((line) => 'stor
 describe('slowdisk replay', () => {
   it('prints the timeline: a line per round, the thresholds first reached, the recovery, the verdict', async () => {
     const file = traceFile(hangThenRecovery());
-    const result = await runCli(['replay', file]);
+    const result = await runInProcess(['replay', file]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(2);
     const lines = result.stdout.trimEnd().split('\n');
@@ -134,11 +137,11 @@ describe('slowdisk replay', () => {
 
     it('show on the round line as watch shows them; --verbose adds a line per device', async () => {
       const file = traceFile(lines);
-      const plain = await runCli(['replay', file]);
+      const plain = await runInProcess(['replay', file]);
       expect(plain.stderr).toBe('');
       const rounds = plain.stdout.split('\n').filter((line) => /^\d+\.\ds tick/.test(line));
       expect(rounds).toEqual(['3.0s tick 30 store 1 (1.00) | raft 1.00 stat warming up predict warming up on loop3,nvme0n1', '6.0s tick 60 store 2 (2.00) | raft 2.00 stat warming up predict warming up on loop3,nvme0n1 STALLED loop3']);
-      const verbose = await runCli(['replay', file, '--verbose']);
+      const verbose = await runInProcess(['replay', file, '--verbose']);
       expect(verbose.stdout.split('\n').slice(1, 7)).toEqual([
         rounds[0],
         '  loop3 (raft): read 0/s, write 40/s 0.25ms, flush 10/s 0.50ms, in flight 0, util 1%',
@@ -150,7 +153,7 @@ describe('slowdisk replay', () => {
     });
 
     it('--json gives a "device" line per device per update, with the keys of the trace', async () => {
-      const result = await runCli(['replay', traceFile(lines), '--json']);
+      const result = await runInProcess(['replay', traceFile(lines), '--json']);
       const json = jsonLines(result.stdout);
       expect(json.filter((line) => line.type === 'disk').map((line) => [line.block_devices, line.stalled_devices])).toEqual([
         [['loop3', 'nvme0n1'], []],
@@ -165,11 +168,11 @@ describe('slowdisk replay', () => {
   it('exits as check would for the same scores: 0, 1 or 2', async () => {
     const hangTo = (tick: number) => traceFile([header(['raft']), { tick }]);
     // 15 s with no result: score 16, yet hung from 5 s, as check would have said.
-    expect((await runCli(['replay', hangTo(150)])).code).toBe(1);
+    expect((await runInProcess(['replay', hangTo(150)])).code).toBe(1);
     // Not hung before 20 s, but timing out on every tick: rising, WARNING all the same.
-    expect((await runCli(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(1);
-    expect((await runCli(['replay', hangTo(180), '--slow-threshold', '60'])).code).toBe(1);
-    const critical = await runCli(['replay', hangTo(210), '--json']);
+    expect((await runInProcess(['replay', hangTo(150), '--hang-after', '20s'])).code).toBe(1);
+    expect((await runInProcess(['replay', hangTo(180), '--slow-threshold', '60'])).code).toBe(1);
+    const critical = await runInProcess(['replay', hangTo(210), '--json']);
     expect(critical.code).toBe(2);
     expect(storeScores(critical.stdout).at(-1)).toMatchObject({ tick: 210, store_score: 100, evict: true });
   });
@@ -178,24 +181,24 @@ describe('slowdisk replay', () => {
     // One inspection of 6 s from tick 10, then healthy ones: hung from tick 60, at score 2;
     // its 60 timeouts, 7 % of the trace's ticks, do not make it rising.
     const long = traceFile([header(['kv']), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 900)]);
-    expect((await runCli(['replay', long])).code).toBe(1);
-    expect((await runCli(['replay', long, '--hang-after', '6.5s'])).code).toBe(0);
+    expect((await runInProcess(['replay', long])).code).toBe(1);
+    expect((await runInProcess(['replay', long, '--hang-after', '6.5s'])).code).toBe(0);
     const recorded = traceFile([header(['kv'], { hang_after_ms: 7000 }), ...run('kv', 1, 9), { tick: 10, disk: 'kv', ms: 6000 }, ...run('kv', 71, 900)]);
-    expect((await runCli(['replay', recorded])).code).toBe(0);
-    expect((await runCli(['replay', recorded, '--hang-after', '2s'])).code).toBe(1);
+    expect((await runInProcess(['replay', recorded])).code).toBe(0);
+    expect((await runInProcess(['replay', recorded, '--hang-after', '2s'])).code).toBe(1);
     // Inspections of up to 4.9 s each, back to back: slow, never hung, and rising (every tick
     // a timeout): WARNING for that alone, not for a hang.
     const slow = traceFile([header(['kv']), ...[1, 51, 101].map((tick) => ({ tick, disk: 'kv', ms: 4900 })), { tick: 150 }]);
-    const slowResult = await runCli(['replay', slow, '--slow-threshold', '90', '--json']);
+    const slowResult = await runInProcess(['replay', slow, '--slow-threshold', '90', '--json']);
     expect(slowResult.code).toBe(1);
     expect(slowResult.stdout).not.toMatch(/"event":"hung"/);
   });
 
   it('--ticks N replays exactly N ticks', async () => {
     const file = traceFile([header(['raft']), ...run('raft', 1, 30)]);
-    const longer = await runCli(['replay', file, '--json', '--ticks', '90']);
+    const longer = await runInProcess(['replay', file, '--json', '--ticks', '90']);
     expect(storeScores(longer.stdout).map((line) => line.store_score)).toEqual([1, 2, 4]);
-    const shorter = await runCli(['replay', traceFile(hangThenRecovery()), '--ticks', '60', '--hang-after', '10s']);
+    const shorter = await runInProcess(['replay', traceFile(hangThenRecovery()), '--ticks', '60', '--hang-after', '10s']);
     expect(shorter.stdout).toMatch(/over 60 ticks \(6\.0s\)/);
     // Not hung yet at 6 s, but timing out on every tick: rising.
     expect(shorter.code).toBe(1);
@@ -204,55 +207,33 @@ describe('slowdisk replay', () => {
   it("a scoring flag overrides the header's value; the rest come from the header", async () => {
     // Recorded with 10-tick rounds and a 200 ms interval: 150 ms inspections made it in time.
     const file = traceFile([header(['raft'], { interval_ms: 200, round_ticks: 10, timeout_ms: 200 }), ...run('raft', 1, 30, (tick) => (tick === 5 ? 150 : 1))]);
-    const recorded = await runCli(['replay', file, '--json']);
+    const recorded = await runInProcess(['replay', file, '--json']);
     expect(storeScores(recorded.stdout)).toMatchObject([
       { tick: 10, store_score: 1, evict: false },
       { tick: 20, store_score: 1, evict: false },
       { tick: 30, store_score: 1, evict: false },
     ]);
     // At 100 ms the same inspection missed its tick, and the timeout follows the interval.
-    const faster = await runCli(['replay', file, '--json', '--interval', '100ms']);
+    const faster = await runInProcess(['replay', file, '--json', '--interval', '100ms']);
     // 1 timeout of 9 samples doubles the score; each clean 1 s round then takes 100 x 1000 / 300000 off.
     const fall = (100 * 1000) / 300_000;
     expect(storeScores(faster.stdout).map((line) => line.store_score)).toEqual([2, 2 - fall, 2 - fall - fall]);
-    const longRounds = await runCli(['replay', file, '--json', '--round-ticks', '30']);
+    const longRounds = await runInProcess(['replay', file, '--json', '--round-ticks', '30']);
     expect(storeScores(longRounds.stdout)).toMatchObject([{ tick: 30, store_score: 1, evict: false }]);
     // A recorded timeout unlike the interval was set on purpose: it stays unless --timeout.
     const withTimeout = traceFile([header(['raft'], { timeout_ms: 50 }), ...run('raft', 1, 30, (tick) => (tick === 5 ? 70 : 1))]);
-    expect(storeScores((await runCli(['replay', withTimeout, '--json', '--interval', '200ms'])).stdout)[0].store_score).toBe(1 + 1 / 29 / 0.1);
-    expect(storeScores((await runCli(['replay', withTimeout, '--json', '--timeout', '80ms'])).stdout)[0].store_score).toBe(1);
+    expect(storeScores((await runInProcess(['replay', withTimeout, '--json', '--interval', '200ms'])).stdout)[0].store_score).toBe(1 + 1 / 29 / 0.1);
+    expect(storeScores((await runInProcess(['replay', withTimeout, '--json', '--timeout', '80ms'])).stdout)[0].store_score).toBe(1);
   });
 
   it('--plot writes an SVG chart next to the timeline', async () => {
     const plot = path.join(work, 'hang.svg');
-    const result = await runCli(['replay', traceFile(hangThenRecovery()), '--plot', plot]);
+    const result = await runInProcess(['replay', traceFile(hangThenRecovery()), '--plot', plot]);
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(/^CRITICAL: /m);
     const svg = readFileSync(plot, 'utf8');
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     expect(svg).toMatch(/<polyline data-series="score" data-disk="raft" points="[\d., ]+"/);
-  });
-
-  it('replays a day of 100 ms ticks on two disks in seconds', async () => {
-    const file = path.join(work, 'day.jsonl');
-    const ticks = 864_000;
-    const out = createWriteStream(file);
-    let chunk = `${JSON.stringify(header(['raft', 'kv']))}\n`;
-    for (let tick = 1; tick <= ticks; tick += 1) {
-      chunk += `{"tick":${tick},"disk":"raft","ms":${0.5 + (tick % 7) / 10}}\n{"tick":${tick},"disk":"kv","ms":${tick % 9000 < 300 ? 150 : 2.25}}\n`;
-      if (chunk.length > 1 << 20) {
-        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-        chunk = '';
-      }
-    }
-    await new Promise<void>((resolve) => out.end(chunk, () => resolve()));
-    const result = await runCli(['replay', file, '--json']);
-    rmSync(file);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(2);
-    expect(storeScores(result.stdout)).toHaveLength(ticks / 30);
-    console.log(`replay: ${ticks} ticks x 2 disks in ${(result.elapsedMs / 1000).toFixed(2)} s: ${Math.round(ticks / (result.elapsedMs / 1000))} ticks/s`);
-    expect(result.elapsedMs).toBeLessThan(30_000);
   });
 });
 
@@ -270,7 +251,7 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
     ['a header not on the first line', [...body, '{"slowdisk_trace":1}'], /line 6: a header \("slowdisk_trace"\) is allowed on the first line only$/],
   ])('%s', async (_what, lines, pattern) => {
     const file = traceFile(lines);
-    const result = await runCli(['replay', file]);
+    const result = await runInProcess(['replay', file]);
     expect(result.code).toBe(3);
     const stderr = result.stderr.trimEnd().split('\n');
     expect(stderr).toHaveLength(1);
@@ -280,7 +261,7 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
 
   it('a trace jumping from tick 1 to tick 1e15: exit 3 at once, naming the line', async () => {
     const file = traceFile([ok(1), '{"tick":1000000000000000,"disk":"raft","ms":1}', '{"tick":1000000000000001,"disk":"raft","ms":1}']);
-    const result = await runCli(['replay', file]);
+    const result = await runInProcess(['replay', file]);
     expect(result.code).toBe(3);
     expect(result.elapsedMs).toBeLessThan(5000);
     expect(result.stderr).toMatch(new RegExp(`^slowdisk: ${file} line 2: tick 1000000000000000 is more than 864000 ticks after tick 1, .*\n$`));
@@ -288,7 +269,7 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
 
   it('--ticks more than a day of ticks past the last line: exit 3 at once', async () => {
     const file = traceFile([ok(1), ok(2)]);
-    const result = await runCli(['replay', file, '--ticks', '1000000000000000', '--json']);
+    const result = await runInProcess(['replay', file, '--ticks', '1000000000000000', '--json']);
     expect(result.code).toBe(3);
     expect(result.elapsedMs).toBeLessThan(5000);
     expect(result.stderr).toBe(`slowdisk: ${file} ends at tick 2: --ticks 1000000000000000 would replay more than 864000 ticks past it\n`);
@@ -298,7 +279,7 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
     const empty = traceFile([]);
     const headerOnly = traceFile([header(['raft'])]);
     for (const [file, why] of [[empty, 'is empty: no header and no tick line'], [headerOnly, 'has a header but no tick line: nothing to replay']]) {
-      const result = await runCli(['replay', file]);
+      const result = await runInProcess(['replay', file]);
       expect(result.code).toBe(3);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(`slowdisk: ${file} ${why}\n`);
@@ -316,20 +297,20 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
 
   it('a missing file: one line, exit 3', async () => {
     const missing = path.join(work, 'missing.jsonl');
-    const result = await runCli(['replay', missing]);
+    const result = await runInProcess(['replay', missing]);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(`slowdisk: cannot read ${missing}: ENOENT: no such file or directory, open '${missing}'\n`);
   });
 
   it('thresholds from the header that contradict each other: one line, exit 3', async () => {
-    const result = await runCli(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 }), ok(1)])]);
+    const result = await runInProcess(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 }), ok(1)])]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: --slow-threshold \(90\) is above --evict-threshold \(80\)\n$/);
   });
 
   it('a bad flag: one line, exit 3', async () => {
-    const result = await runCli(['replay', traceFile([header(['raft']), ok(1)]), '--ticks', '0']);
+    const result = await runInProcess(['replay', traceFile([header(['raft']), ok(1)]), '--ticks', '0']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: .*--ticks.*expected an integer from 1 to \d+, got '0'\n$/);
   });
