@@ -1,4 +1,4 @@
-// `slowdisk analyze` as a user meets it (the built bin, a child process) on slices of the real
+// `slowdisk analyze` as a user meets it (the CLI, run in-process) on slices of the real
 // Perseus cluster C, on directories with bad rows and files, and on nothing readable; and the
 // reader of the day files and the labels on their own.
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { cachedUnpack } from '../../dev/perseus/archive.js';
 import { newCounters, parseNumber, readDayFile } from '../../src/perseus/csv.js';
 import { findHosts, LayoutError } from '../../src/perseus/layout.js';
 import { parseLabels } from '../../dev/perseus/labels.js';
-import { expectUnknown, jsonLines, runCli } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { expectUnknown, jsonLines } from '../helpers/run-cli.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DATA = path.join(REPO, 'data', 'perseus');
@@ -141,7 +142,7 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
   }
 
   it('prints the slow drives of each host with their evidence, a summary line, and exits WARNING', async () => {
-    const result = await runCli(['analyze', cluster]);
+    const result = await runInProcess(['analyze', cluster]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
@@ -156,7 +157,7 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
   });
 
   it('--json: one line per drive with its verdict and evidence, then a summary line', async () => {
-    const result = await runCli(['analyze', cluster, '--json']);
+    const result = await runInProcess(['analyze', cluster, '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const lines = jsonLines(result.stdout);
@@ -200,10 +201,10 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
   });
 
   it('takes one host directory too, and exits OK when no drive is slow; --all lists every drive', async () => {
-    const result = await runCli(['analyze', path.join(cluster, 'host_5')]);
+    const result = await runInProcess(['analyze', path.join(cluster, 'host_5')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('1 host, 12 drives, 0 drives slow now on 0 hosts, 0 recovered; 32580 rows, 0 bad rows, 0 bad files\n');
-    const all = await runCli(['analyze', path.join(cluster, 'host_5'), '--all']);
+    const all = await runInProcess(['analyze', path.join(cluster, 'host_5'), '--all']);
     expect(all.code).toBe(0);
     const lines = all.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 0 slow now');
@@ -219,14 +220,14 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     mkdirSync(path.join(dir, 'host_99'));
     writeFileSync(path.join(dir, 'host_99', '2021-11-21.csv'), 'ts,disk_id,throughput,latency\n');
 
-    const text = await runCli(['analyze', dir]);
+    const text = await runInProcess(['analyze', dir]);
     expect(text.code).toBe(1);
     expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('2 hosts, 24 drives, 2 drives slow now on 1 host, 0 recovered; 65160 rows, 3 bad rows, 3 bad files');
     expect(text.stderr).toBe(
       `slowdisk: skipped 3 bad rows (first: ${path.join(dir, 'host_2', '2021-11-21.csv')}:2174: 1 field, expected 4) and 3 bad files (first: ${path.join(dir, 'host_5', '2021-11-19.csv')}: empty)\n`,
     );
 
-    const json = await runCli(['analyze', dir, '--json']);
+    const json = await runInProcess(['analyze', dir, '--json']);
     expect(json.code).toBe(1);
     expect(json.stderr).toBe('');
     const summary = jsonLines(json.stdout).at(-1)!;
@@ -257,26 +258,26 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     // NVMe drives at a tenth of the HDDs' latency; disk2 (NVMe) and disk8 (HDD) 1.6x their class.
     const factor = (disk: string) => (diskNumber(disk) <= 6 ? 0.1 : 1) * (['disk2', 'disk8'].includes(disk) ? 1.6 : 1);
     const classOf = (disk: string) => (diskNumber(disk) <= 6 ? 'nvme-ssd' : 'sata-hdd');
-    const result = await runCli(['analyze', reshaped(factor, classOf)]);
+    const result = await runInProcess(['analyze', reshaped(factor, classOf)]);
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines.slice(0, 2)).toEqual(['host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 2 slow now', '  judged by class: 6 nvme-ssd, 6 sata-hdd']);
     expect(lines[2]).toMatch(/^ {2}disk2 +SLOW now .*\[nvme-ssd\]$/);
     expect(lines[3]).toMatch(/^ {2}disk8 +SLOW now .*\[sata-hdd\]$/);
-    const json = jsonLines((await runCli(['analyze', reshaped(factor, classOf), '--json'])).stdout);
+    const json = jsonLines((await runInProcess(['analyze', reshaped(factor, classOf), '--json'])).stdout);
     expect(json.filter((line) => line.verdict === 'slow').map((line) => [line.disk, line.class])).toEqual([
       ['disk2', 'nvme-ssd'],
       ['disk8', 'sata-hdd'],
     ]);
     // The same figures without the column: one group, in which the slow HDD and the slow NVMe drive are not the ones found.
-    const mixed = jsonLines((await runCli(['analyze', reshaped(factor), '--json'])).stdout);
+    const mixed = jsonLines((await runInProcess(['analyze', reshaped(factor), '--json'])).stdout);
     expect(mixed.filter((line) => line.verdict === 'slow').map((line) => line.disk)).not.toEqual(['disk2', 'disk8']);
   });
 
   it('a class column: 2 NVMe + 10 HDD drives, the NVMe class too few to judge, said so, the HDDs judged', async () => {
     const factor = (disk: string) => (diskNumber(disk) <= 2 ? 0.1 : 1) * (disk === 'disk1' ? 2 : 1) * (disk === 'disk5' ? 1.6 : 1);
     const dir = reshaped(factor, (disk) => (diskNumber(disk) <= 2 ? 'nvme-ssd' : 'sata-hdd'));
-    const result = await runCli(['analyze', dir]);
+    const result = await runInProcess(['analyze', dir]);
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
       'host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 1 slow now',
@@ -285,15 +286,15 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
       expect.stringMatching(/^ {2}disk5 +SLOW now .*\[sata-hdd\]$/),
       '1 host, 12 drives, 1 drive slow now on 1 host, 0 recovered, 2 too few of their class to judge; 32580 rows, 0 bad rows, 0 bad files',
     ]);
-    const json = jsonLines((await runCli(['analyze', dir, '--json'])).stdout);
+    const json = jsonLines((await runInProcess(['analyze', dir, '--json'])).stdout);
     expect(json[0]).toMatchObject({ disk: 'disk1', class: 'nvme-ssd', verdict: null, not_judged: 'too few drives to judge (2 of class nvme-ssd, 4 needed)' });
     expect(json.at(-1)).toMatchObject({ type: 'summary', slow_drives: 1, unjudged_drives: 2 });
   });
 
   it('a class column naming one class: the verdicts of no class at all', async () => {
     const factor = (disk: string) => (disk === 'disk5' ? 1.6 : 1);
-    const one = jsonLines((await runCli(['analyze', reshaped(factor, () => 'sas-hdd'), '--json'])).stdout);
-    const none = jsonLines((await runCli(['analyze', reshaped(factor), '--json'])).stdout);
+    const one = jsonLines((await runInProcess(['analyze', reshaped(factor, () => 'sas-hdd'), '--json'])).stdout);
+    const none = jsonLines((await runInProcess(['analyze', reshaped(factor), '--json'])).stdout);
     expect(one.filter((line) => line.verdict === 'slow').map((line) => line.disk)).toEqual(['disk5']);
     const strip = (lines: typeof one) => lines.map(({ class: _class, dir: _dir, ...rest }) => rest);
     expect(strip(one)).toEqual(strip(none));
@@ -316,7 +317,7 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
       const healed = rows.filter((row) => row.includes(',disk3,')).flatMap((row) => [row.replace(',disk3,', ',disk1,'), row.replace(',disk3,', ',disk2,')]);
       writeFileSync(path.join(dir, 'host_2', file), `${header}\n${[...kept, ...healed].join('\n')}\n`);
     }
-    const result = await runCli(['analyze', dir]);
+    const result = await runInProcess(['analyze', dir]);
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('host_2: 12 drives, 15 days (2021-11-21 to 2021-12-05): 0 slow now, 2 recovered');
@@ -332,31 +333,31 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     mkdirSync(path.join(dir, 'host_1'));
     writeFileSync(path.join(dir, 'host_1', '2021-11-21.csv'), 'not,a,day,file\n1,2,3,4\n');
     writeFileSync(path.join(dir, 'host_1', '2021-11-22.csv'), '');
-    expectUnknown(await runCli(['analyze', dir]), /^slowdisk: nothing readable under .*: 2 day files, none with a good row \(first: .*2021-11-21\.csv: no header/);
-    expectUnknown(await runCli(['analyze', dir, '--json']), /nothing readable/);
+    expectUnknown(await runInProcess(['analyze', dir]), /^slowdisk: nothing readable under .*: 2 day files, none with a good row \(first: .*2021-11-21\.csv: no header/);
+    expectUnknown(await runInProcess(['analyze', dir, '--json']), /nothing readable/);
   });
 });
 
 describe('slowdisk analyze on bad arguments', () => {
   it('an empty directory, a missing one, a file: exit UNKNOWN with one line', async () => {
     const empty = newDir();
-    expectUnknown(await runCli(['analyze', empty]), /no day files under .*: expected .*host_\*\/YYYY-MM-DD\.csv or .*YYYY-MM-DD\.csv/);
-    expectUnknown(await runCli(['analyze', path.join(empty, 'nowhere')]), /no such directory/);
+    expectUnknown(await runInProcess(['analyze', empty]), /no day files under .*: expected .*host_\*\/YYYY-MM-DD\.csv or .*YYYY-MM-DD\.csv/);
+    expectUnknown(await runInProcess(['analyze', path.join(empty, 'nowhere')]), /no such directory/);
     const file = path.join(empty, 'file.csv');
     writeFileSync(file, 'ts,disk_id,throughput,latency\n');
-    expectUnknown(await runCli(['analyze', file]), /not a directory/);
+    expectUnknown(await runInProcess(['analyze', file]), /not a directory/);
   });
 
   it('a bad flag value or no DIR: exit UNKNOWN with one line', async () => {
     const dir = newDir();
-    expectUnknown(await runCli(['analyze', dir, '--slow-ratio', '0.8']), /--slow-ratio.*expected a number from 1\.0001 to 100/);
-    expectUnknown(await runCli(['analyze', dir, '--window-days', '2.5']), /expected an integer/);
-    expectUnknown(await runCli(['analyze', dir, '--window-days', '3']), /--min-slow-days \(4\) cannot be more than --window-days \(3\)/);
-    expectUnknown(await runCli(['analyze']), /missing required argument 'dir'/);
+    expectUnknown(await runInProcess(['analyze', dir, '--slow-ratio', '0.8']), /--slow-ratio.*expected a number from 1\.0001 to 100/);
+    expectUnknown(await runInProcess(['analyze', dir, '--window-days', '2.5']), /expected an integer/);
+    expectUnknown(await runInProcess(['analyze', dir, '--window-days', '3']), /--min-slow-days \(4\) cannot be more than --window-days \(3\)/);
+    expectUnknown(await runInProcess(['analyze']), /missing required argument 'dir'/);
   });
 
   it('documents its exit codes in --help', async () => {
-    const result = await runCli(['analyze', '--help']);
+    const result = await runInProcess(['analyze', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/1 {2}WARNING {3}at least one drive slow now/);
     expect(result.stdout).toMatch(/an\s+optional class/);
