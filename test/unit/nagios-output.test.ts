@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { nagiosLine } from '../../src/report/nagios.js';
 import { PhaseLatencies, LATENCY_PHASES } from '../../src/report/phase-latencies.js';
@@ -10,7 +10,9 @@ import type { DiskSummary } from '../../src/report/disk-summary.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import { checkEndSeverity, hangSeverity } from '../../src/verdict/hang-verdict.js';
 import type { DiskStatus } from '../../src/live/session-events.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+
+vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-nagios-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -147,10 +149,11 @@ describe('the Nagios line', () => {
   });
 });
 
-describe.concurrent('check --format nagios', () => {
+// Probed by the stub prober, 1 ms an inspection, on the run's own clock.
+describe('check --format nagios', () => {
   it('OK on a healthy directory: exit 0, one line, latencies in seconds, no early-warning perfdata while it warms up', async () => {
     const dir = mkdtempSync(path.join(work, 'ok-'));
-    const result = await runCli(['check', '--raft', dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
+    const result = await runInProcess(['check', '--raft', dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout.split('\n')).toHaveLength(2);
@@ -165,7 +168,7 @@ describe.concurrent('check --format nagios', () => {
   it('WARNING at the slow threshold: exit 1', async () => {
     const dir = mkdtempSync(path.join(work, 'warning-'));
     // Every inspection a timeout: the score doubles to 2 at the 3 s round.
-    const result = await runCli(['check', '--raft', dir, '--duration', '4s', '--allow-short', '--timeout', '0.001ms', '--slow-threshold', '2', '--format', 'nagios']);
+    const result = await runInProcess(['check', '--raft', dir, '--duration', '4s', '--allow-short', '--timeout', '0.001ms', '--slow-threshold', '2', '--format', 'nagios']);
     expect(result.code).toBe(1);
     // Timing out on every tick: rising, 6 more doublings of 3 s to eviction.
     expect(result.stdout).toMatch(/^SLOWDISK WARNING - rising: raft \(a continuous run would evict it in 18\.0s\); store score 2 \(slow at 2, evict at 100\) after 4\.\ds; raft 2\.00 up stat warming up predict warming up(?: on \S+)? \| 'store_score'=2;2;100;1;100 /);
@@ -173,7 +176,7 @@ describe.concurrent('check --format nagios', () => {
 
   it('CRITICAL at the eviction threshold: exit 2', async () => {
     const dir = mkdtempSync(path.join(work, 'critical-'));
-    const result = await runCli(['check', '--raft', dir, '--timeout', '0.001ms', '--interval', '20ms', '--round-ticks', '3', '--format', 'nagios']);
+    const result = await runInProcess(['check', '--raft', dir, '--timeout', '0.001ms', '--interval', '20ms', '--round-ticks', '3', '--format', 'nagios']);
     expect(result.code).toBe(2);
     // At 20 ms ticks on a loaded machine the last inspection may still be out when the check ends: then the disk is up, and waiting.
     expect(result.stdout).toMatch(/^SLOWDISK CRITICAL - store score 100 \(evict at 100\) after 0\.\ds; raft 100 (?:up|waiting \d+\.\ds for an inspection) stat warming up predict warming up(?: on \S+)? \| 'store_score'=100;80;100;1;100 'raft_score'=100;80;100;1;100 /);
@@ -181,14 +184,14 @@ describe.concurrent('check --format nagios', () => {
   });
 
   it('UNKNOWN on a path that cannot be probed: exit 3, one line on stderr and one status line on stdout', async () => {
-    const result = await runCli(['check', '--raft', path.join(work, 'missing'), '--format', 'nagios']);
+    const result = await runInProcess(['check', '--raft', path.join(work, 'missing'), '--format', 'nagios']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: cannot probe raft=.*ENOENT/);
     expect(result.stdout).toMatch(/^SLOWDISK UNKNOWN - cannot probe raft=.*ENOENT[^\n]*\n$/);
   });
 
   it('an unknown format: exit 3 naming the choices', async () => {
-    const result = await runCli(['check', '--format', 'xml']);
+    const result = await runInProcess(['check', '--format', 'xml']);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^slowdisk: option '--format <format>' argument 'xml' is invalid\. Allowed choices are human, nagios\.\n$/);
