@@ -1,10 +1,13 @@
 // --tikv-config as an operator meets it: TiKV configuration files written the way TiKV
-// documents them, on real directories, and the paths check reports probing.
+// documents them, on real directories, and the paths check reports probing (run in-process,
+// the inspections played by the stub prober).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { runInProcess } from '../helpers/in-process-cli.js';
+
+vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-tikv-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -32,10 +35,10 @@ function expectOneErrorLine(stderr: string, pattern: RegExp): void {
   expect(lines[0]).toMatch(pattern);
 }
 
-describe.concurrent('check --tikv-config', () => {
+describe('check --tikv-config', () => {
   it('a minimal file: KV at storage.data-dir, Raft at its raft-engine directory', async () => {
     const { root, config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine`, kv: `${root}/data` });
@@ -45,41 +48,41 @@ describe.concurrent('check --tikv-config', () => {
     const { root, config } = deploy(['data', 'wal/raftdb'], (root) =>
       `[storage]\ndata-dir = "${root}/data"\n\n[raft-engine]\nenable = false\n\n[raftstore]\nraftdb-path = "${root}/wal/raftdb"\n`,
     );
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/wal/raftdb`, kv: `${root}/data` });
   });
 
   it('--raft and --kv win over the file', async () => {
     const { root, config } = deploy(['data/raft-engine', 'other/raft', 'other/kv'], (root) => `[storage]\ndata-dir = "${root}/data"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--raft', `${root}/other/raft`, '--kv', `${root}/other/kv`, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--raft', `${root}/other/raft`, '--kv', `${root}/other/kv`, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/other/raft`, kv: `${root}/other/kv` });
   });
 
   it('a file without storage.data-dir (TiUP passes tikv-server --data-dir): exit 3 naming the key; --kv gives the data dir', async () => {
     const { root, config } = deploy(['tidb-data/raft-engine'], () => '[raftstore]\ninspect-interval = "100ms"\n');
-    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const refused = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(refused.code).toBe(3);
     expectOneErrorLine(refused.stderr, new RegExp(`^slowdisk: ${config}: storage\\.data-dir is not set, .*--kv DIR$`));
-    const result = await runCli(['check', '--tikv-config', config, '--kv', `${root}/tidb-data`, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--kv', `${root}/tidb-data`, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/tidb-data/raft-engine`, kv: `${root}/tidb-data` });
   });
 
   it("a relative path: exit 3 naming the key, or resolved against --tikv-cwd (tikv-server's working directory)", async () => {
     const { root, config } = deploy(['data/raft-engine'], () => '[storage]\ndata-dir = "data"\n');
-    const refused = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const refused = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(refused.code).toBe(3);
     expectOneErrorLine(refused.stderr, new RegExp(`^slowdisk: ${config}: storage\\.data-dir is the relative path 'data', .*--tikv-cwd DIR$`));
-    const result = await runCli(['check', '--tikv-config', config, '--tikv-cwd', root, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--tikv-cwd', root, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine`, kv: `${root}/data` });
   });
 
   it('inspect-kvdb-interval = "0s": the KV disk is not probed, and stderr says why', async () => {
     const { root, config } = deploy(['data/raft-engine'], (root) => `[storage]\ndata-dir = "${root}/data"\n[raftstore]\ninspect-kvdb-interval = "0s"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(0);
     expect(probedDirs(result.stdout)).toEqual({ raft: `${root}/data/raft-engine` });
     expectOneErrorLine(result.stderr, /inspect-kvdb-interval is 0s, so TiKV does not inspect the KV disk/);
@@ -91,7 +94,7 @@ describe.concurrent('check --tikv-config', () => {
     ['a bad duration', '[raftstore]\ninspect-interval = "fast"\n', /: raftstore\.inspect-interval: 'fast' is not a TiKV duration/],
   ])('a broken file (%s): exit 3, one line naming the file and the key or line', async (_what, text, pattern) => {
     const { config } = deploy([], () => text);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expectOneErrorLine(result.stderr, new RegExp(`^slowdisk: ${config}`));
@@ -100,13 +103,13 @@ describe.concurrent('check --tikv-config', () => {
 
   it('an inspect-interval beyond slowdisk\'s range: exit 3 naming the file, the key, the value and the range', async () => {
     const { config } = deploy(['db'], (root) => `[storage]\ndata-dir = "${root}/db"\n[raftstore]\ninspect-interval = "597h"\n`);
-    const result = await runCli(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', config, '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneErrorLine(result.stderr, new RegExp(`^slowdisk: ${config}: raftstore\\.inspect-interval is '597h': slowdisk takes 0 or a duration from 1ms to 1h$`));
   });
 
   it('a missing file: exit 3', async () => {
-    const result = await runCli(['check', '--tikv-config', path.join(work, 'nowhere.toml'), '--duration', '1s', '--allow-short']);
+    const result = await runInProcess(['check', '--tikv-config', path.join(work, 'nowhere.toml'), '--duration', '1s', '--allow-short']);
     expect(result.code).toBe(3);
     expectOneErrorLine(result.stderr, /nowhere\.toml: cannot read the TiKV configuration: ENOENT/);
   });
@@ -115,11 +118,8 @@ describe.concurrent('check --tikv-config', () => {
 describe('watch --tikv-config: the inspect interval', () => {
   // Five ticks a round: the first round line comes at 5 intervals.
   async function firstRoundLine(args: string[]): Promise<string> {
-    const cli = startCli(['watch', ...args, '--round-ticks', '5']);
-    await waitFor(() => / tick 5 /.test(cli.stdout()), 10_000, 'the first round line');
-    cli.child.kill('SIGTERM');
-    await cli.done;
-    return cli.stdout().split('\n')[0]!;
+    const result = await runInProcess(['watch', ...args, '--round-ticks', '5'], { interruptWhen: (stdout) => / tick 5 /.test(stdout) });
+    return result.stdout.split('\n')[0]!;
   }
 
   it('raftstore.inspect-interval = "200ms" sets the interval; --interval wins', async () => {
