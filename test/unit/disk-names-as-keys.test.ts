@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-disk-names-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -23,13 +23,13 @@ function traceOf(header: object | string | null, slow: string): string {
 describe('disks named like the properties of a plain object', () => {
   it('replay a headerless trace, as a timeline and as JSON', async () => {
     const trace = traceOf(null, 'toString');
-    const text = await runCli(['replay', trace]);
+    const text = await runInProcess(['replay', trace]);
     expect(text.stderr).toBe('');
     const lastRound = text.stdout.split('\n').filter((line) => line.includes(' tick 60 '))[0]!;
     for (const name of NAMES) expect(lastRound).toContain(`| ${name} `);
     expect(lastRound).toMatch(/\| toString (?!1\.00)/);
 
-    const json = await runCli(['replay', '--json', trace]);
+    const json = await runInProcess(['replay', '--json', trace]);
     expect(json.stderr).toBe('');
     const disks = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; tick?: number; disk?: string; score?: number });
     const shown = disks.filter((line) => line.type === 'disk' && line.tick === 60);
@@ -42,7 +42,7 @@ describe('disks named like the properties of a plain object', () => {
     // As text: an object literal's __proto__ would set its prototype, not a key.
     const header = `{"slowdisk_trace":1,"interval_ms":100,"disks":${JSON.stringify(NAMES)},"block_devices":{"constructor":["sda"],"__proto__":["sdb"]}}`;
     const trace = traceOf(header, 'constructor');
-    const result = await runCli(['replay', '--json', trace]);
+    const result = await runInProcess(['replay', '--json', trace]);
     expect(result.stderr).toBe('');
     const disks = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; tick?: number; disk?: string; block_devices?: string[] });
     const last = (name: string) => disks.filter((line) => line.type === 'disk' && line.disk === name).at(-1)!;
@@ -53,7 +53,7 @@ describe('disks named like the properties of a plain object', () => {
 
   it('refuses a header whose block devices are not lists of names, in one line', async () => {
     const trace = traceOf({ slowdisk_trace: 1, disks: NAMES, block_devices: { toString: 'sda' } }, 'toString');
-    const result = await runCli(['replay', trace]);
+    const result = await runInProcess(['replay', trace]);
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(`slowdisk: ${trace} line 1: "block_devices" must map each disk to a list of device names, got {"toString":"sda"}\n`);
   });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sampleFeatures } from '../../src/early-warning/sample-features.js';
 import { traceSamples, type TraceEntry } from '../../dev/predict/trace-samples.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
 
 const traceOf = scenarioTraceFiles('slowdisk-early-warning-');
@@ -31,7 +31,7 @@ const NO_DETECTOR = ['--stat-threshold', '1000'];
 describe('early warning in replay', () => {
   it('warns of a ramp by the sample its P99 crosses the SLA, in the JSON lines, and exits WARNING', async () => {
     const file = traceOf('ramp', ramp);
-    const result = await runCli(['replay', file, '--json', ...NO_DETECTOR]);
+    const result = await runInProcess(['replay', file, '--json', ...NO_DETECTOR]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const lines = parse(result.stdout);
@@ -50,7 +50,7 @@ describe('early warning in replay', () => {
   });
 
   it('shows the warning on the timeline', async () => {
-    const result = await runCli(['replay', traceOf('ramp-timeline', ramp), ...NO_DETECTOR]);
+    const result = await runInProcess(['replay', traceOf('ramp-timeline', ramp), ...NO_DETECTOR]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/\| kv \d+\.\d\d stat ok warning \(predict [01]\.\d\d\)/);
     expect(result.stdout).toMatch(/\| raft 1\.00 stat ok predict 0\.\d\d/);
@@ -60,19 +60,19 @@ describe('early warning in replay', () => {
   it('a higher SLA or warning probability is not reached as soon: --sla, --warn-probability, --predictor trend', async () => {
     const file = traceOf('ramp-flags', ramp);
     const firstWarningMs = async (...flags: string[]) => {
-      const result = await runCli(['replay', file, '--json', ...NO_DETECTOR, ...flags]);
+      const result = await runInProcess(['replay', file, '--json', ...NO_DETECTOR, ...flags]);
       const warned = parse(result.stdout).find((line) => line.disk === 'kv' && line.warning === true);
       return warned === undefined ? Infinity : (warned.elapsed_seconds as number) * 1000;
     };
     const byDefault = await firstWarningMs();
     expect(await firstWarningMs('--warn-probability', '0.999')).toBeGreaterThan(byDefault);
     expect(await firstWarningMs('--sla', '1s')).toBeGreaterThan(byDefault);
-    const trend = await runCli(['replay', file, '--json', ...NO_DETECTOR, '--predictor', 'trend']);
+    const trend = await runInProcess(['replay', file, '--json', ...NO_DETECTOR, '--predictor', 'trend']);
     expect(parse(trend.stdout).find((line) => line.disk === 'kv' && line.predicted_breach_probability !== null)).toMatchObject({ predictor_model: 'trend' });
   });
 
   it('a healthy host is not warned of: exit 0', async () => {
-    const result = await runCli(['replay', traceOf('healthy', { ...ramp, kind: 'healthy' }), '--json', ...NO_DETECTOR]);
+    const result = await runInProcess(['replay', traceOf('healthy', { ...ramp, kind: 'healthy' }), '--json', ...NO_DETECTOR]);
     expect(result.code).toBe(0);
     const disks = parse(result.stdout).filter((line) => line.type === 'disk');
     expect(disks.some((line) => line.warning === true)).toBe(false);
@@ -86,7 +86,7 @@ describe('early warning in replay', () => {
     ['--warn-probability', '0'],
     ['--predictor', 'oracle'],
   ])('a bad %s %s: one line, exit 3', async (flag, value) => {
-    const result = await runCli(['replay', traceOf('flag', ramp), flag, value]);
+    const result = await runInProcess(['replay', traceOf('flag', ramp), flag, value]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(new RegExp(`^slowdisk: .*${flag}.*\\n$`));
     expect(result.stdout).toBe('');

@@ -1,10 +1,10 @@
 // Each command's --help shows the output flags, and an example of each.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 /** The lines of the help's Examples section. */
 async function examples(command: string): Promise<string[]> {
-  const result = await runCli([command, '--help']);
+  const result = await runInProcess([command, '--help']);
   expect(result.code).toBe(0);
   const section = result.stdout.split('\nExamples:\n')[1] ?? '';
   return section.split('\n\n')[0].split('\n');
@@ -21,7 +21,7 @@ describe('--help', () => {
   it('check: --format nagios, --json and --textfile, each with an example', async () => {
     const lines = await examples('check');
     for (const flag of ['--format nagios', '--json', '--textfile']) expect(lines.some((line) => line.includes(flag)), flag).toBe(true);
-    const help = (await runCli(['check', '--help'])).stdout;
+    const help = (await runInProcess(['check', '--help'])).stdout;
     expect(help).toMatch(/--format <format> +the last line: human, or nagios .*\(choices:\s+"human",\s+"nagios",\s+default:\s+"human"\)/s);
   });
 

@@ -2,7 +2,7 @@
 // reaches the same states a live run would, shows them, and folds them into the exit code.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
 
 const traceOf = scenarioTraceFiles('slowdisk-statistical-');
@@ -12,7 +12,7 @@ const slow = { kind: 'slow', seed: 7, disks: 12, media: 'hdd', factor: 2, onsetM
 
 describe('the statistical detector in replay', () => {
   it('confirms a disk x2 slower than its peers: WARNING, with the state on its lines', async () => {
-    const result = await runCli(['replay', traceOf('slow', slow), '--json']);
+    const result = await runInProcess(['replay', traceOf('slow', slow), '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -25,13 +25,13 @@ describe('the statistical detector in replay', () => {
   });
 
   it('--critical-on any makes the confirmation CRITICAL', async () => {
-    const result = await runCli(['replay', traceOf('slow-critical', slow), '--critical-on', 'any']);
+    const result = await runInProcess(['replay', traceOf('slow-critical', slow), '--critical-on', 'any']);
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(/disk4 1\.00 stat confirmed/);
   });
 
   it('a healthy host is never confirmed: exit 0', async () => {
-    const result = await runCli(['replay', traceOf('healthy', { ...slow, kind: 'healthy' })]);
+    const result = await runInProcess(['replay', traceOf('healthy', { ...slow, kind: 'healthy' })]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/disk4 1\.00 stat ok/);
     expect(result.stdout).not.toMatch(/stat confirmed/);
@@ -49,20 +49,20 @@ describe('the statistical detector in replay', () => {
       return copy;
     };
     // Confirmed, and with --critical-on any as recorded, CRITICAL.
-    expect((await runCli(['replay', recorded({ critical_on: 'any' })])).code).toBe(2);
+    expect((await runInProcess(['replay', recorded({ critical_on: 'any' })])).code).toBe(2);
     // A threshold of 1000 MADs confirms nothing: no longer CRITICAL.
-    const lenient = await runCli(['replay', recorded({ critical_on: 'any', stat_threshold: 1000 })]);
+    const lenient = await runInProcess(['replay', recorded({ critical_on: 'any', stat_threshold: 1000 })]);
     expect(lenient.stderr).toBe('');
     expect(lenient.code).toBeLessThan(2);
     expect(lenient.stdout).toMatch(/disk4 1\.00 stat ok/);
     expect(lenient.stdout).not.toMatch(/stat confirmed/);
-    const overridden = await runCli(['replay', recorded({ critical_on: 'any', stat_threshold: 1000 }), '--stat-threshold', '3']);
+    const overridden = await runInProcess(['replay', recorded({ critical_on: 'any', stat_threshold: 1000 }), '--stat-threshold', '3']);
     expect(overridden.code).toBe(2);
     expect(overridden.stderr).toBe("slowdisk: replay: --stat-threshold 3 overrides the trace's 1000\n");
   });
 
   it('a bad detector flag: one line, exit 3', async () => {
-    const result = await runCli(['replay', traceOf('flag', slow), '--stat-confirm-share', '2']);
+    const result = await runInProcess(['replay', traceOf('flag', slow), '--stat-confirm-share', '2']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: .*--stat-confirm-share.*\n$/);
   });
