@@ -5,6 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-traps-'));
@@ -23,7 +24,8 @@ function entries(help: string): Map<string, string> {
 /** The "Exit codes:" block of a command's help. */
 const exitCodes = (help: string) => help.slice(help.indexOf('Exit codes:'));
 
-describe.concurrent('no traps', () => {
+describe('no traps', () => {
+  // The bin itself: what a shell sees of its exit codes and its two streams.
   it('no arguments: the usage on stderr and exit 3; --help: the usage on stdout and exit 0', async () => {
     const bare = await runCli([]);
     expect(bare.code).toBe(3);
@@ -41,7 +43,7 @@ describe.concurrent('no traps', () => {
     [['watch', '--interval', '100'], '--interval', '100s'],
     [['replay', '-', '--min-ttr', '2.5'], '--min-ttr', '2.5s'],
   ])('%j: a duration without a unit is refused, one line asking whether the unit was s', async (args, flag, meant) => {
-    const result = await runCli(args, { cwd: work });
+    const result = await runInProcess(args, { cwd: work });
     expect(result.code).toBe(3);
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(new RegExp(`^slowdisk: .*${flag} <duration>.*did you mean ${meant.replace('.', '\\.')}\\?`));
@@ -49,7 +51,7 @@ describe.concurrent('no traps', () => {
   });
 
   it("each command's help lists its own exit codes only", async () => {
-    const [watch, check, replay] = await Promise.all([runCli(['watch', '--help']), runCli(['check', '--help']), runCli(['replay', '--help'])]);
+    const [watch, check, replay] = await Promise.all([runInProcess(['watch', '--help']), runInProcess(['check', '--help']), runInProcess(['replay', '--help'])]);
     expect(exitCodes(watch.stdout)).toMatch(/^ {2}124 +--duration ran out before any of the --until events came$/m);
     expect(exitCodes(watch.stdout)).toMatch(/watch ends there, unless --keep-going/);
     expect(exitCodes(watch.stdout)).not.toMatch(/completed no inspection/);
@@ -63,7 +65,7 @@ describe.concurrent('no traps', () => {
   it('every numeric flag shows its range', async () => {
     const { ALL_PARAM_SPECS } = await import('../../src/cli/param-registry.js');
     const { flagName, rangeText } = await import('../../src/common/param-spec.js');
-    const helps = await Promise.all(['watch', 'check', 'replay', 'analyze'].map((command) => runCli([command, '--help'])));
+    const helps = await Promise.all(['watch', 'check', 'replay', 'analyze'].map((command) => runInProcess([command, '--help'])));
     const shown = helps.map((help) => entries(help.stdout));
     const numeric = ALL_PARAM_SPECS.filter((spec) => spec.kind !== 'choice' && spec.kind !== 'boolean');
     for (const spec of numeric) {
@@ -76,7 +78,7 @@ describe.concurrent('no traps', () => {
   });
 
   it("check's cron lines are crontab lines that work: a full path, mail only for what is not OK", async () => {
-    const help = (await runCli(['check', '--help'])).stdout;
+    const help = (await runInProcess(['check', '--help'])).stdout;
     const cron = help.split('\n').filter((line) => /^ {2}\*\/5 /.test(line));
     expect(cron.length).toBeGreaterThan(0);
     // A stand-in for the installed slowdisk: prints a line, exits as told.
