@@ -30,6 +30,9 @@ class Captured extends Writable {
   }
 }
 
+/** What process.exit throws in a run: the process is gone from there on. */
+class ExitCalled extends Error {}
+
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** Virtual time a step of the clock: under a tick at the intervals tests use. */
 const STEP_MS = 10;
@@ -67,9 +70,17 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<CliR
   let exit: { code: number; stdout: string; stderr: string } | null = null;
   const exitSpy = vi.spyOn(process, 'exit').mockImplementation(((code?: number) => {
     exit ??= { code: code ?? 0, stdout: stdout.text, stderr: stderr.text };
-    // The process would be gone: nothing after this is seen.
-    return undefined as never;
+    // The process would be gone: what called exit goes no further (else a replay read on, and
+    // wrote into the next run's stderr).
+    throw new ExitCalled();
   }) as typeof process.exit);
+  // An exit called where nothing awaits it (a run's `void finish()`) rejects a promise no one
+  // handles: that is the process ending, not an error of the test's.
+  const rejectionListeners = process.listeners('unhandledRejection');
+  process.removeAllListeners('unhandledRejection');
+  process.on('unhandledRejection', (reason, promise) => {
+    if (!(reason instanceof ExitCalled)) for (const listener of rejectionListeners) listener(reason, promise);
+  });
   Object.defineProperty(process, 'stdout', { configurable: true, enumerable: true, value: stdout });
   Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, value: stderr });
   Object.assign(process.env, options.env ?? {});
@@ -86,7 +97,7 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<CliR
     let thrown: unknown;
     main(['node', 'slowdisk', ...args]).then(
       () => (settled = true),
-      (error: unknown) => ((settled = true), (thrown = error)),
+      (error: unknown) => ((settled = true), (thrown = error instanceof ExitCalled ? undefined : error)),
     );
     // The start reads files and asks the prober: real I/O, on the real event loop.
     while (!settled && !exit) await yieldToEventLoop();
@@ -94,14 +105,16 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<CliR
     // A command that returns with nothing left to wait for ends as a process does when its
     // event loop is empty, with process.exitCode.
     if (!probing) for (let turn = 0; turn < 10 && !exit; turn++) await yieldToEventLoop();
-    if (!exit && (!probing || vi.getTimerCount() === 0)) exit = { code: process.exitCode ?? 0, stdout: stdout.text, stderr: stderr.text };
+    if (!exit && (!probing || vi.getTimerCount() === 0)) exit = { code: Number(process.exitCode ?? 0), stdout: stdout.text, stderr: stderr.text };
     let virtualMs = 0;
     const maxVirtualMs = options.maxVirtualMs ?? 10 * 60_000;
     let interrupts = 0;
     while (!exit) {
       if (virtualMs > maxVirtualMs) throw new Error(`no exit within ${maxVirtualMs} ms of the run's clock; stdout:\n${stdout.text}\nstderr:\n${stderr.text}`);
       if (options.interruptWhen?.(stdout.text) && interrupts++ === 0) signal('SIGINT', listenersBefore);
-      await vi.advanceTimersByTimeAsync(STEP_MS);
+      await vi.advanceTimersByTimeAsync(STEP_MS).catch((error: unknown) => {
+        if (!(error instanceof ExitCalled)) throw error;
+      });
       virtualMs += STEP_MS;
       // What the run does between ticks off the clock (outputs written, a hook's child) comes back here.
       await yieldToEventLoop();
@@ -109,6 +122,10 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<CliR
   } finally {
     vi.useRealTimers();
     exitSpy.mockRestore();
+    // Rejections still on their way (the event loop's next turn reports them) are the run's.
+    await yieldToEventLoop();
+    process.removeAllListeners('unhandledRejection');
+    for (const listener of rejectionListeners) process.on('unhandledRejection', listener);
     Object.defineProperty(process, 'stdout', saved.stdout);
     Object.defineProperty(process, 'stderr', saved.stderr);
     for (const key of Object.keys(process.env)) if (!(key in saved.env)) delete process.env[key];
