@@ -1,10 +1,10 @@
 // The parts of the action hooks that need no disk: when they fire, what the report keeps,
 // and that no child can hold the CLI past its deadline. The drive a report names is
 // resolved by src/kernel/block-devices.ts (test/block-devices.test.ts).
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runBounded } from '../../src/hooks/bounded-child.js';
 import { EvictionTracker } from '../../src/hooks/eviction-tracker.js';
 import { INSPECTIONS_PER_DISK, SCORE_HISTORY_MS, SessionHistory } from '../../src/hooks/session-history.js';
@@ -66,6 +66,16 @@ describe("the report's history", () => {
 });
 
 describe('children with a deadline', () => {
+  // The deadlines on fake timers: the children are real processes, the clock is the test's.
+  afterEach(() => void vi.useRealTimers());
+
+  /** What `promise` resolved to so far. */
+  function settledOf<T>(promise: Promise<T>): { value: T | undefined } {
+    const settled: { value: T | undefined } = { value: undefined };
+    void promise.then((value) => (settled.value = value));
+    return settled;
+  }
+
   function script(name: string, body: string): string {
     const file = path.join(work, name);
     writeFileSync(file, `#!/bin/sh\n${body}\n`);
@@ -75,12 +85,22 @@ describe('children with a deadline', () => {
 
   it('at the deadline the whole process group is killed, and the caller goes on at once', async () => {
     const pidFile = path.join(work, 'grandchild.pid');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const bounded = settledOf(runBounded('/bin/sh', ['-c', `sleep 60 & echo $! > ${pidFile}; wait`], { timeoutMs: 500, output: 'capture' }));
+    // Polled on the event loop, not the faked timers (which vi.waitFor would move on).
     const started = performance.now();
-    const { outcome } = await runBounded('/bin/sh', ['-c', `sleep 60 & echo $! > ${pidFile}; wait`], { timeoutMs: 500, output: 'capture' });
-    expect(outcome).toEqual({ kind: 'timed-out' });
-    expect(performance.now() - started).toBeLessThan(1500);
+    while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'))) {
+      expect(performance.now() - started, 'the hook to start its sleep').toBeLessThan(10_000);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // The deadline's clock is the test's: at 499 ms the caller still waits, at 500 ms it goes on.
+    await vi.advanceTimersByTimeAsync(499);
+    expect(bounded.value).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(bounded.value).toEqual({ outcome: { kind: 'timed-out' }, output: '' });
+    vi.useRealTimers();
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    await waitFor(() => !isAlive(grandchild), 2000, 'the sleep the hook started to be killed with it');
+    await waitFor(() => !isAlive(grandchild), 10_000, 'the sleep the hook started to be killed with it');
   });
 
   it('stdin is written and closed; the exit code is kept', async () => {
@@ -95,9 +115,13 @@ describe('children with a deadline', () => {
 
   it('smartctl that does not answer (a hung device) is cut off at its timeout; its output and bit-mask exit code are kept when it does', async () => {
     const hung = script('smartctl-hung', 'sleep 60');
-    const started = performance.now();
-    expect(await smartHealth('/dev/sdz', hung, 300)).toEqual({ unavailable: `${hung} -H -A /dev/sdz did not answer within 0.3 s (killed)` });
-    expect(performance.now() - started).toBeLessThan(1000);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const health = settledOf(smartHealth('/dev/sdz', hung, 300));
+    await vi.advanceTimersByTimeAsync(299);
+    expect(health.value).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    vi.useRealTimers();
+    expect(health.value).toEqual({ unavailable: `${hung} -H -A /dev/sdz did not answer within 0.3 s (killed)` });
     const failing = script('smartctl-failing', 'echo "SMART overall-health self-assessment test result: FAILED!"; exit 8');
     expect(await smartHealth('/dev/sdz', failing)).toEqual({
       command: `${failing} -H -A /dev/sdz`,
