@@ -34,8 +34,8 @@ class Captured extends Writable {
 class ExitCalled extends Error {}
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** Virtual time a step of the clock: under a tick at the intervals tests use. */
-const STEP_MS = 10;
+/** Virtual time a step of the clock: half a tick at the default interval; the run gets a turn of the event loop after each. */
+const STEP_MS = 50;
 
 const realSetImmediate = setImmediate;
 const yieldToEventLoop = () => new Promise<void>((resolve) => realSetImmediate(resolve));
