@@ -21,6 +21,11 @@ export interface InProcessOptions {
   maxVirtualMs?: number;
 }
 
+export interface InProcessResult extends CliResult {
+  /** How far the run's clock went before it exited: 0 for a run that ended before any timer was due. */
+  clockMs: number;
+}
+
 class Captured extends Writable {
   text = '';
   isTTY = false;
@@ -49,13 +54,13 @@ let lastRun: Promise<unknown> = Promise.resolve();
  * Runs asked for at once run one after the other (a describe.concurrent of them measured three
  * times slower than the same tests in order).
  */
-export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+export function runInProcess(args: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
   const run = lastRun.then(() => runAlone(args, options));
   lastRun = run.catch(() => {});
   return run;
 }
 
-async function runAlone(args: string[], options: InProcessOptions): Promise<CliResult> {
+async function runAlone(args: string[], options: InProcessOptions): Promise<InProcessResult> {
   const stdout = new Captured();
   const stderr = new Captured();
   const saved = {
@@ -86,6 +91,7 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<CliR
   Object.assign(process.env, options.env ?? {});
   if (options.cwd) process.chdir(options.cwd);
   const started = performance.now();
+  let virtualMs = 0;
   // Only a probe run's clock is virtual: replay and analyze wait on no timer, and the fake Date
   // and hrtime they read at every tick made them three times slower.
   const probing = args[0] === 'watch' || args[0] === 'check';
@@ -106,7 +112,6 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<CliR
     // event loop is empty, with process.exitCode.
     if (!probing) for (let turn = 0; turn < 10 && !exit; turn++) await yieldToEventLoop();
     if (!exit && (!probing || vi.getTimerCount() === 0)) exit = { code: Number(process.exitCode ?? 0), stdout: stdout.text, stderr: stderr.text };
-    let virtualMs = 0;
     const maxVirtualMs = options.maxVirtualMs ?? 10 * 60_000;
     let interrupts = 0;
     while (!exit) {
@@ -137,7 +142,7 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<CliR
     }
   }
   const ended = exit as { code: number; stdout: string; stderr: string } | null;
-  return { code: ended!.code, signal: null, stdout: ended!.stdout, stderr: ended!.stderr, elapsedMs: performance.now() - started };
+  return { code: ended!.code, signal: null, stdout: ended!.stdout, stderr: ended!.stderr, elapsedMs: performance.now() - started, clockMs: virtualMs };
 }
 
 /** Delivers `name` to the handlers the run installed, as the kernel would to the process. */
