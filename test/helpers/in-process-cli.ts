@@ -45,6 +45,19 @@ const STEP_MS = 50;
 const realSetImmediate = setImmediate;
 const yieldToEventLoop = () => new Promise<void>((resolve) => realSetImmediate(resolve));
 
+/** How long the clock waits, at most, for the file I/O a run has in flight. */
+const IO_WAIT_MS = 5000;
+
+/**
+ * Until the run's file I/O in flight (an output written, a trace closed) is done: the run's
+ * clock does not move meanwhile, as a real one would hardly have (else a check that closed
+ * its trace ended seconds later on its clock, with more ticks charged).
+ */
+async function fileIoDone(): Promise<void> {
+  const until = performance.now() + IO_WAIT_MS;
+  while (process.getActiveResourcesInfo().some((resource) => resource.startsWith('FSReq')) && performance.now() < until) await yieldToEventLoop();
+}
+
 // One run at a time: a run owns the process's stdout, exit and timers.
 let lastRun: Promise<unknown> = Promise.resolve();
 
@@ -123,6 +136,7 @@ async function runAlone(args: string[], options: InProcessOptions): Promise<InPr
       virtualMs += STEP_MS;
       // What the run does between ticks off the clock (outputs written, a hook's child) comes back here.
       await yieldToEventLoop();
+      await fileIoDone();
     }
   } finally {
     vi.useRealTimers();
