@@ -22,6 +22,24 @@ export type ProbeScript = (name: string, tick: number) => ScriptedInspection;
 /** Every inspection takes 1 ms: a healthy disk. */
 export const HEALTHY: ProbeScript = () => 1;
 
+/**
+ * A trace `--record` wrote, as a script: each disk's inspection at each tick as recorded, a
+ * failure by its errno name; a tick the trace holds no line for never ends (the recording
+ * stopped there, or the disk never answered).
+ */
+export function recordedScript(traceText: string): ProbeScript {
+  const byDisk = new Map<string, Map<number, ScriptedInspection>>();
+  for (const text of traceText.split('\n')) {
+    if (text === '') continue;
+    const line = JSON.parse(text) as { tick?: number; disk?: string; ms?: number; error?: string };
+    if (line.tick === undefined || line.disk === undefined) continue;
+    const ticks = byDisk.get(line.disk) ?? new Map<number, ScriptedInspection>();
+    byDisk.set(line.disk, ticks);
+    ticks.set(line.tick, line.error === undefined ? line.ms! : { error: { code: line.error, errno: 0, syscall: '', path: '', message: line.error } });
+  }
+  return (name, tick) => byDisk.get(name)?.get(tick) ?? 'hang';
+}
+
 // One state per process, whatever module instance asks (a test's vi.resetModules makes new ones).
 interface StubState {
   script: ProbeScript;

@@ -2,13 +2,13 @@
 // watch or a check shows of a disk is decided by the inspections' times, played here on the
 // run's own clock, so that minutes of a run take milliseconds and nothing hangs on the
 // machine's load. What only the real prober shows is in test/e2e/.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { jsonLines } from '../helpers/run-cli.js';
-import { HEALTHY, playScript, stubProbers } from '../helpers/stub-prober.js';
+import { HEALTHY, playScript, recordedScript, stubProbers } from '../helpers/stub-prober.js';
 
 vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));
 
@@ -79,5 +79,18 @@ describe('--record', () => {
     const replay = await runInProcess(['replay', trace]);
     expect(replay.code).toBe(2);
     expect(replay.stdout).toMatch(/^CRITICAL: /m);
+  });
+
+  it('played back through the live path, the recorded inspections give the same check', async () => {
+    playScript((_name, tick) => (tick % 3 === 0 ? 150 : 2));
+    const trace = path.join(work, 'played.jsonl');
+    const recorded = await runInProcess(['check', '--kv', work, '--duration', '40s', '--record', trace]);
+    playScript(recordedScript(readFileSync(trace, 'utf8')));
+    const played = await runInProcess(['check', '--kv', work, '--duration', '40s']);
+    expect(played.code).toBe(recorded.code);
+    // All but how long each took to stop: the recording run closed its trace first.
+    const summary = (stdout: string) => stdout.replace(/ after \d+\.\ds /, ' ').replace(/ median\/p99\/max .*/, '');
+    expect(summary(played.stdout)).toBe(summary(recorded.stdout));
+    expect(summary(played.stdout)).toMatch(/score \d+/);
   });
 });
