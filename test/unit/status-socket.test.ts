@@ -6,7 +6,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from '
 import { connect, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { askStatus } from '../../src/report/status-client.js';
 import { StatusServer } from '../../src/report/status-server.js';
@@ -110,12 +110,19 @@ describe('the status socket', () => {
     // A socket that accepts and says nothing: a stuck service.
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(socketPath('kv1', dir), resolve));
-    const started = performance.now();
-    const answer = await askStatus('kv1', dir, 500);
-    const elapsed = performance.now() - started;
-    expect(answer).toEqual({ kind: 'not-answering', reason: "slowdisk is not answering for the store 'kv1' (nothing within 0.5s)" });
-    expect(elapsed).toBeGreaterThanOrEqual(450);
-    expect(elapsed).toBeLessThan(1500);
+    // The deadline on fake timers: at 499 ms the client still waits, at 500 ms it has its answer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let answer: Awaited<ReturnType<typeof askStatus>> | undefined;
+      void askStatus('kv1', dir, 500).then((settled) => (answer = settled));
+      while (vi.getTimerCount() === 0 && answer === undefined) await new Promise((resolve) => setImmediate(resolve));
+      await vi.advanceTimersByTimeAsync(499);
+      expect(answer).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answer).toEqual({ kind: 'not-answering', reason: "slowdisk is not answering for the store 'kv1' (nothing within 0.5s)" });
+    } finally {
+      vi.useRealTimers();
+    }
     silent.close();
   });
 
