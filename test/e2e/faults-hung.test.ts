@@ -1,7 +1,8 @@
 // A frozen disk is hung from the clock, in every output, as soon as an inspection has been in
 // flight for --hang-after: a check far shorter than the score's 21 s to eviction is not OK
-// about it. And checks run one after another on a frozen disk leave at most one prober stuck
-// there, found through the registry under /run/slowdisk.
+// about it, and a check left to run is CRITICAL at those 21 s of TiKV's rounds. And checks run
+// one after another on a frozen disk leave at most one prober stuck there, found through the
+// registry under /run/slowdisk.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,6 +64,30 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     stuck.clear();
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  // The promise at TiKV's own parameters (3 s rounds, eviction at 100), timed: the score
+  // doubles once a round, so 100 is reached in the 7th round.
+  it('check with the defaults: CRITICAL at 21-25 s, and the command returns without waiting for the disk', async () => {
+    const disk = await makeTestDisk();
+    let prober = 0;
+    try {
+      await disk.hang();
+      const cli = startCli(['check', '--kv', disk.dir]);
+      prober = await proberOf(cli);
+      stuck.add(prober);
+      const result = await cli.done;
+      expect(result.code).toBe(2);
+      expect(result.elapsedMs).toBeGreaterThanOrEqual(21_000);
+      expect(result.elapsedMs).toBeLessThan(25_000);
+      expect(result.stdout).toMatch(/^CRITICAL: store score 100 .*; hung: kv\) \| kv \S+ score 100 hung: an inspection in flight for 2\d\.\ds since /);
+      // The prober is still stuck in the kernel; after the thaw it cleans up and exits by itself.
+      expect(isAlive(prober)).toBe(true);
+    } finally {
+      await disk.thaw();
+    }
+    await waitFor(() => !isAlive(prober), 15_000, 'the prober to exit after the thaw');
+    expect(probeFiles(disk.dir)).toEqual([]);
+  });
 
   it('check --duration 10s: WARNING, exit 1, the disk named hung since its inspection started; after the thaw, OK again', async () => {
     const disk = await makeTestDisk();
