@@ -13,7 +13,8 @@ import { BIN, childPids, isAlive, jsonLines, probeFiles, runCli, startCli, start
 import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
 
 const REGISTRY = '/run/slowdisk';
-const HANG_AFTER_MS = 5000;
+/** --hang-after of the watch below: shorter than the default 5 s, which the checks keep. */
+const HANG_AFTER_MS = 2000;
 const INTERVAL_MS = 100;
 /** What a busy two-core machine adds to a deadline. */
 const SLACK_MS = 700;
@@ -98,17 +99,18 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     expect(probeFiles(disk.dir)).toEqual([]);
   });
 
-  it('check --duration 10s: WARNING, exit 1, the disk named hung since its inspection started; after the thaw, OK again', async () => {
+  it('check --duration 7s: WARNING, exit 1, the disk named hung since its inspection started; after the thaw, OK again', async () => {
     const disk = await makeTestDisk();
     try {
       await disk.hang();
-      const cli = startCli(['check', '--kv', disk.dir, '--duration', '10s', '--allow-short']);
+      const cli = startCli(['check', '--kv', disk.dir, '--duration', '7s', '--allow-short']);
       stuck.add(await proberOf(cli));
       const result = await cli.done;
       expect(result.code).toBe(1);
-      // Score 8 after three rounds, far below the slow threshold: the hang alone makes it WARNING.
+      // Score 4 after two rounds, far below the slow threshold: the hang alone (past the default
+      // --hang-after, 5 s) makes it WARNING.
       expect(result.stdout).toMatch(
-        /^WARNING: store score 8\.00 after 10\.\ds \(max reported 8, slow at 80, evict at 100; rising: kv \(a continuous run would evict it in 12\.0s\); hung: kv\) \| kv \S+ score 8\.00 hung: an inspection in flight for 9\.\ds since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ max 8\.00 inspections 0 timeouts \d+ errors 0 median\/p99\/max write - sync - read - stat warming up predict warming up on loop\d+/,
+        /^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 80, evict at 100; rising: kv \(a continuous run would evict it in 15\.0s\); hung: kv\) \| kv \S+ score 4\.00 hung: an inspection in flight for [67]\.\ds since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ max 4\.00 inspections 0 timeouts \d+ errors 0 median\/p99\/max write - sync - read - stat warming up predict warming up on loop\d+/,
       );
     } finally {
       await disk.thaw();
@@ -126,14 +128,15 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     try {
       await a.hang();
       await b.hang();
+      // Side by side: two disks, two runs of their own.
       const short = startCli(['check', '--kv', a.dir, '--duration', '2s', '--allow-short', '--format', 'nagios', '--hang-after', '1s']);
+      const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
       stuck.add(await proberOf(short));
+      stuck.add(await proberOf(unanswered));
       const hung = await short.done;
       expect(hung.code).toBe(1);
       expect(hung.stdout).toMatch(/^SLOWDISK WARNING - hung: kv; store score 1 \(slow at 80, evict at 100\) after 2\.\ds; kv 1\.00 hung: an inspection in flight for 1\.\ds since \S+ stat warming up predict warming up on loop\d+\S* \| /);
 
-      const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
-      stuck.add(await proberOf(unanswered));
       const none = await unanswered.done;
       expect(none.code).toBe(1);
       expect(none.stdout).toMatch(/^SLOWDISK WARNING - no inspection completed: kv; store score 1 .* kv 1\.00 waiting 1\.\ds for an inspection stat warming up predict warming up on loop\d+\S* \| /);
@@ -147,7 +150,8 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     const disk = await makeTestDisk();
     const textfiles = mkdtempSync(path.join(work, 'textfile-'));
     const prom = path.join(textfiles, 'slowdisk.prom');
-    const cli = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--textfile', textfiles]);
+    // 1 s rounds: the disk lines that say up, hung and up again come sooner.
+    const cli = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--textfile', textfiles, '--hang-after', `${HANG_AFTER_MS / 1000}s`, '--round-ticks', '10']);
     watches.add(cli);
     const lines = () => (cli.stdout().includes('\n') ? jsonLines(cli.stdout().slice(0, cli.stdout().lastIndexOf('\n') + 1)) : []);
     try {
