@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cycleFault, makeFaultDisk, startWatch, stopWatch, type FaultCycle } from '../helpers/fault-cycle.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
@@ -34,8 +34,9 @@ function report(fault: string, cycle: FaultCycle): void {
 
 const gate = requireRootFacilities(['root', 'loop']);
 
-describe.skipIf(gate.skip)('a path goes down with the errno name and comes back at once', () => {
-  afterEach(removeAllTestDisks);
+// Side by side: each test has a disk or a directory and a run of its own, and spends its time
+// waiting for that run's lines. The disks go at the end, when no test uses one.
+describe.skipIf(gate.skip).concurrent('a path goes down with the errno name and comes back at once', () => {
   afterAll(async () => {
     await removeAllTestDisks();
     rmSync(work, { recursive: true, force: true });
