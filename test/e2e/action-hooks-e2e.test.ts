@@ -3,7 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { HookReport } from '../../src/hooks/hook-report.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { BIN, childPids, groupPids, isAlive, runCli, startCli, startCommand, waitFor, type RunningCli } from '../helpers/run-cli.js';
@@ -32,7 +32,8 @@ function roundTicks(cli: RunningCli): number[] {
   return [...cli.stdout().matchAll(/ tick (\d+) store /g)].map((match) => Number(match[1]));
 }
 
-describe('hooks on any directory', () => {
+// Side by side: each test has its own directory, run and files, and mostly waits for them.
+describe.concurrent('hooks on any directory', () => {
   it('check runs --on-evict with the report on stdin and waits for it before exiting CRITICAL', async () => {
     const dir = mkdtempSync(fresh('dir'));
     const out = fresh('report.json');
@@ -156,10 +157,8 @@ describe('hooks on any directory', () => {
 
 const gate = requireRootFacilities(['root', 'loop', 'fsfreeze']);
 
-describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
-  afterEach(async () => {
-    await removeAllTestDisks();
-  });
+// Concurrent with the tests above and below (each has its disk, removed at the end of the file).
+describe.skipIf(gate.skip).concurrent('hooks on a frozen loop disk', () => {
 
   // 0.5 s rounds: the hang evicts in 3-4 s, as it does in 21-24 s at TiKV's 3 s rounds
   // (faults-hung.test.ts times that). Recovery: 50 points a round at --min-ttr 1s.
@@ -233,7 +232,7 @@ describe.skipIf(gate.skip)('hooks on a frozen loop disk', () => {
   });
 });
 
-describe.skipIf(requireRootFacilities(['root', 'loop', 'fsfreeze']).skip)('a hook whose output goes to a log on a frozen filesystem', () => {
+describe.skipIf(requireRootFacilities(['root', 'loop', 'fsfreeze']).skip).concurrent('a hook whose output goes to a log on a frozen filesystem', () => {
   it('is not held up by its own writes: they are relayed, and reach the log after the thaw', async () => {
     const logs = await makeTestDisk();
     const log = path.join(logs.dir, 'slowdisk.log');
