@@ -208,8 +208,9 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     let watch: ReturnType<typeof startCli> | undefined;
     try {
       await disk.hang();
+      // Each run shorter than --hang-after: the first cannot name the hang itself.
       for (let run = 0; run < 3; run += 1) {
-        const cli = startCli(['check', '--kv', disk.dir, '--duration', '3s', '--allow-short', '--json']);
+        const cli = startCli(['check', '--kv', disk.dir, '--duration', '1.5s', '--allow-short', '--json', '--hang-after', '2s']);
         probers.push(await proberOf(cli));
         const result = await cli.done;
         expect(result.code).toBe(1);
@@ -227,12 +228,12 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
       const stuckSince = new Date(entries[0]!.stuck_since!).toISOString();
       expect(summaries.map((summary) => summary.status)).toEqual(['WARNING', 'WARNING', 'WARNING']);
       const kv = summaries.map((summary) => (summary.disks as Record<string, unknown>[])[0]!);
-      // The first had been waiting under 5 s: it names no hang, but completed no inspection.
+      // The first had been waiting under 2 s: it names no hang, but completed no inspection.
       expect(kv[0]).toMatchObject({ state: 'starting', inspections: 0 });
       for (const later of kv.slice(1)) expect(later).toMatchObject({ state: 'hung', hung_since: stuckSince, stuck_prober_pid: first, inspections: 0 });
 
       // A watch started now is left to that prober too, until the thaw lets it go.
-      watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json']);
+      watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--hang-after', '2s', '--round-ticks', '10']);
       watches.add(watch);
       await waitFor(() => /"event":"hung"/.test(watch!.stdout()), 5000, 'the hung event');
       expect(jsonLines(watch.stdout()).find((line) => line.event === 'hung')).toMatchObject({ disk: 'kv', hung_since: stuckSince, stuck_prober_pid: first });
