@@ -28,46 +28,30 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     expect(probeFiles(disk.dir)).toEqual([]);
   });
 
-  it('a disk throttled to 2 write IOPS: CRITICAL within 30 s', async () => {
+  // 0.5 s rounds: seven doublings to 100 take 3.5 s instead of 21 s; the 21 s at TiKV's own
+  // rounds is timed in faults-hung.test.ts.
+  it('a disk throttled to 2 write IOPS: CRITICAL once seven rounds have doubled its score', async () => {
     const disk = await makeTestDisk();
     await disk.slow({ writeIops: 2 });
-    const cli = startCli(['check', '--raft', disk.dir]);
+    const cli = startCli(['check', '--raft', disk.dir, '--round-ticks', '5']);
     await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
     const [prober] = childPids(cli.child.pid!);
     const result = await cli.done;
     expect(result.code).toBe(2);
-    expect(result.elapsedMs).toBeLessThan(30_000);
+    expect(result.elapsedMs).toBeLessThan(10_000);
     expect(result.stdout).toMatch(/^CRITICAL: store score 100 /);
     await disk.unslow();
     await waitFor(() => !isAlive(prober), 30_000, 'the prober to finish its I/O and exit');
     expect(probeFiles(disk.dir)).toEqual([]);
   });
 
-  it('a frozen disk: CRITICAL at 21-25 s, and the command returns without waiting for the disk', async () => {
-    const disk = await makeTestDisk();
-    await disk.hang();
-    const cli = startCli(['check', '--kv', disk.dir]);
-    await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
-    const [prober] = childPids(cli.child.pid!);
-    const result = await cli.done;
-    expect(result.code).toBe(2);
-    expect(result.elapsedMs).toBeGreaterThanOrEqual(21_000);
-    expect(result.elapsedMs).toBeLessThan(25_000);
-    expect(result.stdout).toMatch(/^CRITICAL: store score 100 .*; hung: kv\) \| kv \S+ score 100 hung: an inspection in flight for 2\d\.\ds since /);
-    // The prober is still stuck in the kernel; after the thaw it cleans up and exits by itself.
-    expect(isAlive(prober)).toBe(true);
-    await disk.thaw();
-    await waitFor(() => !isAlive(prober), 15_000, 'the prober to exit after the thaw');
-    expect(probeFiles(disk.dir)).toEqual([]);
-  });
-
   it('WARNING when the reported score reaches the slow threshold and not the eviction threshold', async () => {
     const disk = await makeTestDisk();
     await disk.hang();
-    // A hang doubles the score every 3 s round: 2 at 3 s, 4 at 6 s.
-    const result = await runCli(['check', '--raft', disk.dir, '--duration', '7s', '--allow-short', '--slow-threshold', '4']);
+    // A hang doubles the score every 1 s round: 2 at 1 s, 4 at 2 s.
+    const result = await runCli(['check', '--raft', disk.dir, '--duration', '2.5s', '--allow-short', '--round-ticks', '10', '--hang-after', '2s', '--slow-threshold', '4']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 4, evict at 100; rising: raft \(a continuous run would evict it in 15\.0s\); hung: raft\) \| raft \S+ score 4\.00 hung: /);
+    expect(result.stdout).toMatch(/^WARNING: store score 4\.00 after 2\.\ds \(max reported 4, slow at 4, evict at 100; rising: raft \(a continuous run would evict it in 5\.0s\); hung: raft\) \| raft \S+ score 4\.00 hung: /);
     await disk.thaw();
   });
 
@@ -75,10 +59,10 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
     const healthy = await makeTestDisk();
     const frozen = await makeTestDisk();
     await frozen.hang();
-    const cli = startCli(['watch', '--raft', healthy.dir, '--kv', frozen.dir, '--keep-going']);
-    await waitFor(() => /tick 90 /.test(cli.stdout()), 20_000, 'three rounds');
+    const cli = startCli(['watch', '--raft', healthy.dir, '--kv', frozen.dir, '--keep-going', '--round-ticks', '10', '--hang-after', '2s']);
+    await waitFor(() => /tick 30 /.test(cli.stdout()), 20_000, 'three rounds');
     const lines = cli.stdout().trimEnd().split('\n');
-    const round3 = lines.find((line) => / tick 90 /.test(line))!;
+    const round3 = lines.find((line) => / tick 30 /.test(line))!;
     expect(round3).toMatch(/store 8 \(8\.00\) \| raft \S+ score 1\.00 up write .* \| kv \S+ score 8\.00 hung: an inspection in flight for [\d.]+s since /);
     cli.child.kill('SIGTERM');
     const result = await cli.done;
@@ -109,12 +93,13 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
   });
 
   it('2,000 --path entries to one directory: resolving them costs the first round no tick', async () => {
-    // A directory of this machine's own disk: a loop device's first writes would cost ticks of their own.
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-many-'));
+    // A directory in memory: a loop device's first writes would cost ticks of their own, and
+    // the machine's own disk is shared with whatever else runs.
+    const dir = mkdtempSync(path.join('/dev/shm', 'slowdisk-many-'));
     const args = Array.from({ length: 2000 }, (_, i) => ['--path', `p${i + 1}=${dir}`]).flat();
     const trace = path.join(mkdtempSync(path.join(os.tmpdir(), 'slowdisk-many-trace-')), 'trace.jsonl');
-    const cli = startCli(['watch', ...args, '--json', '--record', trace]);
-    await waitFor(() => /"type":"store","time":"[^"]+","tick":30,/.test(cli.stdout()), 20_000, 'the first round');
+    const cli = startCli(['watch', ...args, '--json', '--record', trace, '--round-ticks', '10']);
+    await waitFor(() => /"type":"store","time":"[^"]+","tick":10,/.test(cli.stdout()), 20_000, 'the first round');
     cli.child.kill('SIGINT');
     expect((await cli.done).code).toBe(130);
     // Every tick of the round had its inspection, back within the interval and in time.
@@ -123,11 +108,11 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
       .split('\n')
       .slice(1)
       .map((line) => JSON.parse(line) as { tick: number; disk?: string; ms?: number; late?: boolean })
-      .filter((line) => line.disk === 'p1' && line.tick <= 30 && line.ms !== undefined && line.ms < 100 && !line.late)
+      .filter((line) => line.disk === 'p1' && line.tick <= 10 && line.ms !== undefined && line.ms < 100 && !line.late)
       .map((line) => line.tick);
-    expect(inTime).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(inTime).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
     const lines = cli.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    const firstRound = lines.filter((line) => line.tick === 30);
+    const firstRound = lines.filter((line) => line.tick === 10);
     expect(firstRound.find((line) => line.type === 'store')).toMatchObject({ store_score: 1 });
     const disks = firstRound.filter((line) => line.type === 'disk');
     expect(disks).toHaveLength(2000);

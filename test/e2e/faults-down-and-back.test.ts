@@ -2,19 +2,23 @@
 // name, counts as timeouts, never crashes the tool, and the path is back within about a
 // tick of the fault being lifted.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cycleFault, makeFaultDisk, startWatch, stopWatch, type FaultCycle } from '../helpers/fault-cycle.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
 import { removeAllTestDisks } from '../helpers/test-disk.js';
 
 // "At once": the next tick's inspection brings the path back; the rest is room for a busy
-// machine. A path that waited for the next round (3 s) would fail this.
+// machine. A path that waited for the next round would fail this: the fault is lifted just
+// after a round line, and a round is 2 s here.
 const BACK_WITHIN_MS = 1000;
+// Rounds of 20 ticks: the round lines that show a path down and up again come sooner than at
+// TiKV's 30, and are still far enough apart to tell a path back at its tick from one back at
+// the round.
+const ROUNDS = ['--round-ticks', '20'];
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-faults-'));
 // Open on the way down to the unprivileged run below.
@@ -30,8 +34,9 @@ function report(fault: string, cycle: FaultCycle): void {
 
 const gate = requireRootFacilities(['root', 'loop']);
 
-describe.skipIf(gate.skip)('a path goes down with the errno name and comes back at once', () => {
-  afterEach(removeAllTestDisks);
+// Side by side: each test has a disk or a directory and a run of its own, and spends its time
+// waiting for that run's lines. The disks go at the end, when no test uses one.
+describe.skipIf(gate.skip).concurrent('a path goes down with the errno name and comes back at once', () => {
   afterAll(async () => {
     await removeAllTestDisks();
     rmSync(work, { recursive: true, force: true });
@@ -39,15 +44,15 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
 
   it('read-only remount: EROFS, in watch and in check', async () => {
     const disk = await makeFaultDisk();
-    const watch = startWatch(['--kv', disk.dir]);
+    const watch = startWatch(['--kv', disk.dir, ...ROUNDS]);
     const cycle = await cycleFault(watch, 'kv', { inject: () => disk.readonly(), lift: () => disk.readwrite() }, /EROFS: open \S+\/\.slowdisk-probe-/);
     report('readonly', cycle);
     await stopWatch(watch, [disk.dir]);
 
-    const check = startCli(['check', '--kv', disk.dir, '--duration', '4s', '--allow-short']);
+    const trace = path.join(mkdtempSync(path.join(work, 'readonly-')), 'trace.jsonl');
+    const check = startCli(['check', '--kv', disk.dir, '--duration', '2s', '--allow-short', '--round-ticks', '10', '--record', trace]);
     // Past the first inspection: mid-run, not at start.
-    await waitFor(() => probeFiles(disk.dir).length === 1, 5000, 'the probe file');
-    await sleep(500);
+    await waitFor(() => existsSync(trace) && /"disk":"kv"[^\n]*"ms":/.test(readFileSync(trace, 'utf8')), 5000, 'the first inspection in the trace');
     await disk.readonly();
     const result = await check.done;
     await disk.readwrite();
@@ -64,7 +69,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
   it('a read-only disk at start: CRITICAL, exit 2, with one status line on stdout in the Nagios format', async () => {
     const disk = await makeFaultDisk();
     await disk.readonly();
-    const result = await runCli(['check', '--kv', disk.dir, '--format', 'nagios']);
+    const result = await runCli(['check', '--kv', disk.dir, '--format', 'nagios', '--round-ticks', '10']);
     await disk.readwrite();
     expect(result.code).toBe(2);
     const lines = result.stdout.split('\n').filter((line) => line !== '');
@@ -75,7 +80,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
 
   it('a full filesystem: ENOSPC, from the fresh block written once a round', async () => {
     const disk = await makeFaultDisk();
-    const watch = startWatch(['--kv', disk.dir]);
+    const watch = startWatch(['--kv', disk.dir, ...ROUNDS]);
     const cycle = await cycleFault(watch, 'kv', { inject: () => disk.fill(), lift: () => disk.free() }, /ENOSPC: pwrite /);
     report('fill', cycle);
     await stopWatch(watch, [disk.dir]);
@@ -87,7 +92,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
     // is the fresh block written once a round (and every tick while down) to an unnamed
     // file: a new block, which the kit's trim left out of the backing file.
     const disk = await makeFaultDisk();
-    const watch = startWatch(['--kv', disk.dir]);
+    const watch = startWatch(['--kv', disk.dir, ...ROUNDS]);
     const cycle = await cycleFault(
       watch,
       'kv',
@@ -100,7 +105,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
 
   it('the filesystem unmounted from under the path: ENOENT, and nothing is probed on the filesystem below', async () => {
     const disk = await makeFaultDisk();
-    const watch = startWatch(['--kv', disk.dir]);
+    const watch = startWatch(['--kv', disk.dir, ...ROUNDS]);
     const cycle = await cycleFault(
       watch,
       'kv',
@@ -121,7 +126,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
   it('the probe directory deleted: ENOENT, until it is made again', async () => {
     const dir = path.join(mkdtempSync(path.join(work, 'deleted-')), 'kv');
     mkdirSync(dir);
-    const watch = startWatch(['--kv', dir]);
+    const watch = startWatch(['--kv', dir, ...ROUNDS]);
     const cycle = await cycleFault(
       watch,
       'kv',
@@ -145,7 +150,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
 
     const giveToNobody = async () => chownSync(dir, Number(execFileSync('id', ['-u', 'nobody'])), Number(execFileSync('id', ['-g', 'nobody'])));
     await giveToNobody();
-    const watch = startWatch(['--kv', dir], { as: nobody });
+    const watch = startWatch(['--kv', dir, ...ROUNDS], { as: nobody });
     const cycle = await cycleFault(
       watch,
       'kv',
@@ -168,7 +173,7 @@ describe.skipIf(gate.skip)('a path goes down with the errno name and comes back 
     const target = path.join(mkdtempSync(path.join(work, 'target-')), 'precious');
     writeFileSync(target, 'precious data\n');
     const targetBefore = statSync(target);
-    const watch = startWatch(['--kv', dir]);
+    const watch = startWatch(['--kv', dir, ...ROUNDS]);
     await watch.nextRound((round) => round.disks.get('kv')!.state.startsWith('up '), 10_000);
     // In one step, so that the probe never finds the name free and makes its file again.
     const [probeFile] = probeFiles(dir).map((name) => path.join(dir, name));

@@ -1,18 +1,20 @@
 // A frozen disk is hung from the clock, in every output, as soon as an inspection has been in
 // flight for --hang-after: a check far shorter than the score's 21 s to eviction is not OK
-// about it. And checks run one after another on a frozen disk leave at most one prober stuck
-// there, found through the registry under /run/slowdisk.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// about it, and a check left to run is CRITICAL at those 21 s of TiKV's rounds. And checks run
+// one after another on a frozen disk leave at most one prober stuck there, found through the
+// registry under /run/slowdisk.
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RegistryEntry } from '../../src/prober/prober-registry.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { childPids, isAlive, jsonLines, probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { BIN, childPids, isAlive, jsonLines, probeFiles, runCli, startCli, startCommand, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
 
 const REGISTRY = '/run/slowdisk';
-const HANG_AFTER_MS = 5000;
+/** --hang-after of the watch below: shorter than the default 5 s, which the checks keep. */
+const HANG_AFTER_MS = 2000;
 const INTERVAL_MS = 100;
 /** What a busy two-core machine adds to a deadline. */
 const SLACK_MS = 700;
@@ -41,13 +43,22 @@ function sample(text: string, name: string, disk: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** Whether `pid` runs node now (a shell that has exec'd the CLI). */
+function isCli(pid: number): boolean {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`) === process.execPath;
+  } catch {
+    return false;
+  }
+}
+
 /** The probers a run started, while it runs. */
 async function proberOf(cli: ReturnType<typeof startCli>): Promise<number> {
   await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
   return childPids(cli.child.pid!)[0]!;
 }
 
-const gate = requireRootFacilities(['root', 'loop', 'fsfreeze']);
+const gate = requireRootFacilities(['root', 'loop', 'fsfreeze', 'unshare']);
 
 describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet', () => {
   const stuck = new Set<number>();
@@ -64,17 +75,42 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('check --duration 10s: WARNING, exit 1, the disk named hung since its inspection started; after the thaw, OK again', async () => {
+  // The promise at TiKV's own parameters (3 s rounds, eviction at 100), timed: the score
+  // doubles once a round, so 100 is reached in the 7th round.
+  it('check with the defaults: CRITICAL at 21-25 s, and the command returns without waiting for the disk', async () => {
+    const disk = await makeTestDisk();
+    let prober = 0;
+    try {
+      await disk.hang();
+      const cli = startCli(['check', '--kv', disk.dir]);
+      prober = await proberOf(cli);
+      stuck.add(prober);
+      const result = await cli.done;
+      expect(result.code).toBe(2);
+      expect(result.elapsedMs).toBeGreaterThanOrEqual(21_000);
+      expect(result.elapsedMs).toBeLessThan(25_000);
+      expect(result.stdout).toMatch(/^CRITICAL: store score 100 .*; hung: kv\) \| kv \S+ score 100 hung: an inspection in flight for 2\d\.\ds since /);
+      // The prober is still stuck in the kernel; after the thaw it cleans up and exits by itself.
+      expect(isAlive(prober)).toBe(true);
+    } finally {
+      await disk.thaw();
+    }
+    await waitFor(() => !isAlive(prober), 15_000, 'the prober to exit after the thaw');
+    expect(probeFiles(disk.dir)).toEqual([]);
+  });
+
+  it('check --duration 7s: WARNING, exit 1, the disk named hung since its inspection started; after the thaw, OK again', async () => {
     const disk = await makeTestDisk();
     try {
       await disk.hang();
-      const cli = startCli(['check', '--kv', disk.dir, '--duration', '10s', '--allow-short']);
+      const cli = startCli(['check', '--kv', disk.dir, '--duration', '7s', '--allow-short']);
       stuck.add(await proberOf(cli));
       const result = await cli.done;
       expect(result.code).toBe(1);
-      // Score 8 after three rounds, far below the slow threshold: the hang alone makes it WARNING.
+      // Score 4 after two rounds, far below the slow threshold: the hang alone (past the default
+      // --hang-after, 5 s) makes it WARNING.
       expect(result.stdout).toMatch(
-        /^WARNING: store score 8\.00 after 10\.\ds \(max reported 8, slow at 80, evict at 100; rising: kv \(a continuous run would evict it in 12\.0s\); hung: kv\) \| kv \S+ score 8\.00 hung: an inspection in flight for 9\.\ds since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ max 8\.00 inspections 0 timeouts \d+ errors 0 median\/p99\/max write - sync - read - stat warming up predict warming up on loop\d+/,
+        /^WARNING: store score 4\.00 after 7\.\ds \(max reported 4, slow at 80, evict at 100; rising: kv \(a continuous run would evict it in 15\.0s\); hung: kv\) \| kv \S+ score 4\.00 hung: an inspection in flight for [67]\.\ds since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ max 4\.00 inspections 0 timeouts \d+ errors 0 median\/p99\/max write - sync - read - stat warming up predict warming up on loop\d+/,
       );
     } finally {
       await disk.thaw();
@@ -92,14 +128,15 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     try {
       await a.hang();
       await b.hang();
+      // Side by side: two disks, two runs of their own.
       const short = startCli(['check', '--kv', a.dir, '--duration', '2s', '--allow-short', '--format', 'nagios', '--hang-after', '1s']);
+      const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
       stuck.add(await proberOf(short));
+      stuck.add(await proberOf(unanswered));
       const hung = await short.done;
       expect(hung.code).toBe(1);
       expect(hung.stdout).toMatch(/^SLOWDISK WARNING - hung: kv; store score 1 \(slow at 80, evict at 100\) after 2\.\ds; kv 1\.00 hung: an inspection in flight for 1\.\ds since \S+ stat warming up predict warming up on loop\d+\S* \| /);
 
-      const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
-      stuck.add(await proberOf(unanswered));
       const none = await unanswered.done;
       expect(none.code).toBe(1);
       expect(none.stdout).toMatch(/^SLOWDISK WARNING - no inspection completed: kv; store score 1 .* kv 1\.00 waiting 1\.\ds for an inspection stat warming up predict warming up on loop\d+\S* \| /);
@@ -113,7 +150,8 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     const disk = await makeTestDisk();
     const textfiles = mkdtempSync(path.join(work, 'textfile-'));
     const prom = path.join(textfiles, 'slowdisk.prom');
-    const cli = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--textfile', textfiles]);
+    // 1 s rounds: the disk lines that say up, hung and up again come sooner.
+    const cli = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--textfile', textfiles, '--hang-after', `${HANG_AFTER_MS / 1000}s`, '--round-ticks', '10']);
     watches.add(cli);
     const lines = () => (cli.stdout().includes('\n') ? jsonLines(cli.stdout().slice(0, cli.stdout().lastIndexOf('\n') + 1)) : []);
     try {
@@ -170,8 +208,9 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     let watch: ReturnType<typeof startCli> | undefined;
     try {
       await disk.hang();
+      // Each run shorter than --hang-after: the first cannot name the hang itself.
       for (let run = 0; run < 3; run += 1) {
-        const cli = startCli(['check', '--kv', disk.dir, '--duration', '3s', '--allow-short', '--json']);
+        const cli = startCli(['check', '--kv', disk.dir, '--duration', '1.5s', '--allow-short', '--json', '--hang-after', '2s']);
         probers.push(await proberOf(cli));
         const result = await cli.done;
         expect(result.code).toBe(1);
@@ -189,12 +228,12 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
       const stuckSince = new Date(entries[0]!.stuck_since!).toISOString();
       expect(summaries.map((summary) => summary.status)).toEqual(['WARNING', 'WARNING', 'WARNING']);
       const kv = summaries.map((summary) => (summary.disks as Record<string, unknown>[])[0]!);
-      // The first had been waiting under 5 s: it names no hang, but completed no inspection.
+      // The first had been waiting under 2 s: it names no hang, but completed no inspection.
       expect(kv[0]).toMatchObject({ state: 'starting', inspections: 0 });
       for (const later of kv.slice(1)) expect(later).toMatchObject({ state: 'hung', hung_since: stuckSince, stuck_prober_pid: first, inspections: 0 });
 
       // A watch started now is left to that prober too, until the thaw lets it go.
-      watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json']);
+      watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--hang-after', '2s', '--round-ticks', '10']);
       watches.add(watch);
       await waitFor(() => /"event":"hung"/.test(watch!.stdout()), 5000, 'the hung event');
       expect(jsonLines(watch.stdout()).find((line) => line.event === 'hung')).toMatchObject({ disk: 'kv', hung_since: stuckSince, stuck_prober_pid: first });
@@ -220,18 +259,22 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     const cli = startCli(['check', '--kv', disk.dir, '--duration', '1s', '--allow-short']);
     await proberOf(cli);
     expect((await cli.done).code).toBe(0);
-    const { lstatSync, symlinkSync, rmdirSync, unlinkSync, mkdtempSync: mkdtemp } = await import('node:fs');
     const stat = lstatSync(REGISTRY);
     expect(stat.isDirectory()).toBe(true);
     expect(stat.mode & 0o777).toBe(0o700);
     expect(stat.uid).toBe(0);
-    if (readdirSync(REGISTRY).length > 0) throw new Error(`${REGISTRY} is in use; cannot plant a symlink there`);
-    const elsewhere = mkdtemp(path.join(work, 'elsewhere-'));
-    rmdirSync(REGISTRY);
-    symlinkSync(elsewhere, REGISTRY);
+    // Planted in a /run of the check's own mount namespace: the runs of other tests go on
+    // using the real registry meanwhile.
+    const elsewhere = mkdtempSync(path.join(work, 'elsewhere-'));
     try {
       await disk.hang();
-      const planted = startCli(['check', '--kv', disk.dir, '--duration', '1s', '--allow-short']);
+      const planted = startCommand([
+        'unshare', '--mount', '--propagation', 'private',
+        'sh', '-c', 'mount -t tmpfs -o mode=755 slowdisk-run /run && ln -s "$0" /run/slowdisk && exec "$@"',
+        elsewhere, process.execPath, BIN, 'check', '--kv', disk.dir, '--duration', '1s', '--allow-short',
+      ]);
+      // Once the shell has become the CLI, its child is the prober.
+      await waitFor(() => isCli(planted.child.pid!), 5000, 'the CLI in its namespace');
       stuck.add(await proberOf(planted));
       const result = await planted.done;
       // Still a check, with no registry, which it says: nothing is written through the link.
@@ -242,7 +285,6 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
       expect(readdirSync(elsewhere)).toEqual([]);
     } finally {
       await disk.thaw();
-      unlinkSync(REGISTRY);
     }
   });
 });

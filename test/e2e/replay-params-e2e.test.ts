@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { runCli, startCli, waitFor, type CliResult } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
@@ -35,9 +35,10 @@ function states(lines: Line[]): Map<string, Line> {
   return rounds;
 }
 
-// Every verdict parameter away from its default (the short run's rounds too, below).
+// Every verdict parameter away from its default (the rounds too, below).
 const FLAGS = [
   ['--stat-window', '2000'],
+  ['--stat-refresh', '1s'],
   ['--stat-threshold', '1.5'],
   ['--stat-suspect-after', '2s'],
   ['--stat-observe', '3s'],
@@ -89,12 +90,21 @@ describe.skipIf(gate.skip)('check --record with non-default parameters, then rep
     return { liveStates, replayed: recorded.stdout };
   }
 
+  // One run serves both tests. Judged once its baseline holds 30 s (and has been refreshed,
+  // every second here), slowed after that (at tick 320, a round's end). In 2 s rounds the score takes 14 s to reach the eviction
+  // threshold: the detector, with these flags, confirms the disk first, and the run ends there.
+  const flags = [...FLAGS, '--round-ticks', '20'];
+  let slowed: { live: CliResult; trace: string; header: Line };
+  beforeAll(async () => {
+    slowed = await recordCheck('slowed', [...flags, '--duration', '60s'], 320);
+  });
+
   it('the header records every verdict parameter; the score replays as it went live', async () => {
-    const flags = [...FLAGS, '--round-ticks', '10'];
-    const { live, trace, header } = await recordCheck('score', [...flags, '--duration', '8s', '--allow-short'], 20);
+    const { live, trace, header } = slowed;
     expect(header).toMatchObject({
-      round_ticks: 10,
+      round_ticks: 20,
       stat_window: 2000,
+      stat_refresh_ms: 1000,
       stat_threshold: 1.5,
       stat_suspect_after_ms: 2000,
       stat_observe_ms: 3000,
@@ -113,16 +123,14 @@ describe.skipIf(gate.skip)('check --record with non-default parameters, then rep
 
     // With a flag back at its default, replay says what it overrode, and the states differ.
     const defaults = await runCli(['replay', trace, '--json', '--round-ticks', '30']);
-    expect(defaults.stderr).toBe("slowdisk: replay: --round-ticks 30 overrides the trace's 10\n");
+    expect(defaults.stderr).toBe("slowdisk: replay: --round-ticks 30 overrides the trace's 20\n");
     expect(defaults.stdout).not.toBe(replayed);
   });
 
   it("the statistical detector's recorded flags confirm the slow disk in replay as live, CRITICAL by the recorded --critical-on", async () => {
-    // Judged once its baseline holds 30 s; slowed after that. In 3 s rounds the score takes 20 s
-    // to reach the eviction threshold: the detector, with these flags, confirms the disk first.
-    const { live, trace } = await recordCheck('statistical', [...FLAGS, '--duration', '60s'], 330);
+    const { live, trace } = slowed;
     expect(live.code).toBe(2);
-    const { liveStates } = await expectLiveStates(live, trace, FLAGS);
+    const { liveStates } = await expectLiveStates(live, trace, flags);
     const statistical = [...liveStates.values()].filter((line) => line.disk === 'raft').map((line) => line.statistical);
     expect(statistical).toContain('suspect');
     expect(statistical.at(-1)).toBe('confirmed');
