@@ -4,6 +4,8 @@
 // file descriptors node itself crashes before any JS runs (SIGSEGV, abort), so too few is
 // refused before node starts, with one line and exit 3. `node bin/slowdisk.js` checks the
 // same below.
+// First of all: SIGUSR1 opens no inspector here (src/common/debug-signal.ts).
+import '../dist/common/debug-signal.js';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 

@@ -1,5 +1,5 @@
-// JS bindings: argument checks and result objects. Every syscall happens on
-// the worker's probe thread; nothing here touches the disk. Failures cross
+// JS bindings: argument checks and result objects. Every syscall on a disk
+// happens on the worker's probe thread; nothing here touches the disk. Failures cross
 // as errors carrying ProbeError's fields (js_error.h), their code the
 // ProbeErrc's text.
 #include <napi.h>
@@ -16,6 +16,7 @@
 #include "placed_file.h"
 #include "record_batch.h"
 #include "resolve.h"
+#include "socket_peer.h"
 #include "sys_error.h"
 #include "tick_loop.h"
 #include "worker.h"
@@ -252,11 +253,28 @@ Napi::Value FlushNow(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// abstractSocketListener(name) -> { pid, uid } or null: who listens on the
+// abstract Unix socket `name` (without its leading NUL), as the kernel says.
+// Called on the JS thread: a connect on a Unix socket waits on no disk.
+Napi::Value AbstractSocketListenerOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::optional<SocketListener> listener =
+      AbstractSocketListener(String(env, info[0], "name"));
+  if (!listener) return env.Null();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("pid", static_cast<double>(listener->pid));
+  result.Set("uid", static_cast<double>(listener->uid));
+  return result;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("ProbeWorker", ProbeWorker::Define(env));
   exports.Set("listen", Napi::Function::New<Listen>(env, "listen"));
   exports.Set("flushEvery", Napi::Function::New<FlushEvery>(env, "flushEvery"));
   exports.Set("flushNow", Napi::Function::New<FlushNow>(env, "flushNow"));
+  exports.Set("abstractSocketListener",
+              Napi::Function::New<AbstractSocketListenerOf>(
+                  env, "abstractSocketListener"));
   return exports;
 }
 

@@ -23,8 +23,10 @@ export class ReadElsewhereError extends Error {
 // The child opens without following a FIFO's wait (O_NONBLOCK), refuses what is not a regular
 // file or is too large, and writes the text to stdout; a failure goes to stderr as JSON. The
 // path comes as the hex of its bytes: an argument would reach the child as UTF-8, a byte
-// 0xff in it as U+FFFD, another file.
+// 0xff in it as U+FFFD, another file. It ignores SIGUSR1, as every slowdisk process does
+// (src/common/debug-signal.ts).
 const CHILD = `
+process.on('SIGUSR1', () => {});
 const fs = require('node:fs');
 const [file, max] = [Buffer.from(process.argv[1], 'hex'), Number(process.argv[2])];
 try {

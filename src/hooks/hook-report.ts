@@ -3,6 +3,7 @@
 import os from 'node:os';
 import { driveOf, resolveBlockDevices, type DriveOfFilesystem } from '../kernel/block-devices.js';
 import type { ScoreParams } from '../score/score-params.js';
+import { shownScore } from '../score/store-score.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
 import type { HookEvent } from './eviction-tracker.js';
 import type { SessionHistory } from './session-history.js';
@@ -92,7 +93,7 @@ async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Prom
   return {
     name: disk.name,
     path: disk.dir,
-    score: disk.score,
+    score: shownScore(disk.score),
     state: disk.state,
     ...(disk.sameAs === undefined ? {} : { same_as: disk.sameAs }),
     ...(disk.error === undefined ? {} : { error: disk.error.message }),
@@ -126,8 +127,8 @@ export async function hookReport(context: ReportContext): Promise<HookReport> {
   const scoreHistory = context.history.rounds().map((entry) => ({
     tick: entry.tick,
     time: iso(entry.wallMs),
-    store_score: entry.storeScore,
-    disks: entry.disks,
+    store_score: shownScore(entry.storeScore),
+    disks: Object.fromEntries(Object.entries(entry.disks).map(([disk, score]) => [disk, shownScore(score)])),
   }));
   const latestInspections = Object.fromEntries(
     [...context.history.inspections()].map(([disk, records]) => [disk, records.map(inspectionReport)]),
@@ -136,7 +137,7 @@ export async function hookReport(context: ReportContext): Promise<HookReport> {
     event: context.event,
     time: iso(context.wallMs),
     host: os.hostname(),
-    store_score: round.storeScore,
+    store_score: shownScore(round.storeScore),
     reported_score: round.reportedScore,
     thresholds: { slow: score.slowThreshold, evict: score.evictThreshold },
     disks: await Promise.all(round.disks.map((disk) => diskReport(disk, smartOf))),

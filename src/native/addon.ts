@@ -122,6 +122,14 @@ interface NativeAddon {
   listen(callback: RecordsListener): void;
   flushEvery(startMs: number, periodMs: number, slackMs: number): void;
   flushNow(): void;
+  /** Absent from an addon older than the package's JS. */
+  abstractSocketListener?(name: string): SocketListener | null;
+}
+
+/** Who listens on an abstract Unix socket: the pid and effective uid of the process that called listen() on it. */
+export interface SocketListener {
+  pid: number;
+  uid: number;
 }
 
 // The package root is two levels up from src/native (vitest) and dist/native alike.
@@ -303,4 +311,18 @@ export function flushRecordsEvery(startMs: number, periodMs: number, slackMs: nu
 
 export function flushRecordsNow(): void {
   loadAddon().flushNow();
+}
+
+/**
+ * Who listens on the abstract Unix socket `name` (its bytes after the leading NUL, trailing
+ * NULs included), as the kernel says it (SO_PEERCRED on a connection, closed at once); null
+ * when nothing does, or no addon can say. Waits on no disk.
+ */
+export function abstractSocketListener(name: string): SocketListener | null {
+  try {
+    return loadAddon().abstractSocketListener?.(name) ?? null;
+  } catch (error) {
+    if (error instanceof AddonLoadError) return null;
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 // The output writer of a run without probes (the drives alone): a process of its own, as the
 // CLI makes no syscall on an output's path. A probe run's prober hosts the same service.
+import '../common/debug-signal.js';
 import { OutputService } from './output-service.js';
 import type { FromWriter, ToWriter } from './protocol.js';
 

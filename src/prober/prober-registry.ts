@@ -7,14 +7,17 @@
 // a disk under test, and no path here is one a user names.
 //
 // A registry that cannot be used (/run read-only or full, or not root's) is no reason to
-// start a second prober on a stuck filesystem: a stuck prober then also holds an abstract
-// Unix socket (no file, no space) whose name says where and since when it is stuck, and a
-// run finds it in /proc/net/unix, trusting only a socket its named prober really holds.
+// start a second prober on a stuck filesystem: a stuck prober then also listens on an
+// abstract Unix socket (no file, no space) whose name says where and since when it is stuck,
+// and a run finds it in /proc/net/unix. Any user can bind any free abstract name, with any
+// bytes in it (a newline and a whole forged line of /proc/net/unix): a name is believed only
+// once the kernel says that the prober it names listens there, as root or as this user.
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { readRegularSync, replaceFileSync, temporaryName, writeNewSync } from '../common/exclusive-file.js';
 import { processStartTime } from '../common/process-start-time.js';
+import { abstractSocketListener } from '../native/addon.js';
 import path from 'node:path';
 
 export const REGISTRY_DIR = '/run/slowdisk';
@@ -38,7 +41,7 @@ export interface RegistryEntry {
 export interface StuckProber {
   pid: number;
   stuckSinceMs: number;
-  /** The entry's file, to see whether the prober is still there. */
+  /** The entry's file, or the abstract socket's address (a NUL first), to see whether the prober is still stuck. */
   file: string;
   startTime: string;
 }
@@ -102,6 +105,13 @@ export function registryProblem(): string | null {
 /** The abstract socket names of stuck probers: "slowdisk-stuck <device> <since ms> <pid> <start time> <random>". */
 const SOCKET_PREFIX = 'slowdisk-stuck ';
 
+/**
+ * A line of /proc/net/unix naming a stuck prober's socket: the kernel's fields, then "@" and
+ * the name, each NUL in it shown as "@" (Node pads a name with NULs to the address's full
+ * length). Any field out of its format, or anything after the name, and the line is no one's.
+ */
+const SOCKET_LINE = new RegExp(String.raw`^[0-9a-f]+: [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{4} [0-9A-F]{2} +\d+ @(${SOCKET_PREFIX}(\d{1,10}:\d{1,10}) (\d{1,15}) (\d{1,10}) (\d{1,20}) [0-9a-f]{16})(@*)$`);
+
 /** Where the registry cannot take an entry: a stuck prober's abstract socket, for as long as it is stuck. */
 class StuckSocket {
   private readonly server: Server;
@@ -111,7 +121,8 @@ class StuckSocket {
     readonly sinceMs: number,
     startTime: string,
   ) {
-    this.server = createServer();
+    // A run that asks who listens here connects: each connection is closed at once.
+    this.server = createServer((connection) => connection.destroy());
     this.server.on('error', () => {});
     this.server.listen({ path: `\0${SOCKET_PREFIX}${device} ${sinceMs} ${process.pid} ${startTime} ${randomBytes(8).toString('hex')}` });
     this.server.unref();
@@ -199,24 +210,13 @@ function readEntry(file: string): RegistryEntry | null {
   }
 }
 
-/** Whether process `pid` holds the socket of inode `inode` and runs as this user: a name alone can be bound by anyone. */
-function holdsSocket(pid: number, inode: string): boolean {
-  try {
-    if (Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) !== process.getuid?.()) return false;
-    const target = `socket:[${inode}]`;
-    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
-      try {
-        return readlinkSync(`/proc/${pid}/fd/${fd}`) === target;
-      } catch {
-        return false;
-      }
-    });
-  } catch {
-    return false;
-  }
+/** Whether prober `pid` itself listens on the abstract socket `address`, as root or as this user: the kernel says who listens, a name anyone may bind. */
+function listensThere(address: string, pid: number): boolean {
+  const listener = abstractSocketListener(address);
+  return listener !== null && listener.pid === pid && (listener.uid === 0 || listener.uid === process.geteuid?.());
 }
 
-/** The stuck probers' abstract sockets on `device`, each checked against the process it names. */
+/** The stuck probers' abstract sockets on `device`, each believed once its named prober is found listening there. */
 function stuckSocketsOn(device: string, ownPid: number | undefined): StuckProber[] {
   let table: string;
   try {
@@ -226,13 +226,14 @@ function stuckSocketsOn(device: string, ownPid: number | undefined): StuckProber
   }
   const found: StuckProber[] = [];
   for (const line of table.split('\n')) {
-    const at = line.indexOf(` @${SOCKET_PREFIX}`);
-    if (at < 0) continue;
-    const inode = line.slice(0, at).trim().split(/\s+/).pop()!;
-    const [socketDevice, since, pid, startTime] = line.slice(at + 2 + SOCKET_PREFIX.length).split(' ');
-    if (socketDevice !== device || Number(pid) === ownPid || !/^\d+$/.test(since ?? '') || !/^\d+$/.test(pid ?? '')) continue;
-    if (!isLive(Number(pid), startTime ?? '') || !holdsSocket(Number(pid), inode)) continue;
-    found.push({ pid: Number(pid), stuckSinceMs: Number(since), file: `@${line.slice(at + 2)}`, startTime: startTime! });
+    const match = SOCKET_LINE.exec(line);
+    if (!match) continue;
+    const [, name, socketDevice, since, pidText, startTime, padding] = match as unknown as [string, string, string, string, string, string, string];
+    const pid = Number(pidText);
+    if (socketDevice !== device || pid === ownPid || !isLive(pid, startTime)) continue;
+    const address = name + '\0'.repeat(padding.length);
+    if (!listensThere(address, pid)) continue;
+    found.push({ pid, stuckSinceMs: Number(since), file: `\0${address}`, startTime });
   }
   return found;
 }
@@ -276,13 +277,7 @@ export function stuckProberOn(device: string, ownPid: number | undefined): Stuck
 /** Whether a prober found by stuckProberOn is still alive and stuck (its entry still there). */
 export function stillStuck(prober: StuckProber): boolean {
   if (!isLive(prober.pid, prober.startTime)) return false;
-  if (prober.file.startsWith('@')) {
-    try {
-      return readFileSync('/proc/net/unix', 'utf8').includes(` ${prober.file}\n`);
-    } catch {
-      return false;
-    }
-  }
+  if (prober.file.startsWith('\0')) return listensThere(prober.file.slice(1), prober.pid);
   const entry = readEntry(prober.file);
   return entry !== null && entry.stuck_since !== null;
 }

@@ -30,6 +30,15 @@ import { countsForItsTick, VerdictPipeline, type DevicesEvent, type InspectionEv
 /** One hour of 100 ms ticks: longer than any wait for a result that counts. */
 export const SETTLE_WINDOW_TICKS = 36_000;
 
+/**
+ * Replay steps through every tick of every disk, lines or not, so its work is the ticks times
+ * the disks: bounded by what the trace holds, at most REPLAY_STEPS_PER_LINE for each line,
+ * and MAX_TICK_GAP more (a day of one disk with no line at 100 ms, about 3 s of replay). A
+ * recorded trace has a line per disk per tick, with gaps where a disk hung: sixty lines each
+ * a day past the one before would otherwise keep replay busy for minutes.
+ */
+export const REPLAY_STEPS_PER_LINE = 10;
+
 /** A score update: what the round that closed at `tick` made of the store. */
 export type ScoreUpdate = RoundVerdict;
 
@@ -108,6 +117,8 @@ export class ReplayEngine {
   private readonly devices = new Map<number, DeviceFigures[]>();
   private replayed = 0;
   private latestTick = 0;
+  /** Lines added so far: what the trace holds, which bounds the ticks replayed. */
+  private lines = 0;
   /** Disks named in the lines and not told to the pipeline yet. */
   private joining = false;
   /** The events handed to the pipeline, filled afresh for each tick and line: it keeps none, and a day has 864,000 ticks. */
@@ -139,7 +150,11 @@ export class ReplayEngine {
   }
 
   add(line: TraceLine): void {
-    if (line.tick > this.latestTick) this.latestTick = line.tick;
+    this.lines += 1;
+    if (line.tick > this.latestTick) {
+      this.latestTick = line.tick;
+      this.holdToLines(Math.min(line.tick, this.options.ticks ?? Infinity), line.line);
+    }
     if (line.disk !== null) this.addInspection(line, line.disk);
     if (line.device) this.addDevice(line.tick, line.device);
     this.replayUpTo(this.settledTick());
@@ -151,6 +166,7 @@ export class ReplayEngine {
     if (last - this.latestTick > MAX_TICK_GAP) {
       throw new TraceError(null, `ends at tick ${this.latestTick}: --ticks ${last} would replay more than ${MAX_TICK_GAP} ticks past it`);
     }
+    this.holdToLines(last, null);
     this.replayUpTo(last);
     // The verdict check would give at the trace's end: a disk hung then, or with no
     // inspection completed, or whose rounds repeated would evict it, is not OK.
@@ -161,6 +177,19 @@ export class ReplayEngine {
       storeScore: this.pipeline.storeScore(),
       verdict: this.pipeline.verdict,
     };
+  }
+
+  /** Refuses to replay up to `tick` when that is more steps than the lines so far pay for (REPLAY_STEPS_PER_LINE). */
+  private holdToLines(tick: number, lineNumber: number | null): void {
+    const disks = Math.max(1, this.disks.size);
+    const steps = tick * disks;
+    const allowed = MAX_TICK_GAP + REPLAY_STEPS_PER_LINE * this.lines;
+    if (steps <= allowed) return;
+    const what = lineNumber === null ? `--ticks ${tick}` : `tick ${tick}`;
+    throw new TraceError(
+      lineNumber,
+      `${what} of ${disks} disk${disks === 1 ? '' : 's'} is ${steps} steps of replay, more than the ${allowed} that ${this.lines} line${this.lines === 1 ? '' : 's'} allow (${MAX_TICK_GAP}, and ${REPLAY_STEPS_PER_LINE} a line): replay steps through every tick of every disk, lines or not`,
+    );
   }
 
   private addInspection(line: TraceLine, name: string): void {

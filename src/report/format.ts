@@ -7,9 +7,11 @@ import { describeError } from '../live/shown-error.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import type { DiskSummary } from './disk-summary.js';
 import { LATENCY_PHASES } from './phase-latencies.js';
+import { SHOWN_SCORE_DECIMALS, shownScore } from '../score/store-score.js';
 
+/** A score in text: shownScore's, with its two decimals (100 without them). */
 export function formatScore(score: number): string {
-  return score >= 100 ? '100' : score.toFixed(2);
+  return score >= 100 ? '100' : shownScore(score).toFixed(SHOWN_SCORE_DECIMALS);
 }
 
 export function formatMs(ms: number): string {

@@ -10,7 +10,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { SerializedProbeError } from '../prober/protocol.js';
-import { SEVERITY_LABELS, reportedScore, severityOf } from '../score/store-score.js';
+import { SEVERITY_LABELS, reportedScore, severityOf, shownScore } from '../score/store-score.js';
 import type { DiskStatus, SessionEvent } from '../live/session-events.js';
 import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
@@ -185,12 +185,12 @@ export class JsonLines implements Reporter {
       const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
       const inspected = !('inspected' in disk) || disk.inspected;
       const predicted = inspected ? predictionFields(disk) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: disk.score, statistical: disk.statistical, tail: disk.tail, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, tail: disk.tail, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);
     const severity = severityOf(round.storeScore, this.params);
-    lines.push({ type: 'store', ...at, store_score: round.storeScore, reported_score: reported, evict: severity === 'evict', severity });
+    lines.push({ type: 'store', ...at, store_score: shownScore(round.storeScore), reported_score: reported, evict: severity === 'evict', severity });
     for (const crossing of round.crossings ?? []) lines.push({ type: 'event', ...at, ...crossingFields(crossing) });
     this.lines(...lines);
   }
@@ -208,7 +208,7 @@ export class JsonLines implements Reporter {
       status: interruptedBy ? 'UNKNOWN' : SEVERITY_LABELS[verdict.severity],
       exit_code: outcome.exitCode,
       severity: verdict.severity,
-      store_score: outcome.storeScore,
+      store_score: shownScore(outcome.storeScore),
       reported_score: reportedScore(outcome.storeScore),
       max_reported_score: verdict.maxReported,
       elapsed_seconds: outcome.elapsedMs / 1000,
@@ -223,11 +223,11 @@ export class JsonLines implements Reporter {
 
   /** A disk in the summary: every field of its disk line, and its summary over the check. */
   private summaryDisk(disk: DiskStatus, summary: DiskSummary | undefined): Json {
-    const fields: Json = { disk: disk.name, score: disk.score, statistical: disk.statistical };
+    const fields: Json = { disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical };
     if (disk.inspected) Object.assign(fields, predictionFields(disk));
     Object.assign(fields, { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices }, statusFields(disk, this.live!.buffered), warmingUpFields(disk));
     if (!summary || !disk.inspected) return fields;
-    fields.max_score = summary.maxScore;
+    fields.max_score = shownScore(summary.maxScore);
     fields.timeouts = summary.timeouts;
     for (const phase of LATENCY_PHASES) {
       const figures = summary.phases[phase];

@@ -7,6 +7,7 @@ import { DETECTOR_STATES } from '../statistical/statistical-detector.js';
 import { TAIL_STATES } from '../statistical/tail-detector.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
+import { shownScore } from '../score/store-score.js';
 import { defaultText } from '../common/param-spec.js';
 import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import { VERSION } from '../common/version.js';
@@ -58,11 +59,11 @@ export class SlowdiskMetrics {
     const registers = [this.registry];
     this.slowScore = new Gauge({
       name: 'slowdisk_slow_score',
-      help: "TiKV's slow score of the disk, 1 to 100 (a path skipped for sharing another's filesystem keeps 1).",
+      help: "TiKV's slow score of the disk, 1 to 100, cut to two decimals (a path skipped for sharing another's filesystem keeps 1).",
       labelNames: ['disk', 'path'],
       registers,
     });
-    this.storeScore = new Gauge({ name: 'slowdisk_store_score', help: 'The store score: the maximum over the disks, unrounded.', registers });
+    this.storeScore = new Gauge({ name: 'slowdisk_store_score', help: 'The store score: the maximum over the disks, cut to two decimals (its integer part is the reported score).', registers });
     this.storeReportedScore = new Gauge({
       name: 'slowdisk_store_reported_score',
       help: 'The store score as PD sees it: its integer part. PD evicts leaders at the evict threshold.',
@@ -187,7 +188,7 @@ export class SlowdiskMetrics {
   }
 
   round(report: RoundReport, chargedTimeouts: ReadonlyMap<string, number>, wallMs: number): void {
-    this.storeScore.set(report.storeScore);
+    this.storeScore.set(shownScore(report.storeScore));
     this.storeReportedScore.set(report.reportedScore);
     this.describe(report.disks);
     this.devices(report.devices);
@@ -227,7 +228,7 @@ export class SlowdiskMetrics {
     for (const disk of disks) {
       const name = disk.name;
       const path = bytesShown(disk.dir);
-      this.slowScore.set({ disk: name, path }, disk.score);
+      this.slowScore.set({ disk: name, path }, shownScore(disk.score));
       this.memoryBacked.set({ disk: name }, flag(disk.memoryBacked));
       this.filesystemChanged.set({ disk: name }, flag(disk.filesystemChanged === true));
       this.diskInfo.set(

@@ -4,7 +4,7 @@
 // Perfdata per https://nagios-plugins.org/doc/guidelines.html: 'label'=value[UOM];warn;crit;min;max.
 import { SCORE_CEILING, SCORE_FLOOR, type ScoreParams } from '../score/score-params.js';
 import { DEFAULT_PREDICTOR_PARAMS } from '../early-warning/predictor-params.js';
-import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
+import { SEVERITY_LABELS, reportedScore, shownScore } from '../score/store-score.js';
 import { verdictNotes } from './verdict-notes.js';
 import type { DiskStatus } from '../live/session-events.js';
 import type { CheckOutcome } from './check-summary.js';
@@ -55,10 +55,10 @@ export function nagiosLine(
   const scoreLimits = [params.slowThreshold, params.evictThreshold, SCORE_FLOOR, SCORE_CEILING] as const;
   const items = [perfdata('store_score', reportedScore(outcome.storeScore), '', ...scoreLimits)];
   for (const disk of outcome.disks) {
-    items.push(perfdata(`${disk.name}_score`, disk.score, '', ...scoreLimits));
+    items.push(perfdata(`${disk.name}_score`, shownScore(disk.score), '', ...scoreLimits));
     if (disk.state === 'skipped') continue;
     const summary = outcome.summaries.get(disk.name);
-    items.push(perfdata(`${disk.name}_max_score`, summary?.maxScore ?? disk.score, '', ...scoreLimits));
+    items.push(perfdata(`${disk.name}_max_score`, shownScore(summary?.maxScore ?? disk.score), '', ...scoreLimits));
     items.push(perfdata(`${disk.name}_inspections`, disk.inspections, 'c', '', '', 0));
     items.push(perfdata(`${disk.name}_timeouts`, summary?.timeouts ?? 0, 'c', '', '', 0));
     items.push(perfdata(`${disk.name}_errors`, disk.errors, 'c', '', '', 0));

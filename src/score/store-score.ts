@@ -13,6 +13,21 @@ export function reportedScore(score: number): number {
   return Math.trunc(score);
 }
 
+/** The decimals a score is shown with. */
+export const SHOWN_SCORE_DECIMALS = 2;
+
+/**
+ * A score as every output shows it: cut, not rounded, to two decimals. The score itself stays
+ * TiKV's exact double (the next update starts from it), and its binary noise (91.99999999999999
+ * from a descent that TiKV also makes) is cut off here alone: from its shortest decimal
+ * form, whose whole part is the reported score, so that 91.99999999999999 shows as 91.99
+ * beside a reported 91, never as 92.00. Scores run from 1 to 100: no exponent in that form.
+ */
+export function shownScore(score: number): number {
+  const [whole, fraction = ''] = String(score).split('.');
+  return Number(`${whole}.${fraction.slice(0, SHOWN_SCORE_DECIMALS)}`);
+}
+
 export type Severity = 'ok' | 'slow' | 'evict';
 
 /** How each severity reads in the monitoring-plugin convention. */
