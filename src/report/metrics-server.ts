@@ -1,6 +1,7 @@
 // --listen ADDR:PORT: the metrics for Prometheus to scrape at /metrics, over plain node:http.
 // "/" answers with a one-line pointer, for whoever opens the address in a browser.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Registry } from 'prom-client';
 
 export interface ListenAddress {
@@ -23,18 +24,36 @@ function formatListenAddress({ host, port }: ListenAddress): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** At most this many connections at once: Prometheus holds one (two for a pair), a person's curl one more. */
+const MAX_CONNECTIONS = 16;
+/** Requests on one connection not yet answered: a client that sends more without reading is dropped. */
+const MAX_PENDING_REQUESTS = 4;
+/** Answers written to a connection and not yet taken by its client, beyond the kernel's buffer: past this it is dropped. */
+const MAX_UNREAD_BYTES = 256 * 1024;
+/** A connection's requests: it is closed after this many, and Prometheus opens another. */
+const MAX_REQUESTS_PER_CONNECTION = 100;
+/** A request whose headers or whole self take longer than this is dropped, and so is a connection idle this long. */
+const REQUEST_DEADLINE_MS = 10_000;
+
 export class MetricsServer {
-  private constructor(private readonly server: Server) {}
+  /** The rendering under way: requests that come meanwhile share it. */
+  private rendering: Promise<string> | null = null;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly registry: Registry,
+  ) {}
 
   /** Resolves once the port is bound; rejects with one line saying why it cannot be. */
   static listen(address: ListenAddress, registry: Registry): Promise<MetricsServer> {
-    // No request of any shape ends the run: whatever answering throws is that request's 500.
-    const server = createServer((request, response) => {
-      answer(registry, request, response).catch(() => {
-        if (response.headersSent) response.destroy();
-        else reply(request, response, 500, 'slowdisk: cannot answer this request\n');
-      });
-    });
+    let metricsServer: MetricsServer | null = null;
+    const server = createServer((request, response) => metricsServer?.serve(request, response));
+    server.maxConnections = MAX_CONNECTIONS;
+    server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION;
+    server.headersTimeout = REQUEST_DEADLINE_MS;
+    server.requestTimeout = REQUEST_DEADLINE_MS;
+    // No 'timeout' listener: a connection idle this long (a client that reads nothing) is destroyed.
+    server.setTimeout(REQUEST_DEADLINE_MS);
     return new Promise((resolve, reject) => {
       let bound = false;
       server.on('error', (error: Error) => {
@@ -46,7 +65,8 @@ export class MetricsServer {
       });
       server.listen({ port: address.port, host: address.host === '' ? undefined : address.host }, () => {
         bound = true;
-        resolve(new MetricsServer(server));
+        metricsServer = new MetricsServer(server, registry);
+        resolve(metricsServer);
       });
     });
   }
@@ -55,7 +75,42 @@ export class MetricsServer {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /**
+   * One request. A client that pipelines requests without reading the answers is dropped
+   * once it has MAX_PENDING_REQUESTS unanswered or MAX_UNREAD_BYTES unread: the memory and
+   * the time a client takes are bounded, and the probing and `status` never wait for it.
+   */
+  private serve(request: IncomingMessage, response: ServerResponse): void {
+    const { socket } = request;
+    if (socket.destroyed) return;
+    const pending = (pendingRequests.get(socket) ?? 0) + 1;
+    pendingRequests.set(socket, pending);
+    response.once('close', () => pendingRequests.set(socket, (pendingRequests.get(socket) ?? 1) - 1));
+    if (pending > MAX_PENDING_REQUESTS || socket.writableLength > MAX_UNREAD_BYTES) {
+      socket.destroy();
+      return;
+    }
+    // No request of any shape ends the run: whatever answering throws is that request's 500.
+    answer(this, request, response).catch(() => {
+      if (response.headersSent) response.destroy();
+      else reply(request, response, 500, 'slowdisk: cannot answer this request\n');
+    });
+  }
+
+  /** The registry's text, rendered once for all the requests that wait for it. */
+  render(): Promise<string> {
+    this.rendering ??= this.registry.metrics().finally(() => (this.rendering = null));
+    return this.rendering;
+  }
 }
+
+/** Each connection's requests not yet answered. */
+const pendingRequests = new WeakMap<Socket, number>();
 
 const TEXT = 'text/plain; charset=utf-8';
 
@@ -73,7 +128,7 @@ function routeOf(request: IncomingMessage): string | null {
   }
 }
 
-async function answer(registry: Registry, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function answer(server: MetricsServer, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const route = routeOf(request);
   if (route === null) {
     reply(request, response, 400, 'bad request: slowdisk serves GET /metrics\n');
@@ -81,9 +136,10 @@ async function answer(registry: Registry, request: IncomingMessage, response: Se
     response.setHeader('Allow', 'GET, HEAD');
     reply(request, response, 405, 'slowdisk serves GET /metrics\n');
   } else if (route === '/metrics') {
-    const metrics = await registry.metrics().catch((error: Error) => error);
+    const metrics = await server.render().catch((error: Error) => error);
+    if (response.destroyed) return;
     if (metrics instanceof Error) reply(request, response, 500, `slowdisk: ${metrics.message}\n`);
-    else reply(request, response, 200, metrics, registry.contentType);
+    else reply(request, response, 200, metrics, server.contentType);
   } else if (route === '/') {
     reply(request, response, 200, 'slowdisk: Prometheus metrics at /metrics\n');
   } else {
