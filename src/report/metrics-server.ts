@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Registry } from 'prom-client';
+import { writeStderrLine } from '../common/visible-text.js';
 
 export interface ListenAddress {
   /** Empty: every interface. */
@@ -20,7 +21,7 @@ export function parseListenAddress(text: string): ListenAddress {
   return { host: match[1] ?? match[2], port };
 }
 
-function formatListenAddress({ host, port }: ListenAddress): string {
+export function formatListenAddress({ host, port }: ListenAddress): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
@@ -34,50 +35,88 @@ const MAX_UNREAD_BYTES = 256 * 1024;
 const MAX_REQUESTS_PER_CONNECTION = 100;
 /** A request whose headers or whole self take longer than this is dropped, and so is a connection idle this long. */
 const REQUEST_DEADLINE_MS = 10_000;
+/** While the address cannot be bound (taken, not on the host yet), it is tried again this often. */
+export const LISTEN_RETRY_MS = 10_000;
 
+/** "listen EADDRINUSE: address already in use 127.0.0.1:9258" as "EADDRINUSE: address already in use": the address is said once, first. */
+function bindFailure(address: ListenAddress, error: Error): string {
+  return `cannot listen on ${formatListenAddress(address)}: ${error.message.replace(/^listen /, '').replace(/ \S+:\d+$/, '')}`;
+}
+
+/**
+ * Serves the registry at the address for as long as the run lasts. An address that cannot be
+ * bound (a port another program took first) costs the metrics served, never the probing: it
+ * is told on stderr and tried again every LISTEN_RETRY_MS; `onChange` hears each change of
+ * `problem()`.
+ */
 export class MetricsServer {
+  private readonly server: Server;
+  private problemText: string | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private closed = false;
   /** The rendering under way: requests that come meanwhile share it. */
   private rendering: Promise<string> | null = null;
 
-  private constructor(
-    private readonly server: Server,
+  constructor(
+    readonly address: ListenAddress,
     private readonly registry: Registry,
-  ) {}
-
-  /** Resolves once the port is bound; rejects with one line saying why it cannot be. */
-  static listen(address: ListenAddress, registry: Registry): Promise<MetricsServer> {
-    let metricsServer: MetricsServer | null = null;
-    const server = createServer((request, response) => metricsServer?.serve(request, response));
-    server.maxConnections = MAX_CONNECTIONS;
-    server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION;
-    server.headersTimeout = REQUEST_DEADLINE_MS;
-    server.requestTimeout = REQUEST_DEADLINE_MS;
+    private readonly onChange: (problem: string | null) => void = () => {},
+  ) {
+    this.server = createServer((request, response) => this.serve(request, response));
+    this.server.maxConnections = MAX_CONNECTIONS;
+    this.server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION;
+    this.server.headersTimeout = REQUEST_DEADLINE_MS;
+    this.server.requestTimeout = REQUEST_DEADLINE_MS;
     // No 'timeout' listener: a connection idle this long (a client that reads nothing) is destroyed.
-    server.setTimeout(REQUEST_DEADLINE_MS);
-    return new Promise((resolve, reject) => {
-      let bound = false;
-      server.on('error', (error: Error) => {
-        // Once bound, a failed accept (EMFILE) fails a scrape, which Prometheus sees: the probe goes on.
-        if (bound) return;
-        // "listen EADDRINUSE: address already in use 127.0.0.1:9258": the address is said once, first.
-        const reason = error.message.replace(/^listen /, '').replace(/ \S+:\d+$/, '');
-        reject(new Error(`cannot listen on ${formatListenAddress(address)}: ${reason}`));
-      });
-      server.listen({ port: address.port, host: address.host === '' ? undefined : address.host }, () => {
-        bound = true;
-        metricsServer = new MetricsServer(server, registry);
-        resolve(metricsServer);
-      });
+    this.server.setTimeout(REQUEST_DEADLINE_MS);
+    this.server.on('error', (error: Error) => {
+      // Once bound, a failed accept (EMFILE) fails a scrape, which Prometheus sees: the probe goes on.
+      if (this.server.listening) return;
+      this.setProblem(bindFailure(address, error));
+      if (!this.closed) this.retry = setTimeout(() => this.bind(), LISTEN_RETRY_MS).unref();
     });
+    this.server.on('listening', () => this.setProblem(null));
   }
 
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  /** Resolves once the first bind has been tried: bound, or told why not (and tried again later). */
+  start(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.once('listening', resolve);
+      this.server.once('error', () => resolve());
+      this.bind();
+    });
   }
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+
+  /** Why the address is not served now; null while it is. */
+  problem(): string | null {
+    return this.problemText;
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    if (!this.server.listening) return Promise.resolve();
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private bind(): void {
+    this.retry = null;
+    if (this.closed) return;
+    this.server.listen({ port: this.address.port, host: this.address.host === '' ? undefined : this.address.host });
+  }
+
+  /** Each change is told once on stderr: a port taken, then served once it is free. */
+  private setProblem(problem: string | null): void {
+    if (problem === this.problemText) return;
+    if (problem !== null) writeStderrLine(`${problem}: /metrics is not served, the run goes on; tried again every ${LISTEN_RETRY_MS / 1000} s`);
+    else if (this.problemText !== null) writeStderrLine(`listening on ${formatListenAddress(this.address)} now: /metrics is served`);
+    this.problemText = problem;
+    this.onChange(problem);
   }
 
   /**
