@@ -11,7 +11,7 @@ import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fsPath, withTextPath } from '../common/path-text.js';
 import { isTemporaryOf, RefusedFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
-import { untrustedDir } from '../common/trusted-dir.js';
+import { untrustedPath } from '../common/trusted-dir.js';
 import { isLockOf, LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../common/run-lock.js';
 import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
 
@@ -123,7 +123,7 @@ export class FileStateStore implements StateStore {
       throw syscallError(`cannot make the state directory ${store.dir}`, error);
     }
     // A lock or a history another user could have planted would stop or steer this run.
-    const untrusted = untrustedDir(store.dir, 'writable');
+    const untrusted = untrustedPath(store.dir, 'writable');
     if (untrusted !== null) throw new StateStoreError(`refusing the state directory ${store.dir}: ${untrusted}; give one that only this user can write to`);
     try {
       await takeLock(store.lock, owner);

@@ -71,6 +71,14 @@ describe.skipIf(gate.skip)('a --state-dir that another user can write to', () =>
     }
   });
 
+  it('root\'s own directory inside one of nobody\'s is refused: nobody could put another in its place', async () => {
+    const stateDir = path.join(nobodysDir(), 'state');
+    mkdirSync(stateDir, { mode: 0o700 });
+    await expect(FileStateStore.open(stateDir)).rejects.toThrow(
+      `refusing the state directory ${stateDir}: ${path.dirname(stateDir)}, above ${stateDir}, belongs to uid ${NOBODY}, who can put another directory in its place`,
+    );
+  });
+
   it('a directory of root\'s that others can write to is refused too', async () => {
     const stateDir = mkdtempSync(path.join(work, 'state-'));
     chmodSync(stateDir, 0o777);
