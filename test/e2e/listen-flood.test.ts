@@ -72,8 +72,11 @@ describe.skipIf(gate.skip)('watch --listen flooded by pipelined requests nobody 
         peak = Math.max(peak, rssMiB(cli.child.pid!));
       }
       console.log(`RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB at most while flooded; status exit codes ${codes.join(' ')}; scrapes ${scrapes.join(' ')}`);
-      // Unbounded, the same flood took the watch from 59 to 774 MiB, and status said "not answering" (2) 7 times of 12.
-      expect(peak - before).toBeLessThan(400);
+      // Unbounded, the same flood took the watch from 59 to 732-774 MiB, growing as long as it
+      // lasted, and status said "not answering" (2) 7 times of 12. Bounded, the peak is the
+      // garbage of the requests a connection sent before it was dropped: 110-390 MiB, with
+      // the most on a loaded machine, where the collector runs late.
+      expect(peak - before).toBeLessThan(500);
       expect(codes.length).toBeGreaterThan(3);
       expect(codes.filter((code) => code !== 0)).toEqual([]);
       expect(scrapes.filter((status) => status === 200).length).toBeGreaterThan(0);
