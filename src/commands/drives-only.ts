@@ -31,14 +31,9 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
   }
   const listen = options.listen;
   // Imported only here, as for the probes: the server and prom-client are loaded with --listen alone.
-  const server = listen
-    ? await import('../report/metrics-server.js')
-        .then(({ MetricsServer }) => MetricsServer.listen(listen, run.registry!))
-        .catch(async (error: Error) => {
-          await run.finish();
-          return fail(error.message, EXIT_UNKNOWN);
-        })
-    : null;
+  // An address that cannot be bound is told and tried again: the drives are judged meanwhile.
+  const server = listen ? await import('../report/metrics-server.js').then(({ MetricsServer }) => new MetricsServer(listen, run.registry!)) : null;
+  await server?.start();
   let finishing = false;
   const finish = async (code?: number): Promise<void> => {
     if (finishing) return;

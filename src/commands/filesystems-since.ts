@@ -36,9 +36,17 @@ export function compareFilesystemsWithLastRun(session: ProbeSession, writer: Out
 async function compare(session: ProbeSession, writer: OutputWriter, state: StateFile, late: () => void): Promise<void> {
   const read = writer.readFile(state.dir, state.name);
   if ((await withinDeadline(read)) === 'late') return late();
+  let text;
+  try {
+    text = await read;
+  } catch (error) {
+    // Nothing is read from or saved to a directory that cannot be trusted, nor one that cannot be read.
+    writeStderrLine(`${state.path} cannot be read (${(error as Error).message}): the paths' filesystems are not compared with the last run's`);
+    return;
+  }
   let remembered;
   try {
-    remembered = decodeRemembered(await read);
+    remembered = decodeRemembered(text);
   } catch (error) {
     writeStderrLine(`${state.path} cannot be used (${(error as Error).message}): the paths' filesystems are remembered afresh`);
     remembered = new Map();

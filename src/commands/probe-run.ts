@@ -80,6 +80,12 @@ function realDevicePath(device: string): string {
 }
 
 /** The run's exit code with the drives': a signal or UNKNOWN stays; else the worse of the two. */
+/** The snapshot's `problems`, when there are some. */
+function problemsOf(...problems: (string | null)[]): { problems?: string[] } {
+  const present = problems.filter((problem) => problem !== null);
+  return present.length > 0 ? { problems: present } : {};
+}
+
 function withDrives(code: number, drives: number): number {
   if (code !== EXIT_OK && code !== EXIT_WARNING) return code;
   return Math.max(code, drives);
@@ -171,6 +177,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
         params: score,
         buffered,
         warnProbability: options.predictor.warnProbability,
+        ...problemsOf(metricsExport?.listenProblem() ?? null),
       };
     };
     statusServer = await StatusServer.start(options.store, snapshot).catch(async (error: Error) => {

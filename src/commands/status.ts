@@ -33,7 +33,9 @@ export async function runStatus(options: StatusOptions): Promise<void> {
     new JsonLines(snapshot.params, undefined, { now: Date.now, currentTick: () => 0, buffered: snapshot.buffered }).summary(outcome);
   } else {
     const line = options.format === 'nagios' ? nagiosLine(outcome, snapshot.params, snapshot.buffered, snapshot.warnProbability) : checkSummary(outcome, snapshot.params, snapshot.buffered);
-    process.stdout.write(`${visible(line)}\n`);
+    // After the status line, where a monitoring plugin's long text goes.
+    const lines = [line, ...(outcome.problems ?? []).map((problem) => `the service: ${problem}`)];
+    process.stdout.write(lines.map((text) => `${visible(text)}\n`).join(''));
   }
   process.exitCode = outcome.exitCode;
 }

@@ -117,27 +117,40 @@ export async function replaceFile(dir: string, name: string, data: string | Buff
   }
 }
 
-/** An existing entry that slowdisk refuses to read: a symlink, a FIFO, a device, a directory. */
-export class NotRegularFileError extends Error {
-  readonly code = 'ENOTREG';
+/**
+ * The largest file slowdisk reads back of its own (the largest, a drive history, keeps 30
+ * days): a larger one was grown by someone else, and is refused unread, so that a planted
+ * file (a sparse one of 1 GiB) costs nothing.
+ */
+export const MAX_OWN_FILE_BYTES = 16 * 1024 * 1024;
+
+/** An existing entry that slowdisk refuses to read: a symlink, a FIFO, a device, a directory, a file too large to be its own. */
+export class RefusedFileError extends Error {
   constructor(
     readonly path: string,
     what: string,
+    readonly code: 'ENOTREG' | 'EFBIG' = 'ENOTREG',
   ) {
-    super(`${path} is ${what}, not a regular file: refused (move it away)`);
-    this.name = 'NotRegularFileError';
+    super(`${path} is ${what}${code === 'ENOTREG' ? ', not a regular file' : ''}: refused (move it away)`);
+    this.name = 'RefusedFileError';
   }
+}
+
+/** Refuses what is not a regular file, or is larger than MAX_OWN_FILE_BYTES, before a byte of it is read. */
+function checkReadable(file: string, stat: import('node:fs').Stats): void {
+  if (!stat.isFile()) throw new RefusedFileError(file, kindOf(stat));
+  if (stat.size > MAX_OWN_FILE_BYTES) throw new RefusedFileError(file, `${stat.size} bytes, larger than any file of slowdisk's (${MAX_OWN_FILE_BYTES})`, 'EFBIG');
 }
 
 /** A failed open for reading: null when there is no file; a symlink at the name is refused; any other error stands. */
 function noFileOrRefused(error: unknown, file: string): null {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return null;
-  if (code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
+  if (code === 'ELOOP') throw new RefusedFileError(file, 'a symbolic link');
   throw error;
 }
 
-/** The text of the regular file `file`, or null when there is none. */
+/** The text of the regular file `file`, or null when there is none; one too large is refused (RefusedFileError, EFBIG). */
 export async function readRegular(file: string): Promise<string | null> {
   let handle: FileHandle;
   try {
@@ -146,8 +159,7 @@ export async function readRegular(file: string): Promise<string | null> {
     return noFileOrRefused(withTextPath(error, file), file);
   }
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
+    checkReadable(file, await handle.stat());
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
@@ -163,8 +175,7 @@ export function readRegularSync(file: string): string | null {
     return noFileOrRefused(withTextPath(error, file), file);
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
+    checkReadable(file, fstatSync(fd));
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);

@@ -65,7 +65,7 @@ export class LockHeldError extends Error {
 /**
  * Takes `lock` for `owner`. A lock whose run is gone (or whose PID now runs something else)
  * is taken over; a live run's lock throws LockHeldError; a lock that is not a regular file
- * (a FIFO, a symlink) throws NotRegularFileError and is left alone.
+ * (a FIFO, a symlink) throws RefusedFileError and is left alone.
  */
 export async function takeLock(lock: string, owner: LockOwner): Promise<void> {
   const dir = path.dirname(lock);

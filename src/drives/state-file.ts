@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fsPath, withTextPath } from '../common/path-text.js';
-import { isTemporaryOf, NotRegularFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
+import { isTemporaryOf, RefusedFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
+import { untrustedPath } from '../common/trusted-dir.js';
 import { isLockOf, LockHeldError, lockOwnerOf, releaseLock, takeLock, type LockOwner } from '../common/run-lock.js';
 import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
 
@@ -140,13 +141,16 @@ export class FileStateStore implements StateStore {
     } catch (error) {
       throw syscallError(`cannot make the state directory ${store.dir}`, error);
     }
+    // A lock or a history another user could have planted would stop or steer this run.
+    const untrusted = untrustedPath(store.dir, 'writable');
+    if (untrusted !== null) throw new StateStoreError(`refusing the state directory ${store.dir}: ${untrusted}; give one that only this user can write to`);
     try {
       await takeLock(store.lock, owner);
     } catch (error) {
       if (error instanceof LockHeldError) {
         throw new StateStoreError(`the state directory ${store.dir} is in use by process ${error.holder} (${store.lock}); use another --state-dir or wait for it`);
       }
-      if (error instanceof NotRegularFileError) throw new StateStoreError(`cannot lock the state directory ${store.dir}: ${error.message}`, error.code);
+      if (error instanceof RefusedFileError) throw new StateStoreError(`cannot lock the state directory ${store.dir}: ${error.message}`, error.code);
       throw syscallError(`cannot lock the state directory ${store.dir}`, error);
     }
     try {
@@ -176,7 +180,7 @@ export class FileStateStore implements StateStore {
     try {
       text = await readRegular(this.file);
     } catch (error) {
-      if (error instanceof NotRegularFileError) throw new StateStoreError(`cannot read the drive history: ${error.message}`, error.code);
+      if (error instanceof RefusedFileError) throw new StateStoreError(`cannot read the drive history: ${error.message}`, error.code);
       throw syscallError(`cannot read the drive history ${this.file}`, error);
     }
     if (text === null) return emptyHistory();

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { readRegular, replaceFile } from '../common/exclusive-file.js';
 import { fsPath, withTextPath } from '../common/path-text.js';
+import { untrustedPath } from '../common/trusted-dir.js';
 import type { FileStateStore } from '../drives/state-file.js';
 import type { LockOwner } from '../common/run-lock.js';
 import type { FromWriter, ToWriter, WriterError } from './protocol.js';
@@ -41,6 +42,9 @@ export class OutputService {
           await mkdir(fsPath(message.dir), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
             throw withTextPath(error, message.dir);
           });
+          // What another user could have written there is no memory of ours.
+          const untrusted = untrustedPath(message.dir, 'writable');
+          if (untrusted !== null) throw new Error(`refusing the state directory ${message.dir}: ${untrusted}`);
           return readRegular(path.join(message.dir, message.name));
         });
         return;

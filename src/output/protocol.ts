@@ -13,7 +13,7 @@ export type ToWriter =
   | { type: 'append'; file: string; text: string }
   /** Flush and close a created file. */
   | { type: 'close'; id: number; file: string }
-  /** The text of dir/name (null: no such file), dir made (0700) if missing: a state file read at start. */
+  /** The text of dir/name (null: no such file), dir made (0700) if missing and refused unless only this user can write to it: a state file read at start. */
   | { type: 'read'; id: number; dir: string; name: string }
   | { type: 'state-open'; id: number; dir: string; owner: LockOwner; nowMs: number }
   /** `owner`: whose lock the directory holds, for a writer that took over from a dead one. */

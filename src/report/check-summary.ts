@@ -18,6 +18,8 @@ export interface CheckOutcome {
   /** The signal that cut the check short. */
   interruptedBy?: string;
   exitCode: number;
+  /** What the service answering `status` cannot do now, its disks' verdict aside (a --listen address it cannot bind). */
+  problems?: string[];
 }
 
 export function checkSummary(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {

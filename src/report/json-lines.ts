@@ -215,6 +215,7 @@ export class JsonLines implements Reporter {
       slow_threshold: this.params.slowThreshold,
       evict_threshold: this.params.evictThreshold,
       interrupted_by: interruptedBy,
+      problems: outcome.problems,
       disks: this.live ? outcome.disks.map((disk) => this.summaryDisk(disk, outcome.summaries.get(disk.name))) : undefined,
     });
   }

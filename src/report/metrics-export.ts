@@ -37,7 +37,7 @@ export class MetricsExport {
     private readonly server: MetricsServer | null,
   ) {}
 
-  /** Binds the port and writes the first textfile; rejects with one line when either cannot be done. */
+  /** Binds the port (or says why it cannot, and goes on) and writes the first textfile; rejects with one line when that cannot be done. */
   /** `drives`: the drives' gauges (--all-devices, --devices), served at /metrics beside the probes' (their textfile is their own). */
   static async start(
     targets: MetricsTargets,
@@ -48,7 +48,7 @@ export class MetricsExport {
   ): Promise<MetricsExport | null> {
     if (targets.textfile === undefined && targets.listen === undefined) return null;
     // Imported only here: prom-client is as much memory as the rest of a run without them.
-    const [{ SlowdiskMetrics }, { MetricsServer }, { TextfileWriter }, { Registry }] = await Promise.all([
+    const [{ SlowdiskMetrics, ListenMetric }, { MetricsServer, formatListenAddress }, { TextfileWriter }, { Registry }] = await Promise.all([
       import('./metrics.js'),
       import('./metrics-server.js'),
       import('./textfile.js'),
@@ -60,14 +60,26 @@ export class MetricsExport {
     const served = drives ? Registry.merge([metrics.registry, drives]) : metrics.registry;
     // A merged registry has default labels of its own: the store label, on the drives' series too.
     served.setDefaultLabels({ store: storeLabel(targets.store) });
-    const server = targets.listen ? await MetricsServer.listen(targets.listen, served) : null;
-    const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.output!, targets.textfile, () => metrics.registry.metrics(), textfileName(targets.store));
+    // The textfile says whether the address is served: node_exporter reads it whoever holds the port.
+    const listenMetric = targets.listen ? new ListenMetric(formatListenAddress(targets.listen)) : null;
+    const written = listenMetric ? Registry.merge([metrics.registry, listenMetric.registry]) : metrics.registry;
+    written.setDefaultLabels({ store: storeLabel(targets.store) });
+    const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.output!, targets.textfile, () => written.metrics(), textfileName(targets.store));
+    let started = false;
+    const server = targets.listen
+      ? new MetricsServer(targets.listen, served, (problem) => {
+          listenMetric!.set(problem === null);
+          if (started) textfile?.update();
+        })
+      : null;
+    await server?.start();
     try {
       await textfile?.start();
     } catch (error) {
       await server?.close();
       throw error;
     }
+    started = true;
     session.on('inspection', (record) => metrics.inspection(record));
     session.on('round', (report) => {
       metrics.round(report, session.chargedTimeouts(), Date.now());
@@ -79,6 +91,11 @@ export class MetricsExport {
       textfile?.update();
     });
     return new MetricsExport(textfile, server);
+  }
+
+  /** Why --listen's address is not served now; null while it is, or without --listen. */
+  listenProblem(): string | null {
+    return this.server?.problem() ?? null;
   }
 
   /** "the textfile PATH" when its latest content was not written. */

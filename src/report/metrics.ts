@@ -14,6 +14,7 @@ import { VERSION } from '../common/version.js';
 import { bytesShown } from '../common/visible-text.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
+import { LISTEN_RETRY_MS } from './metrics-server.js';
 
 const PHASES: readonly (readonly [phase: string, timing: keyof PhaseTimings])[] = [
   ['open', 'openMs'],
@@ -267,5 +268,29 @@ export class SlowdiskMetrics {
     this.started.add(disk);
     this.timeouts.inc({ disk }, 0);
     for (const [phase] of PHASES) this.inspectionDuration.zero({ disk, phase });
+  }
+}
+
+/**
+ * For the textfile beside --listen: whether the address is served. A port another program
+ * took first leaves /metrics unserved (or served by that program) while the run goes on; the
+ * textfile, which node_exporter reads whatever the port, says so.
+ */
+export class ListenMetric {
+  readonly registry = new Registry();
+  private readonly up: Gauge<'address'>;
+
+  constructor(private readonly address: string) {
+    this.up = new Gauge({
+      name: 'slowdisk_listen_up',
+      help: `Whether --listen's address is bound and serves /metrics: 0 while it cannot be bound (a port taken first), tried again every ${LISTEN_RETRY_MS / 1000} s.`,
+      labelNames: ['address'],
+      registers: [this.registry],
+    });
+    this.set(false);
+  }
+
+  set(up: boolean): void {
+    this.up.set({ address: this.address }, flag(up));
   }
 }

@@ -3,7 +3,8 @@
 // root's (only then can the answer be the service's own), and reads at most a bounded answer.
 import { lstatSync } from 'node:fs';
 import { connect } from 'node:net';
-import { socketPath, STATUS_DIR, storesServed, untrustedDir } from './status-socket.js';
+import { untrustedDir } from '../common/trusted-dir.js';
+import { socketPath, STATUS_DIR, storesServed } from './status-socket.js';
 import { parseSnapshot, type StatusSnapshot } from './status-snapshot.js';
 
 /** How long status waits for the whole answer. */

@@ -26,6 +26,8 @@ export interface StatusSnapshot {
   params: ScoreParams;
   buffered: boolean;
   warnProbability: number;
+  /** What the service cannot do now, its disks' verdict aside (a --listen address it cannot bind); absent when nothing. */
+  problems?: string[];
 }
 
 /** The snapshot as check's outcome, for check's formats. */
@@ -37,6 +39,7 @@ export function outcomeOf(snapshot: StatusSnapshot): CheckOutcome {
     disks: snapshot.disks,
     summaries: new Map(snapshot.summaries),
     exitCode: exitCodeOf(snapshot.severity),
+    ...(snapshot.problems?.length ? { problems: snapshot.problems } : {}),
   };
 }
 

@@ -3,8 +3,9 @@
 // unprivileged user can neither read the verdict nor plant a socket that answers for the
 // service; the directory is refused if it is a symlink, someone else's or open to others.
 // /run is a tmpfs: no syscall here waits on a disk under test.
-import { lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { untrustedDir } from '../common/trusted-dir.js';
 
 export const STATUS_DIR = '/run/slowdisk-status';
 
@@ -15,21 +16,6 @@ export const STORE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 
 export function socketPath(store: string, dir: string = STATUS_DIR): string {
   return path.join(dir, `${store}${SUFFIX}`);
-}
-
-/** Why the directory cannot be trusted, or null when it can: a directory of ours, closed to others. */
-export function untrustedDir(dir: string): string | null {
-  let stat;
-  try {
-    stat = lstatSync(dir);
-  } catch (error) {
-    const { code, syscall } = error as NodeJS.ErrnoException;
-    return `${code}: ${syscall} ${dir}`;
-  }
-  if (!stat.isDirectory()) return `${dir} is not a directory`;
-  if (stat.uid !== process.geteuid?.()) return `${dir} belongs to uid ${stat.uid}, not to uid ${process.geteuid?.()}`;
-  if ((stat.mode & 0o077) !== 0) return `${dir} is open to others (mode ${(stat.mode & 0o777).toString(8)})`;
-  return null;
 }
 
 /** The service's side: the directory, made if missing (0700); throws one line when it cannot be trusted. */

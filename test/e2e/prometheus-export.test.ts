@@ -1,7 +1,6 @@
 // --textfile and --listen: the metrics node_exporter and Prometheus read, complete at every
 // moment and valid for promtool.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -175,22 +174,6 @@ describe.skipIf(gate.skip)('--listen ADDR:PORT', () => {
     const result = await cli.done;
     expect(result.code).toBe(143);
     expect(result.stderr).toBe('');
-  });
-
-  it('a port already taken: one line, exit 3, no probe file left', async () => {
-    const dir = mkdtempSync(path.join(work, 'probed-'));
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const { port } = taken.address() as { port: number };
-    try {
-      const result = await runCli(['watch', '--raft', dir, '--listen', `127.0.0.1:${port}`]);
-      expect(result.code).toBe(3);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toBe(`slowdisk: cannot listen on 127.0.0.1:${port}: EADDRINUSE: address already in use\n`);
-      expect(probeFiles(dir)).toEqual([]);
-    } finally {
-      taken.close();
-    }
   });
 
   it.each(['9258', 'localhost', '127.0.0.1:0', '127.0.0.1:70000', '[::1:9258'])('a bad address %j: one line, exit 3', async (address) => {

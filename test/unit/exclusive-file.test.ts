@@ -2,11 +2,11 @@
 // directory someone else can write to: planted symlinks are never followed, a lock is
 // respected only while its run (same PID, same start time, slowdisk) is alive.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createExclusive, isTemporaryOf, NotRegularFileError, readRegular, readRegularSync, replaceFile, replaceFileSync, temporaryName } from '../../src/common/exclusive-file.js';
+import { createExclusive, isTemporaryOf, MAX_OWN_FILE_BYTES, RefusedFileError, readRegular, readRegularSync, replaceFile, replaceFileSync, temporaryName } from '../../src/common/exclusive-file.js';
 import { processStartTime } from '../../src/common/process-start-time.js';
 import { holds, LockHeldError, lockOwnerOf, releaseLock, takeLock } from '../../src/common/run-lock.js';
 
@@ -68,8 +68,21 @@ describe('files made and replaced', () => {
     symlinkSync(path.join(dir, 'file'), path.join(dir, 'link'));
     expect(await readRegular(path.join(dir, 'file'))).toBe('text');
     expect(await readRegular(path.join(dir, 'missing'))).toBeNull();
-    await expect(readRegular(path.join(dir, 'link'))).rejects.toThrow(new NotRegularFileError(path.join(dir, 'link'), 'a symbolic link'));
+    await expect(readRegular(path.join(dir, 'link'))).rejects.toThrow(new RefusedFileError(path.join(dir, 'link'), 'a symbolic link'));
     await expect(readRegular(dir)).rejects.toThrow(`${dir} is a directory, not a regular file: refused (move it away)`);
+  });
+
+  it('refuses a file larger than any of its own unread, a sparse one of 1 GiB too', async () => {
+    const dir = newDir();
+    const file = path.join(dir, 'drives.state');
+    writeFileSync(file, '');
+    truncateSync(file, 1024 ** 3);
+    const refused = `${file} is 1073741824 bytes, larger than any file of slowdisk's (${MAX_OWN_FILE_BYTES}): refused (move it away)`;
+    await expect(readRegular(file)).rejects.toThrow(refused);
+    await expect(readRegular(file)).rejects.toMatchObject({ code: 'EFBIG' });
+    expect(() => readRegularSync(file)).toThrow(refused);
+    truncateSync(file, MAX_OWN_FILE_BYTES);
+    expect(await readRegular(file)).toHaveLength(MAX_OWN_FILE_BYTES);
   });
 });
 
@@ -79,7 +92,7 @@ describe('the synchronous forms (the prober registry)', () => {
     const target = path.join(newDir(), 'secret');
     writeFileSync(target, 'secret\n', { mode: 0o600 });
     symlinkSync(target, path.join(dir, 'entry.json'));
-    expect(() => readRegularSync(path.join(dir, 'entry.json'))).toThrow(NotRegularFileError);
+    expect(() => readRegularSync(path.join(dir, 'entry.json'))).toThrow(RefusedFileError);
     replaceFileSync(dir, 'entry.json', '{}');
     expect(readFileSync(target, 'utf8')).toBe('secret\n');
     expect(readRegularSync(path.join(dir, 'entry.json'))).toBe('{}');
@@ -140,7 +153,7 @@ describe('the run lock', () => {
     const target = path.join(newDir(), 'secret');
     writeFileSync(target, 'secret\n');
     symlinkSync(target, path.join(dir, 'drives.lock'));
-    await expect(takeLock(path.join(dir, 'drives.lock'), lockOwnerOf(process.pid))).rejects.toThrow(NotRegularFileError);
+    await expect(takeLock(path.join(dir, 'drives.lock'), lockOwnerOf(process.pid))).rejects.toThrow(RefusedFileError);
     expect(readFileSync(target, 'utf8')).toBe('secret\n');
     expect(readdirSync(dir)).toEqual(['drives.lock']);
   });
