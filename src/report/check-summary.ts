@@ -17,6 +17,8 @@ export interface CheckOutcome {
   summaries: ReadonlyMap<string, DiskSummary>;
   /** The signal that cut the check short. */
   interruptedBy?: string;
+  /** The store whose service answered `status`: every format names it. */
+  store?: string;
   exitCode: number;
 }
 
@@ -24,8 +26,13 @@ export function checkSummary(outcome: CheckOutcome, params: ScoreParams, buffere
   const { verdict, storeScore, elapsedMs, disks, interruptedBy } = outcome;
   const head = interruptedBy
     ? `UNKNOWN: interrupted by ${interruptedBy} after ${formatElapsed(elapsedMs)}`
-    : `${SEVERITY_LABELS[verdict.severity]}: store score ${formatScore(storeScore)} after ${formatElapsed(elapsedMs)}`;
+    : `${SEVERITY_LABELS[verdict.severity]}: ${storeText(outcome)} score ${formatScore(storeScore)} after ${formatElapsed(elapsedMs)}`;
   const notes = interruptedBy ? '' : verdictNotes(disks, params);
   const limits = `max reported ${verdict.maxReported}, slow at ${params.slowThreshold}, evict at ${params.evictThreshold}${notes ? `; ${notes}` : ''}`;
   return [`${head} (${limits})`, ...disks.map((disk) => formatDiskLine(disk, buffered, outcome.summaries.get(disk.name)))].join(' | ');
+}
+
+/** "store", or "store 'kv1'" for the store whose service answered. */
+export function storeText(outcome: Pick<CheckOutcome, 'store'>): string {
+  return outcome.store === undefined ? 'store' : `store '${outcome.store}'`;
 }

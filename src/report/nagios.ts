@@ -7,7 +7,7 @@ import { DEFAULT_PREDICTOR_PARAMS } from '../early-warning/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import { verdictNotes } from './verdict-notes.js';
 import type { DiskStatus } from '../live/session-events.js';
-import type { CheckOutcome } from './check-summary.js';
+import { storeText, type CheckOutcome } from './check-summary.js';
 import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState, formatTail, shownPrediction, shownStatistical } from './format.js';
 import { LATENCY_PHASES } from './phase-latencies.js';
 
@@ -42,7 +42,7 @@ function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolea
   const max = outcome.verdict.maxReported > reported ? `, max ${outcome.verdict.maxReported}` : '';
   const disks = outcome.disks.map((disk) => diskText(disk, buffered)).join(', ');
   const notes = verdictNotes(outcome.disks, params);
-  return `${notes ? `${notes}; ` : ''}store score ${reported}${max} (${limitsText(outcome, params)}) after ${elapsed}; ${disks}`;
+  return `${notes ? `${notes}; ` : ''}${storeText(outcome)} score ${reported}${max} (${limitsText(outcome, params)}) after ${elapsed}; ${disks}`;
 }
 
 export function nagiosLine(
