@@ -26,11 +26,11 @@ function unitCommandLine(store: string, storeArgs: string[], textfileDir: string
     .find((line) => line.startsWith('ExecStart='))!
     .slice('ExecStart='.length);
   const words = execStart.split(/\s+/).filter((word) => word !== '');
-  expect(words[0]).toBe('/usr/local/bin/slowdisk');
+  // systemd finds `slowdisk` on its search path: here, the tree's bin.
+  expect(words[0]).toBe('slowdisk');
   return words.slice(1).flatMap((word) => {
-    if (word === '$SLOWDISK_ARGS') return storeArgs;
-    // node_exporter's directory on a real host; this run's own here.
-    if (word === '/var/lib/prometheus/node-exporter') return [textfileDir];
+    // The store's file gives node_exporter's directory on a real host; this run's own here.
+    if (word === '$SLOWDISK_ARGS') return [...storeArgs, '--textfile', textfileDir];
     // The state directory, where each path's filesystem is remembered: this run's own too.
     if (word === '/var/lib/slowdisk') return [path.join(textfileDir, 'state')];
     return [word.replaceAll('%i', store)];
