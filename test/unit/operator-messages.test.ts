@@ -1,0 +1,20 @@
+// The one-line answers an operator meets on a first try: a mistyped flag, JSON asked of
+// --format, a package without its addon. Each is one line that says what to do.
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, runCommand } from '../helpers/run-cli.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const work = mkdtempSync(path.join(tmpdir(), 'slowdisk-messages-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('a mistyped flag', () => {
+  it('is one line with its suggestion, on stderr and on the Nagios status line, with no "\\n" in it', async () => {
+    const result = await runCli(['check', '--format', 'nagios', '--kv', work, '--duraton', '3s']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe("slowdisk: unknown option '--duraton' (Did you mean --duration?)\n");
+    expect(result.stdout).toBe("SLOWDISK UNKNOWN - unknown option '--duraton' (Did you mean --duration?)\n");
+  });
+});
