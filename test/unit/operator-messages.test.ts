@@ -18,3 +18,11 @@ describe('a mistyped flag', () => {
     expect(result.stdout).toBe("SLOWDISK UNKNOWN - unknown option '--duraton' (Did you mean --duration?)\n");
   });
 });
+
+describe('--format json', () => {
+  it.each([['check', '--kv', work], ['status']])('%s: names --json', async (...args) => {
+    const result = await runCli([...args, '--format', 'json']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe("slowdisk: option '--format <format>' argument 'json' is invalid. Allowed choices are human, nagios; for JSON, use --json.\n");
+  });
+});
