@@ -26,3 +26,15 @@ describe('--format json', () => {
     expect(result.stderr).toBe("slowdisk: option '--format <format>' argument 'json' is invalid. Allowed choices are human, nagios; for JSON, use --json.\n");
   });
 });
+
+describe('a package with no addon for this machine', () => {
+  it('says how to build one, and not with `npm run build`, which builds none', async () => {
+    // The package's JavaScript alone: no build/, no prebuilds/.
+    const root = path.join(work, 'package');
+    for (const entry of ['bin', 'dist', 'package.json']) cpSync(path.join(ROOT, entry), path.join(root, entry), { recursive: true });
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+    const result = await runCommand([process.execPath, path.join(root, path.relative(ROOT, BIN)), 'check', '--kv', work, '--duration', '3s', '--allow-short']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^slowdisk: no native addon for linux-\w+ in \S+ or \S+: install slowdisk again \(npm rebuild -g slowdisk\), which builds one from source when no prebuilt one fits; in a clone, `node scripts\/install\/install\.mjs` builds one for this machine\n$/);
+  });
+});
