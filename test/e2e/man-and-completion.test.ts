@@ -12,6 +12,9 @@ import { ALL_PARAM_SPECS } from '../../src/cli/param-registry.js';
 import { flagName } from '../../src/common/param-spec.js';
 import { manPage } from '../../scripts/docs/man-page.mjs';
 import { bashCompletion } from '../../scripts/docs/bash-completion.mjs';
+import { DEFAULT_STATE_DIR } from '../../src/drives/params.js';
+import { REGISTRY_DIR } from '../../src/prober/prober-registry.js';
+import { STATUS_DIR } from '../../src/report/status-socket.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'slowdisk-man-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,6 +51,14 @@ describe.skipIf(gate.skip)('the manual page slowdisk(1)', () => {
     for (const spec of ALL_PARAM_SPECS) expect(text).toContain(flagName(spec));
     expect(text).toContain('--interval <duration>\n              one inspection per disk per tick (1ms to 1h) (default: 100ms)');
     expect(text).toMatch(/EXIT STATUS\n +watch\n +0 +OK/);
+  });
+
+  it('names under FILES what slowdisk makes on the host: the probe files, the status socket, the registry, the state directory', () => {
+    const files = rendered.stdout.slice(rendered.stdout.indexOf('\nFILES\n'), rendered.stdout.indexOf('\nSEE ALSO\n'));
+    expect(files).toMatch(/\n {7}DIR\/\.slowdisk-probe-PID-HEX\n/);
+    expect(files).toContain(`\n       ${STATUS_DIR}/STORE.sock\n`);
+    expect(files).toContain(`\n       ${REGISTRY_DIR}/\n`);
+    expect(files).toContain(`\n       ${DEFAULT_STATE_DIR}/\n`);
   });
 });
 
