@@ -14,6 +14,7 @@ import { manPage } from '../../scripts/docs/man-page.mjs';
 import { bashCompletion } from '../../scripts/docs/bash-completion.mjs';
 import { DEFAULT_STATE_DIR } from '../../src/drives/params.js';
 import { REGISTRY_DIR } from '../../src/prober/prober-registry.js';
+import { StatusServer } from '../../src/report/status-server.js';
 import { STATUS_DIR } from '../../src/report/status-socket.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'slowdisk-man-'));
@@ -81,6 +82,20 @@ describe('bash completion', () => {
     expect(complete('check', '--format', 'n')).toEqual(['nagios']);
     expect(complete('watch', '--critical-on', '')).toEqual(['evict', 'any']);
     expect(complete('replay', '--stat-th')).toEqual(['--stat-threshold']);
+  });
+
+  it('completes status --store with the stores served on this host', async () => {
+    const store = `completion${process.pid}`;
+    const server = await StatusServer.start(store, () => {
+      throw new Error('not asked');
+    });
+    try {
+      expect(complete('status', '--store', '')).toContain(store);
+      expect(complete('status', '--store', store.slice(0, -1))).toContain(store);
+    } finally {
+      await server.close();
+    }
+    expect(complete('status', '--store', store.slice(0, -1))).not.toContain(store);
   });
 
   it('completes directories where a flag takes one, and nothing where it takes a number', () => {
