@@ -92,7 +92,7 @@ export function manPage() {
     '.I completion/slowdisk.bash',
     'Bash completion of the commands, flags and their values.',
     '.SH SEE ALSO',
-    'The manual, one page per topic, is in docs/ of the source repository.',
+    'The manual, one page per topic, is in the package\\(aqs docs/ (\\fB$(npm root \\-g)/slowdisk/docs\\fR after \\fBnpm install \\-g\\fR).',
     '',
   ].join('\n');
 }
