@@ -28,4 +28,24 @@ describe('the package', () => {
     expect(links.length).toBeGreaterThan(20);
     expect([...new Set(links)].filter((link) => !files.includes(path.normalize(link)))).toEqual([]);
   });
+
+  it('ships a package.json whose only script is the install step; the tree keeps its own', async () => {
+    // The manifest step of `npm pack` (prepack's last, postpack), run on a copy of the tree's
+    // package.json: what the tarball gets, and what the tree has again after.
+    const copy = path.join(work, 'source');
+    mkdirSync(path.join(copy, 'scripts/build'), { recursive: true });
+    cpSync(path.join(ROOT, 'scripts/build/packed-manifest.mjs'), path.join(copy, 'scripts/build/packed-manifest.mjs'));
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(manifest.scripts.prepack).toMatch(/ && node scripts\/build\/packed-manifest\.mjs strip$/);
+    expect(manifest.scripts.postpack).toBe('node scripts/build/packed-manifest.mjs restore');
+    // The copy packs with the manifest step alone: its other steps build what this test does not need.
+    const steps = { ...manifest, scripts: { ...manifest.scripts, prepack: 'node scripts/build/packed-manifest.mjs strip' }, files: ['scripts/build'] };
+    const original = `${JSON.stringify(steps, null, 2)}\n`;
+    writeFileSync(path.join(copy, 'package.json'), original);
+    const { stdout } = await execFileAsync('npm', ['pack', '--json', '--pack-destination', work], { cwd: copy });
+    const tarball = path.join(work, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0]!.filename);
+    const { stdout: packed } = await execFileAsync('tar', ['-xzOf', tarball, 'package/package.json']);
+    expect(Object.keys((JSON.parse(packed) as { scripts: Record<string, string> }).scripts)).toEqual(['install']);
+    expect(readFileSync(path.join(copy, 'package.json'), 'utf8')).toBe(original);
+  });
 });
