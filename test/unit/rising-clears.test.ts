@@ -42,7 +42,7 @@ function service(freezeFromMs: number, freezeMs: number, untilMs: number): Round
     run.inspection({ tick, disk: 'kv', ms, atMs: atMs + ms });
     if (!round) continue;
     const verdict = run.disk('kv', atMs)!;
-    const disk: DiskStatus = { name: 'kv', dir: '/data/kv', inspected: true, state: 'up', inspections: tick, errors: 0, score: verdict.score, evictionInMs: verdict.evictionInMs };
+    const disk: DiskStatus = { name: 'kv', dir: '/data/kv', inspected: true, memoryBacked: false, state: 'up', inspections: tick, errors: 0, score: verdict.score, evictionInMs: verdict.evictionInMs };
     rounds.push({
       atMs,
       score: verdict.score,
