@@ -14,6 +14,19 @@ import { VerdictPipeline } from '../../src/verdict/verdict-pipeline.js';
 const score = DEFAULT_SCORE_PARAMS;
 const I = score.intervalMs;
 
+/** A live run's verdict pipeline at the default parameters, on one disk, `kv`. */
+function onOneDisk(): VerdictPipeline {
+  const run = new VerdictPipeline({
+    score,
+    statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
+    predictor: predictorParams({ timeoutMs: score.timeoutMs }),
+    criticalOn: 'evict',
+    hangAfterMs: 5000,
+  });
+  run.disks(['kv']);
+  return run;
+}
+
 interface Round {
   atMs: number;
   score: number;
@@ -24,14 +37,7 @@ interface Round {
 
 /** A service on one disk, `kv`: healthy, then every inspection a timeout from `freezeFromMs` for `freezeMs`, then healthy again; each round as `status` would show it. */
 function service(freezeFromMs: number, freezeMs: number, untilMs: number): Round[] {
-  const run = new VerdictPipeline({
-    score,
-    statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
-    predictor: predictorParams({ timeoutMs: score.timeoutMs }),
-    criticalOn: 'evict',
-    hangAfterMs: 5000,
-  });
-  run.disks(['kv']);
+  const run = onOneDisk();
   const rounds: Round[] = [];
   for (let tick = 1; tick * I <= untilMs; tick += 1) {
     const atMs = tick * I;
@@ -82,14 +88,7 @@ describe('a disk frozen for 30 s, then thawed', () => {
 
 describe('a disk timing out in 4 of 10 ticks without a pause', () => {
   it('stays rising from round to round: two clean rounds in a row do not end it', () => {
-    const run = new VerdictPipeline({
-      score,
-      statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
-      predictor: predictorParams({ timeoutMs: score.timeoutMs }),
-      criticalOn: 'evict',
-      hangAfterMs: 5000,
-    });
-    run.disks(['kv']);
+    const run = onOneDisk();
     const rising: boolean[] = [];
     // The rounds closing at ticks 120 and 150 are clean; those after time out again.
     for (let tick = 1; tick <= 210; tick += 1) {

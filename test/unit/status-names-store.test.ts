@@ -9,37 +9,20 @@ import { JsonLines } from '../../src/report/json-lines.js';
 import { nagiosLine } from '../../src/report/nagios.js';
 import { askStatus } from '../../src/report/status-client.js';
 import { StatusServer } from '../../src/report/status-server.js';
-import { outcomeOf, STATUS_FORMAT, type StatusSnapshot } from '../../src/report/status-snapshot.js';
-import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
+import { outcomeOf } from '../../src/report/status-snapshot.js';
+import { statusSnapshot } from '../helpers/status-snapshot.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-status-names-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 let made = 0;
 const freshDir = () => path.join(work, `run-${++made}`);
 
-function snapshot(store: string): StatusSnapshot {
-  return {
-    slowdisk_status: STATUS_FORMAT,
-    store,
-    pid: process.pid,
-    severity: 'ok',
-    storeScore: 1,
-    maxReported: 1,
-    uptimeMs: 60_000,
-    disks: [],
-    summaries: [],
-    params: DEFAULT_SCORE_PARAMS,
-    buffered: false,
-    warnProbability: 0.7,
-  };
-}
-
 const ONLY_WATCH = 'only `slowdisk watch --store NAME` answers status';
 
 describe('status without --store, one store served', () => {
   it('answers from that store, and the human, Nagios and JSON lines name it', async () => {
     const dir = freshDir();
-    const server = await StatusServer.start('demo', () => snapshot('demo'), dir);
+    const server = await StatusServer.start('demo', () => statusSnapshot('demo'), dir);
     const answer = await askStatus(undefined, dir);
     await server.close();
     expect(answer.kind).toBe('answered');
@@ -56,9 +39,9 @@ describe('status without --store, one store served', () => {
 describe('status when no service answers', () => {
   it('for a store whose service ended: names it, says what answers, and lists the stores that are served', async () => {
     const dir = freshDir();
-    const demo = await StatusServer.start('demo', () => snapshot('demo'), dir);
-    const kv1 = await StatusServer.start('kv1', () => snapshot('kv1'), dir);
-    const kv2 = await StatusServer.start('kv2', () => snapshot('kv2'), dir);
+    const demo = await StatusServer.start('demo', () => statusSnapshot('demo'), dir);
+    const kv1 = await StatusServer.start('kv1', () => statusSnapshot('kv1'), dir);
+    const kv2 = await StatusServer.start('kv2', () => statusSnapshot('kv2'), dir);
     await demo.close();
     expect(await askStatus('demo', dir)).toEqual({ kind: 'not-running', reason: `slowdisk is not running for the store 'demo' (${ONLY_WATCH}; the stores served here: kv1, kv2)` });
     await Promise.all([kv1.close(), kv2.close()]);
@@ -67,7 +50,7 @@ describe('status when no service answers', () => {
 
   it('with no store named and none served (a plain watch may run): says that only watch --store answers', async () => {
     const dir = freshDir();
-    const server = await StatusServer.start('demo', () => snapshot('demo'), dir);
+    const server = await StatusServer.start('demo', () => statusSnapshot('demo'), dir);
     await server.close();
     expect(await askStatus(undefined, dir)).toEqual({ kind: 'not-running', reason: `slowdisk is not running as a service (${ONLY_WATCH}; no store is served here)` });
     // No status directory at all: the same line.
@@ -76,7 +59,7 @@ describe('status when no service answers', () => {
 
   it('a garbled store name in an answer is not printed', async () => {
     const dir = freshDir();
-    const server = await StatusServer.start('kv1', () => snapshot('kv1\nSLOWDISK OK'), dir);
+    const server = await StatusServer.start('kv1', () => statusSnapshot('kv1\nSLOWDISK OK'), dir);
     expect(await askStatus('kv1', dir)).toMatchObject({ kind: 'unknown', reason: expect.stringMatching(/gave no answer slowdisk reads/) });
     await server.close();
   });
