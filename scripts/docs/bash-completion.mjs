@@ -1,9 +1,10 @@
 // Writes completion/slowdisk.bash, bash completion of slowdisk's commands, their flags and
-// the values a flag takes (its choices, a directory, a file), from the commands and flags as
+// the values a flag takes (its choices, a directory, a file, the stores served), from the commands and flags as
 // the CLI builds them (cli-reference.mjs): run by `npm ci` and `npm pack` (prepare).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STATUS_DIR } from '../../dist/report/status-socket.js';
 import { cliReference } from './cli-reference.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,6 +18,13 @@ function valueCompletion(placeholder, choices) {
   return 'COMPREPLY=()';
 }
 
+/** status --store: the stores with a socket in the status directory (none for a user who may not read it). */
+const SERVED_STORES = `COMPREPLY=($(compgen -W "$(cd ${STATUS_DIR} 2>/dev/null && for socket in *.sock; do [[ -S $socket ]] && printf '%s ' "\${socket%.sock}"; done)" -- "$cur"))`;
+
+function flagCompletion(command, flag) {
+  return command.name === 'status' && flag.long === '--store' ? SERVED_STORES : valueCompletion(flag.placeholder, flag.choices);
+}
+
 function commandCase(command) {
   const longs = command.flags.map((flag) => flag.long);
   const valued = command.flags.filter((flag) => flag.placeholder !== null);
@@ -24,7 +32,7 @@ function commandCase(command) {
   return [
     `    ${command.name})`,
     '      case $prev in',
-    ...valued.map((flag) => `        ${flag.long}) ${valueCompletion(flag.placeholder, flag.choices)}; return ;;`),
+    ...valued.map((flag) => `        ${flag.long}) ${flagCompletion(command, flag)}; return ;;`),
     '      esac',
     `      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '${longs.join(' ')}' -- "$cur")); else ${positional}; fi`,
     '      ;;',

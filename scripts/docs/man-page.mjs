@@ -5,12 +5,18 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitCodeHelp } from '../../dist/cli/exit-code-help.js';
+import { DEFAULT_STATE_DIR } from '../../dist/drives/params.js';
+import { REGISTRY_DIR } from '../../dist/prober/prober-registry.js';
+import { STATUS_DIR } from '../../dist/report/status-socket.js';
 import { cliReference } from './cli-reference.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAN_PAGE = path.join(ROOT, 'man/slowdisk.1');
 
 /** Text as roff prints it: backslashes and hyphens literal, no line taken for a request. */
+/** The probe file's name, as the addon makes it (native/probe_file.h). */
+const PROBE_PREFIX = '.slowdisk-probe-';
+
 const roff = (text) => text.replaceAll('\\', '\\e').replaceAll('-', '\\-').replace(/^(?=[.'])/gm, '\\&');
 
 function flagItems(flags) {
@@ -65,6 +71,19 @@ export function manPage() {
       '.fi',
     ]),
     '.SH FILES',
+    '.TP',
+    `.I DIR/${roff(PROBE_PREFIX)}PID\\-HEX`,
+    'The probe file, in each probed directory, made with O_EXCL under a random name while a run probes there, and removed when it ends; one left by a run that was killed is removed by the next.',
+    '.TP',
+    `.I ${roff(STATUS_DIR)}/STORE.sock`,
+    'The status socket of \\fBwatch \\-\\-store\\fR STORE, which \\fBslowdisk status\\fR asks; the directory is root\\(aqs alone (0700).',
+    '.TP',
+    `.I ${roff(REGISTRY_DIR)}/`,
+    'The registry of running probers, so that a prober stuck on a hung disk is found by the next run; root\\(aqs alone (0700).',
+    '.TP',
+    `.I ${roff(DEFAULT_STATE_DIR)}/`,
+    'The state directory (\\fB\\-\\-state\\-dir\\fR): each probed path\\(aqs filesystem, remembered between runs (filesystems.state, filesystems\\-STORE.state), and the drives\\(aq history (drives.state).',
+    '.PP',
     'The package holds, beside the program:',
     '.TP',
     '.I contrib/',
@@ -73,7 +92,7 @@ export function manPage() {
     '.I completion/slowdisk.bash',
     'Bash completion of the commands, flags and their values.',
     '.SH SEE ALSO',
-    'The manual, one page per topic, is in docs/ of the source repository.',
+    'The manual, one page per topic, is in the package\\(aqs docs/ (\\fB$(npm root \\-g)/slowdisk/docs\\fR after \\fBnpm install \\-g\\fR).',
     '',
   ].join('\n');
 }

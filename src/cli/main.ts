@@ -149,12 +149,12 @@ export function buildProgram(): Command {
     `Examples:
   slowdisk check                                   # 30 s on the filesystem of the current directory
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --duration 1m
-  */5 * * * * root out=$(/usr/local/bin/slowdisk check --kv /data/tikv/db 2>&1) || echo "$out"   # /etc/cron.d: mails what is not OK
+  */5 * * * * root out=$(/usr/bin/slowdisk check --kv /data/tikv/db 2>&1) || echo "$out"   # /etc/cron.d: mails what is not OK
   slowdisk check --tikv-config /etc/tikv/tikv.toml --on-evict 'cat > /var/tmp/slowdisk-evict.json'   # the hook's JSON report on stdin
   slowdisk check --kv /data/tikv/db --format nagios      # SLOWDISK OK - store score 1 ... | 'store_score'=1;80;100;1;100 ...
   slowdisk check --kv /data/tikv/db --json | jq -c 'select(.type == "summary")'
-  */5 * * * * root /usr/local/bin/slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
-  */5 * * * * root out=$(/usr/local/bin/slowdisk check --all-devices --duration 30s 2>&1) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
+  */5 * * * * root /usr/bin/slowdisk check --kv /data/tikv/db --textfile /var/lib/prometheus/node-exporter >/dev/null
+  */5 * * * * root out=$(/usr/bin/slowdisk check --all-devices --duration 30s 2>&1) || echo "$out"   # a JBOD host's drives, history in /var/lib/slowdisk
   slowdisk check --raft /data/tikv/raft --kv /data/tikv/db --all-devices --json
 
 ${MINIMUM_CHECK_HELP}`,

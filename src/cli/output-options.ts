@@ -1,9 +1,10 @@
 // The flags that choose how watch and check report: --json, check's --format, and the
 // Prometheus exports --textfile and --listen.
 import path from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { parseListenAddress, type ListenAddress } from '../report/metrics-server.js';
 import type { CheckFormat, OutputOptions } from '../report/report-options.js';
+import { formatOption } from './format-option.js';
 import { asArgument, HELP_HEADINGS } from './param-options.js';
 import { rawPath } from './options.js';
 
@@ -36,7 +37,7 @@ export const VERBOSE_HELP = "also show each block device behind the disks, every
 
 export function addFormatOption(command: Command): Command {
   return command.addOption(
-    new Option('--format <format>', "the last line: human, or nagios (a monitoring plugin's status line with perfdata)").choices(['human', 'nagios']).default('human').helpGroup(HELP_HEADINGS.outputs),
+    formatOption("the last line: human, or nagios (a monitoring plugin's status line with perfdata)").helpGroup(HELP_HEADINGS.outputs),
   );
 }
 

@@ -35,7 +35,8 @@ export async function runProgram(program: Command, argv: string[]): Promise<void
         process.stderr.write(program.helpInformation());
         process.exit(EXIT_UNKNOWN);
       }
-      fail(error.message.replace(/^error: /, ''), EXIT_UNKNOWN);
+      // One line: commander puts its "(Did you mean --format?)" on a line of its own.
+      fail(error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '), EXIT_UNKNOWN);
     }
     fail(error instanceof Error ? error.message : String(error), EXIT_UNKNOWN);
   }

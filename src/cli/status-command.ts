@@ -1,6 +1,7 @@
 // `slowdisk status`: asks the running service (`watch --store NAME`) for its verdict now.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runStatus } from '../commands/status.js';
+import { formatOption } from './format-option.js';
 import type { CheckFormat } from '../report/report-options.js';
 import { STATUS_DIR, STORE_NAME } from '../report/status-socket.js';
 
@@ -19,8 +20,8 @@ export function statusCommand(): Command {
     )
     .addOption(new Option('--store <name>', 'the store to ask, as its service was started with --store (needed when several are served)').argParser(storeName))
     .option('--json', 'print the summary as one JSON line, as check --json ends with')
-    // check's --format, made here: status loads none of the probe's option modules.
-    .addOption(new Option('--format <format>', "human, or nagios (a monitoring plugin's status line with perfdata)").choices(['human', 'nagios']).default('human'));
+    // check's --format, from a module of its own: status loads none of the probe's option modules.
+    .addOption(formatOption("human, or nagios (a monitoring plugin's status line with perfdata)"));
   command.addHelpText(
     'after',
     `

@@ -15,9 +15,15 @@ export interface StatusOptions {
   format: CheckFormat;
 }
 
+/**
+ * The service answers root alone, in a directory only root may enter: anyone else is told so,
+ * rather than that the directory is not theirs.
+ */
+const NEEDS_ROOT: StatusAnswer = { kind: 'unknown', reason: 'status needs root: the service answers root only (sudo slowdisk status)' };
+
 /** Prints the answer; the exit code is set, and the process ends once stdout is flushed. */
 export async function runStatus(options: StatusOptions): Promise<void> {
-  const answer: StatusAnswer = await askStatus(options.store);
+  const answer: StatusAnswer = process.geteuid?.() === 0 ? await askStatus(options.store) : NEEDS_ROOT;
   if (answer.kind !== 'answered') {
     const code = answer.kind === 'not-answering' ? EXIT_CRITICAL : EXIT_UNKNOWN;
     if (answer.kind === 'unknown') writeStderrLine(answer.reason);

@@ -151,7 +151,7 @@ function addonFile(): string {
   } catch {
     throw new AddonLoadError(
       `no native addon for linux-${process.arch} in ${path.join(PACKAGE_ROOT, 'build/Release')} or ${path.join(PACKAGE_ROOT, 'prebuilds', `linux-${process.arch}`)}: ` +
-        'install slowdisk again, which builds one from source when no prebuilt one fits (or `npm run build` in a clone)',
+        'install slowdisk again (npm rebuild -g slowdisk), which builds one from source when no prebuilt one fits; in a clone, `node scripts/install/install.mjs` builds one for this machine',
     );
   }
 }

@@ -5,6 +5,7 @@ import type { Prediction } from '../early-warning/predictor.js';
 import type { SessionEvent, DiskStatus } from '../live/session-events.js';
 import { describeError } from '../live/shown-error.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
+import type { ScoreParams } from '../score/score-params.js';
 import type { DiskSummary } from './disk-summary.js';
 import { LATENCY_PHASES } from './phase-latencies.js';
 import { SHOWN_SCORE_DECIMALS, shownScore } from '../score/store-score.js';
@@ -50,11 +51,16 @@ export function formatPhases(disk: DiskStatus): string {
   return `write ${formatMs(last.writeMs)} sync ${formatMs(last.syncMs)} read ${formatMs(last.readMs)}`;
 }
 
-/** The state of a disk in a few words: what an operator reads first. */
-export function formatState(disk: DiskStatus): string {
+/**
+ * The state of a disk in a few words: what an operator reads first. An inspection that has
+ * missed its tick shows as waiting once it has waited longer than `shownWaitMs`: at once in a
+ * live line; in a run's last line only past the last ticks' inspection still under way when
+ * the run ended, which it did not wait for (a wait of 0.1s there is no state of the disk).
+ */
+export function formatState(disk: DiskStatus, shownWaitMs = 0): string {
   if (disk.state === 'skipped') return `skipped: same filesystem as ${disk.sameAs}`;
   if (disk.state === 'hung') return formatHung(disk);
-  if (disk.waitingMs !== undefined) return `waiting ${formatElapsed(disk.waitingMs)} for an inspection`;
+  if (disk.waitingMs !== undefined && disk.waitingMs > shownWaitMs) return `waiting ${formatElapsed(disk.waitingMs)} for an inspection`;
   if (disk.state === 'down' && disk.error) return `down ${describeError(disk.error, disk)}`;
   if (disk.state === 'contested') return "contested: each probe file's name taken by someone else, not charged";
   return disk.state;
@@ -115,9 +121,10 @@ export function formatSummary(summary: DiskSummary, disk: Pick<DiskStatus, 'insp
 
 /**
  * One line per disk: name, score, state, latest phases (or, given its summary, its highest
- * score, counts and latency figures), early warning, block devices, flags.
+ * score, counts and latency figures), early warning, block devices, flags; a wait shown past
+ * `shownWaitMs` (formatState).
  */
-export function formatDiskLine(disk: DiskStatus, buffered: boolean, summary?: DiskSummary): string {
+export function formatDiskLine(disk: DiskStatus, buffered: boolean, summary?: DiskSummary, shownWaitMs = 0): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   // A path that led somewhere else through symlinks at start shows where.
@@ -125,7 +132,7 @@ export function formatDiskLine(disk: DiskStatus, buffered: boolean, summary?: Di
   if (disk.state === 'skipped') return `${disk.name} ${where} ${formatState(disk)}${flagText}`;
   const phases = summary ? ` ${formatSummary(summary, disk)}` : disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
   const statistical = disk.statistical ? ` stat ${shownStatistical(disk)}` : '';
-  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk)}${phases}${statistical}${formatTail(disk.tail)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk, shownWaitMs)}${phases}${statistical}${formatTail(disk.tail)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {
@@ -180,4 +187,9 @@ export function formatCrossing(crossing: ThresholdCrossing): string {
   const worst = crossing.disk === undefined ? '' : `, worst disk ${crossing.disk}`;
   const level = crossing.event.endsWith('-cleared') ? `cleared at ${crossing.clearScore} or under` : `${crossing.threshold} at ${crossing.thresholdScore}`;
   return `${crossing.event}: store score ${crossing.reportedScore} (${level})${worst}`;
+}
+
+/** How long a run's last line lets an inspection wait before it shows it: the last two ticks' are under way when a run ends. */
+export function lastLineWaitMs(params: Pick<ScoreParams, 'intervalMs'>): number {
+  return 2 * params.intervalMs;
 }

@@ -206,6 +206,7 @@ export class JsonLines implements Reporter {
       type: 'summary',
       ...this.time(),
       status: interruptedBy ? 'UNKNOWN' : SEVERITY_LABELS[verdict.severity],
+      store: outcome.store,
       exit_code: outcome.exitCode,
       severity: verdict.severity,
       store_score: shownScore(outcome.storeScore),

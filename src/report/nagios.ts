@@ -7,8 +7,8 @@ import { DEFAULT_PREDICTOR_PARAMS } from '../early-warning/predictor-params.js';
 import { SEVERITY_LABELS, reportedScore, shownScore } from '../score/store-score.js';
 import { verdictNotes } from './verdict-notes.js';
 import type { DiskStatus } from '../live/session-events.js';
-import type { CheckOutcome } from './check-summary.js';
-import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState, formatTail, shownPrediction, shownStatistical } from './format.js';
+import { storeText, type CheckOutcome } from './check-summary.js';
+import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState, formatTail, lastLineWaitMs, shownPrediction, shownStatistical } from './format.js';
 import { LATENCY_PHASES } from './phase-latencies.js';
 
 /** A label in single quotes, a quote in it doubled, as the guidelines ask. */
@@ -27,12 +27,12 @@ function limitsText(outcome: CheckOutcome, params: ScoreParams): string {
   return `slow at ${params.slowThreshold}, evict at ${params.evictThreshold}`;
 }
 
-function diskText(disk: DiskStatus, buffered: boolean): string {
+function diskText(disk: DiskStatus, buffered: boolean, shownWaitMs: number): string {
   const flags = diskFlags(disk, buffered);
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   const score = disk.state === 'skipped' ? '' : ` ${formatScore(disk.score)}`;
   const statistical = disk.statistical ? ` stat ${shownStatistical(disk)}` : '';
-  return `${disk.name}${score} ${formatState(disk)}${statistical}${formatTail(disk.tail)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name}${score} ${formatState(disk, shownWaitMs)}${statistical}${formatTail(disk.tail)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {
@@ -40,9 +40,9 @@ function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolea
   if (outcome.interruptedBy) return `interrupted by ${outcome.interruptedBy} after ${elapsed}`;
   const reported = reportedScore(outcome.storeScore);
   const max = outcome.verdict.maxReported > reported ? `, max ${outcome.verdict.maxReported}` : '';
-  const disks = outcome.disks.map((disk) => diskText(disk, buffered)).join(', ');
+  const disks = outcome.disks.map((disk) => diskText(disk, buffered, lastLineWaitMs(params))).join(', ');
   const notes = verdictNotes(outcome.disks, params);
-  return `${notes ? `${notes}; ` : ''}store score ${reported}${max} (${limitsText(outcome, params)}) after ${elapsed}; ${disks}`;
+  return `${notes ? `${notes}; ` : ''}${storeText(outcome)} score ${reported}${max} (${limitsText(outcome, params)}) after ${elapsed}; ${disks}`;
 }
 
 export function nagiosLine(

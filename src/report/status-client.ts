@@ -21,11 +21,23 @@ export type StatusAnswer =
   /** Nothing can be learned (several stores and none named, a directory or socket not root's, a garbled answer). */
   | { kind: 'unknown'; reason: string };
 
+/**
+ * Why no service answers for `store` (or for none named): a plain `watch` or `check` serves no
+ * status, so the reason says what does, and which stores a service answers for here.
+ */
+function notRunning(store: string | undefined, dir: string): StatusAnswer {
+  // A killed service's socket stays behind: its store is not one served.
+  const stores = storesServed(dir).filter((each) => each !== store);
+  const served = stores.length === 0 ? 'no store is served here' : `the stores served here: ${stores.join(', ')}`;
+  const what = store === undefined ? 'slowdisk is not running as a service' : `slowdisk is not running for the store '${store}'`;
+  return { kind: 'not-running', reason: `${what} (only \`slowdisk watch --store NAME\` answers status; ${served})` };
+}
+
 /** The store to ask: the one named, or the only one served. */
 function storeToAsk(store: string | undefined, dir: string): { store: string } | StatusAnswer {
   if (store !== undefined) return { store };
   const stores = storesServed(dir);
-  if (stores.length === 0) return { kind: 'not-running', reason: 'slowdisk is not running: no service answers here' };
+  if (stores.length === 0) return notRunning(undefined, dir);
   if (stores.length > 1) return { kind: 'unknown', reason: `several stores are served (${stores.join(', ')}): name one with --store` };
   return { store: stores[0]! };
 }
@@ -34,7 +46,7 @@ export async function askStatus(store: string | undefined, dir: string = STATUS_
   try {
     lstatSync(dir);
   } catch {
-    return { kind: 'not-running', reason: 'slowdisk is not running: no service answers here' };
+    return notRunning(store, dir);
   }
   const untrusted = untrustedDir(dir);
   if (untrusted) return { kind: 'unknown', reason: `refusing the status directory: ${untrusted}` };
@@ -46,7 +58,7 @@ export async function askStatus(store: string | undefined, dir: string = STATUS_
   try {
     stat = lstatSync(file);
   } catch {
-    return { kind: 'not-running', reason: `slowdisk is not running for ${named}` };
+    return notRunning(asked.store, dir);
   }
   if (!stat.isSocket() || stat.uid !== process.geteuid?.()) return { kind: 'unknown', reason: `refusing ${file}: not a socket of uid ${process.geteuid?.()}` };
   return new Promise((resolve) => {
@@ -63,7 +75,7 @@ export async function askStatus(store: string | undefined, dir: string = STATUS_
     };
     const timer = setTimeout(() => settle({ kind: 'not-answering', reason: `slowdisk is not answering for ${named} (nothing within ${deadlineMs / 1000}s)` }), deadlineMs);
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') settle({ kind: 'not-running', reason: `slowdisk is not running for ${named}` });
+      if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') settle(notRunning(asked.store, dir));
       else settle({ kind: 'unknown', reason: `cannot ask the service of ${named}: ${error.code}: ${error.syscall} ${file}` });
     });
     socket.on('data', (chunk: Buffer) => {

@@ -6,6 +6,7 @@ import type { Severity } from '../score/store-score.js';
 import { exitCodeOf } from '../verdict/exit-codes.js';
 import type { CheckOutcome } from './check-summary.js';
 import type { DiskSummary } from './disk-summary.js';
+import { STORE_NAME } from './status-socket.js';
 
 export const STATUS_FORMAT = 1;
 
@@ -40,6 +41,7 @@ export function outcomeOf(snapshot: StatusSnapshot): CheckOutcome {
     summaries: new Map(snapshot.summaries),
     exitCode: exitCodeOf(snapshot.severity),
     ...(snapshot.problems?.length ? { problems: snapshot.problems } : {}),
+    store: snapshot.store,
   };
 }
 
@@ -50,5 +52,7 @@ export function parseSnapshot(text: string): StatusSnapshot {
     throw new Error('not a slowdisk status answer');
   }
   if (value.severity !== 'ok' && value.severity !== 'slow' && value.severity !== 'evict') throw new Error('not a slowdisk status answer');
+  // Printed on the status line: a name as --store takes it, nothing else.
+  if (typeof value.store !== 'string' || !STORE_NAME.test(value.store)) throw new Error('not a slowdisk status answer');
   return value as StatusSnapshot;
 }

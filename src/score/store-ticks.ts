@@ -6,6 +6,13 @@ import type { ScoreParams } from './score-params.js';
 import { projectedMsToReach, SlowScore } from './slow-score.js';
 import { storeScore } from './store-score.js';
 
+/**
+ * The latest rounds of which one at least must have a timeout for a disk to be rising: a disk
+ * timing out in a tenth of its ticks has three clean rounds in a row once in 13,000, so the
+ * state does not flicker; a disk whose timeouts stopped is no longer rising 9 s on.
+ */
+const RISING_ROUNDS = 3;
+
 interface DiskTicks {
   score: SlowScore;
 }
@@ -90,11 +97,14 @@ export class StoreTicks {
    * minutes' worth at the defaults) again and again would take to evict it; null if never,
    * and null for rounds whose timeouts, all together, stay under the ratio threshold: one
    * stray timeout a round would evict a disk too, but says too little to call it slow.
+   * Null too once the disk's last RISING_ROUNDS rounds were all clean: its score is falling
+   * then, and the timeouts still in the window (a freeze minutes ago) no longer hold.
    */
   projectedEvictionMs(name: string): number | null {
     const score = this.disks.get(name)?.score;
     if (!score) return null;
     const rounds = score.recentRounds;
+    if (!rounds.slice(-RISING_ROUNDS).some((round) => round.timeouts > 0)) return null;
     let timeouts = 0;
     let total = 0;
     for (const round of rounds) (timeouts += round.timeouts), (total += round.total);

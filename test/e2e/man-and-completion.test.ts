@@ -12,6 +12,10 @@ import { ALL_PARAM_SPECS } from '../../src/cli/param-registry.js';
 import { flagName } from '../../src/common/param-spec.js';
 import { manPage } from '../../scripts/docs/man-page.mjs';
 import { bashCompletion } from '../../scripts/docs/bash-completion.mjs';
+import { DEFAULT_STATE_DIR } from '../../src/drives/params.js';
+import { REGISTRY_DIR } from '../../src/prober/prober-registry.js';
+import { StatusServer } from '../../src/report/status-server.js';
+import { STATUS_DIR } from '../../src/report/status-socket.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'slowdisk-man-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,6 +53,14 @@ describe.skipIf(gate.skip)('the manual page slowdisk(1)', () => {
     expect(text).toContain('--interval <duration>\n              one inspection per disk per tick (1ms to 1h) (default: 100ms)');
     expect(text).toMatch(/EXIT STATUS\n +watch\n +0 +OK/);
   });
+
+  it('names under FILES what slowdisk makes on the host: the probe files, the status socket, the registry, the state directory', () => {
+    const files = rendered.stdout.slice(rendered.stdout.indexOf('\nFILES\n'), rendered.stdout.indexOf('\nSEE ALSO\n'));
+    expect(files).toMatch(/\n {7}DIR\/\.slowdisk-probe-PID-HEX\n/);
+    expect(files).toContain(`\n       ${STATUS_DIR}/STORE.sock\n`);
+    expect(files).toContain(`\n       ${REGISTRY_DIR}/\n`);
+    expect(files).toContain(`\n       ${DEFAULT_STATE_DIR}/\n`);
+  });
 });
 
 describe('bash completion', () => {
@@ -70,6 +82,20 @@ describe('bash completion', () => {
     expect(complete('check', '--format', 'n')).toEqual(['nagios']);
     expect(complete('watch', '--critical-on', '')).toEqual(['evict', 'any']);
     expect(complete('replay', '--stat-th')).toEqual(['--stat-threshold']);
+  });
+
+  it('completes status --store with the stores served on this host', async () => {
+    const store = `completion${process.pid}`;
+    const server = await StatusServer.start(store, () => {
+      throw new Error('not asked');
+    });
+    try {
+      expect(complete('status', '--store', '')).toContain(store);
+      expect(complete('status', '--store', store.slice(0, -1))).toContain(store);
+    } finally {
+      await server.close();
+    }
+    expect(complete('status', '--store', store.slice(0, -1))).not.toContain(store);
   });
 
   it('completes directories where a flag takes one, and nothing where it takes a number', () => {

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { expect } from 'vitest';
 
-export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze' | 'man' | 'cross-arm64' | 'qemu-arm64';
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze' | 'man' | 'cross-arm64' | 'qemu-arm64' | 'strace';
 
 export type FacilityGate = { skip: false } | { skip: true; reason: string };
 
@@ -42,6 +42,7 @@ const facilities: Record<RootFacility, { what: string; isPresent: () => boolean 
     isPresent: () => isOnPath('aarch64-linux-gnu-g++') && isOnPath('readelf'),
   },
   'qemu-arm64': { what: 'qemu-aarch64 on PATH (apt-get install qemu-user-static)', isPresent: () => isOnPath('qemu-aarch64') || isOnPath('qemu-aarch64-static') },
+  strace: { what: 'strace on PATH (apt-get install strace)', isPresent: () => isOnPath('strace') },
 };
 
 /**

@@ -93,10 +93,10 @@ describe('no traps', () => {
       expect(user).toBe('root');
       expect(command).not.toContain('%');
       // cron's PATH is /usr/bin:/bin: slowdisk by its full path.
-      expect(command).toMatch(/(^|\$\()\/usr\/local\/bin\/slowdisk /);
+      expect(command).toMatch(/(^|\$\()\/usr\/bin\/slowdisk /);
       expect(command).not.toMatch(/(^|[\s(])slowdisk /);
       const run = (code: number) =>
-        execFileSync('/bin/sh', ['-c', command!.replaceAll('/usr/local/bin/slowdisk', stand)], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', EXIT: String(code) }, stdio: ['ignore', 'pipe', 'pipe'] });
+        execFileSync('/bin/sh', ['-c', command!.replaceAll('/usr/bin/slowdisk', stand)], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', EXIT: String(code) }, stdio: ['ignore', 'pipe', 'pipe'] });
       // Cron mails whatever the line prints: nothing for OK, the check's line otherwise.
       expect(run(0), line).toBe('');
       if (!command!.includes('>/dev/null')) expect(run(1), line).toBe('check says 1\n');

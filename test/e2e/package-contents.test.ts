@@ -1,0 +1,51 @@
+// What the package carries for an operator: every page its README links, and a package.json
+// whose only script is the install step, so that `npm install -g` warns of no development
+// script the installed package never runs.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const execFileAsync = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const work = mkdtempSync(path.join(tmpdir(), 'slowdisk-contents-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The files `npm pack` puts in the tarball of `dir`, relative to the package. */
+async function packedFiles(dir: string): Promise<{ files: string[] }> {
+  const { stdout } = await execFileAsync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { files: { path: string }[] }[];
+  return { files: packed!.files.map((file) => file.path) };
+}
+
+describe('the package', () => {
+  it('carries every file its README links', async () => {
+    const { files } = await packedFiles(ROOT);
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!).filter((link) => !/^[a-z]+:/.test(link));
+    expect(links.length).toBeGreaterThan(20);
+    expect([...new Set(links)].filter((link) => !files.includes(path.normalize(link)))).toEqual([]);
+  });
+
+  it('ships a package.json whose only script is the install step; the tree keeps its own', async () => {
+    // The manifest step of `npm pack` (prepack's last, postpack), run on a copy of the tree's
+    // package.json: what the tarball gets, and what the tree has again after.
+    const copy = path.join(work, 'source');
+    mkdirSync(path.join(copy, 'scripts/build'), { recursive: true });
+    cpSync(path.join(ROOT, 'scripts/build/packed-manifest.mjs'), path.join(copy, 'scripts/build/packed-manifest.mjs'));
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(manifest.scripts.prepack).toMatch(/ && node scripts\/build\/packed-manifest\.mjs strip$/);
+    expect(manifest.scripts.postpack).toBe('node scripts/build/packed-manifest.mjs restore');
+    // The copy packs with the manifest step alone: its other steps build what this test does not need.
+    const steps = { ...manifest, scripts: { ...manifest.scripts, prepack: 'node scripts/build/packed-manifest.mjs strip' }, files: ['scripts/build'] };
+    const original = `${JSON.stringify(steps, null, 2)}\n`;
+    writeFileSync(path.join(copy, 'package.json'), original);
+    const { stdout } = await execFileAsync('npm', ['pack', '--json', '--pack-destination', work], { cwd: copy });
+    const tarball = path.join(work, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0]!.filename);
+    const { stdout: packed } = await execFileAsync('tar', ['-xzOf', tarball, 'package/package.json']);
+    expect(Object.keys((JSON.parse(packed) as { scripts: Record<string, string> }).scripts)).toEqual(['install']);
+    expect(readFileSync(path.join(copy, 'package.json'), 'utf8')).toBe(original);
+  });
+});
