@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
+    reporters: ['default', './test/helpers/slowest-files-reporter.ts'],
     projects: [
       {
         // Pure tests: no root, no loop device, no external tool, no network port. They may
