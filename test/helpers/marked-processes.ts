@@ -14,9 +14,10 @@ export interface ProcessMark {
 }
 
 export function markProcesses(): ProcessMark {
-  const entry = `${VARIABLE}=${randomBytes(8).toString('hex')}`;
+  const token = randomBytes(8).toString('hex');
+  const entry = `${VARIABLE}=${token}`;
   return {
-    env: { [VARIABLE]: entry.slice(VARIABLE.length + 1) },
+    env: { [VARIABLE]: token },
     pids: () =>
       readdirSync('/proc')
         .filter((name) => /^\d+$/.test(name))
