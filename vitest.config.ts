@@ -3,11 +3,12 @@ import { defineConfig } from 'vitest/config';
 // The e2e files that time the machine itself to the millisecond or to a second's window: a
 // wait shown or not within 20 ms ticks, a CLI held up for 25 s and charged nothing, the 21 s
 // from a hang to eviction, a hang named within --hang-after and a tick, a tail of a few slow
-// inspections in a hundred above the healthy disk's own P99, a stuck tick's own timings, a
-// healthy disk that keeps score 1 for a minute beside a slow or frozen one (an inspection of
-// over 100 ms, a prober starved of CPU that long, would raise it). They run alone, after the
-// others, so that no other file's CPU or I/O is in what they measure. faults-hung also
-// replaces /run/slowdisk, the registry every run on the machine shares, for a moment.
+// inspections in a hundred above the healthy disk's own P99, a loop disk's write rate and
+// latency against dd's within 10 to 30 per cent, a stuck tick's own timings, a healthy disk
+// that keeps score 1 for a minute beside a slow or frozen one (an inspection of over 100 ms,
+// a prober starved of CPU that long, would raise it). They run alone, after the others, so
+// that no other file's CPU or I/O is in what they measure. faults-hung also replaces
+// /run/slowdisk, the registry every run on the machine shares, for a moment.
 const TIMING_E2E = [
   'test/e2e/action-hooks-e2e.test.ts',
   'test/e2e/check-e2e.test.ts',
@@ -16,6 +17,7 @@ const TIMING_E2E = [
   'test/e2e/faults-hung.test.ts',
   'test/e2e/faults-slow-hang.test.ts',
   'test/e2e/faults-tail-slow.test.ts',
+  'test/e2e/kernel-counters-e2e.test.ts',
   'test/e2e/live-view-no-phantom-wait.test.ts',
   'test/e2e/native-ticks.test.ts',
   'test/e2e/native.test.ts',
