@@ -1,8 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
+// The e2e files that time the machine itself to the millisecond or to a second's window: a
+// wait shown or not within 20 ms ticks, a CLI held up for 25 s and charged nothing, the 21 s
+// from a hang to eviction, a hang named within --hang-after and a tick, a tail of a few slow
+// inspections in a hundred above the healthy disk's own P99, a loop disk's write rate and
+// latency against dd's within 10 to 30 per cent, a stuck tick's own timings, a healthy disk
+// that keeps score 1 for a minute beside a slow or frozen one (an inspection of over 100 ms,
+// a prober starved of CPU that long, would raise it). They run alone, after the others, so
+// that no other file's CPU or I/O is in what they measure. faults-hung also replaces
+// /run/slowdisk, the registry every run on the machine shares, for a moment.
+const TIMING_E2E = [
+  'test/e2e/action-hooks-e2e.test.ts',
+  'test/e2e/check-e2e.test.ts',
+  'test/e2e/cli-held-up.test.ts',
+  'test/e2e/early-warning-e2e.test.ts',
+  'test/e2e/faults-hung.test.ts',
+  'test/e2e/faults-slow-hang.test.ts',
+  'test/e2e/faults-tail-slow.test.ts',
+  'test/e2e/kernel-counters-e2e.test.ts',
+  'test/e2e/live-view-no-phantom-wait.test.ts',
+  'test/e2e/native-ticks.test.ts',
+  'test/e2e/native.test.ts',
+];
+
 export default defineConfig({
   test: {
     pool: 'forks',
+    reporters: ['default', './test/helpers/slowest-files-reporter.ts'],
     projects: [
       {
         // Pure tests: no root, no loop device, no external tool, no network port. They may
@@ -18,22 +42,36 @@ export default defineConfig({
       },
       {
         // Pure too, but checks of what development scripts make (the predictor's weights are
-        // what training gives): run by npm test, left out of test:unit for its minute of CPU.
+        // what training gives): run by npm test, left out of test:unit. Beside the unit tests:
+        // it trains (a minute of CPU) only when the training's inputs changed.
         test: {
           name: 'dev',
           include: ['test/dev/**/*.test.ts'],
           testTimeout: 300_000,
-          // Alone, after the unit tests: its CPU would starve their timed runs of the CLI.
+          // A group's projects share one pool: the unit tests' size.
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // Real disks, faults and tools, as root, two files at a time: each file makes its own
+        // loop disks, cgroups, state directories, store names and ports, and most of the time
+        // waits on a disk's ticks rather than on the CPU.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: TIMING_E2E,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },
       {
-        // Real disks, faults and tools, as root. One file at a time, after the others:
-        // they time real disks, and two of them sharing two cores and one backing disk would
-        // blur what each measures.
+        // The timing files above: one at a time, once the others are done.
         test: {
-          name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          name: 'e2e-timing',
+          include: TIMING_E2E,
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -118,7 +118,8 @@ fault_state_file() {
 # Appends KEY=VALUE to DIR's state; make-disk records each step as soon as it
 # is done so that remove-disk can undo a disk that was left half-made.
 fault_state_set() {
-  [[ -d $FAULT_STATE_DIR ]] || mkdir -m 700 "$FAULT_STATE_DIR"
+  # -p: two disks made at once both find the directory missing; one of them makes it.
+  [[ -d $FAULT_STATE_DIR ]] || mkdir -p -m 700 "$FAULT_STATE_DIR"
   printf 'state_%s=%q\n' "$2" "$3" >>"$(fault_state_file "$1")"
 }
 

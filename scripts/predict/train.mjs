@@ -10,12 +10,14 @@
 //   node scripts/predict/train.mjs [--out FILE] [--window N]
 //
 // --out     where the weights are written (src/early-warning/network-weights.json; run tsc afterwards
-//           so that dist/ ships them)
+//           so that dist/ ships them). Written there, their inputs' digest and their own are
+//           recorded too (data/predict/network-weights.digests), for test/dev/shipped-weights.test.ts
 // --window  a window of N samples instead of the predictor's windowSamples, for trying a network
 //           with more inputs (bench:predict --network FILE --set windowSamples=N measures it)
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { foreseeableFrom, ROOT, runJobs, TRAINING, VALIDATION } from './corpus.mjs';
+import { currentDigests, RECORDED_DIGESTS, SHIPPED_WEIGHTS } from './training-inputs.mjs';
 
 const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
 const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/early-warning/predictor-params.js'));
@@ -39,7 +41,7 @@ const LATENCY_FEATURES = ['p50', 'p90', 'p99'];
 const COUNTERS = ['queueDepth', 'iops', 'errors'];
 
 function parseArgs(argv) {
-  const options = { out: path.join(ROOT, 'src/early-warning/network-weights.json'), window: DEFAULT_PREDICTOR_PARAMS.windowSamples };
+  const options = { out: path.join(ROOT, SHIPPED_WEIGHTS), window: DEFAULT_PREDICTOR_PARAMS.windowSamples };
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--out' && argv[i + 1] !== undefined) options.out = path.resolve(argv[++i]);
     else if (argv[i] === '--window' && Number.isInteger(Number(argv[i + 1])) && Number(argv[i + 1]) >= DEFAULT_PREDICTOR_PARAMS.minSamples) options.window = Number(argv[++i]);
@@ -96,6 +98,7 @@ async function main() {
     calibration: { selection: VALIDATION, examples: validation.inputs.length },
   };
   writeFileSync(options.out, `${JSON.stringify(model)}\n`);
+  if (options.out === path.join(ROOT, SHIPPED_WEIGHTS)) writeFileSync(path.join(ROOT, RECORDED_DIGESTS), currentDigests());
   spinner?.succeed(`${path.relative(process.cwd(), options.out)}: ${data.inputs.length} examples (${positives} positive), ${features.join(', ')}`);
 }
 

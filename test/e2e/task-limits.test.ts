@@ -6,25 +6,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { markProcesses } from '../helpers/marked-processes.js';
 import { BIN, runCommand, waitFor } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-task-limits-'));
 chmodSync(work, 0o755);
 const PIDS_ROOT = '/sys/fs/cgroup/pids';
 
-/** PIDs whose command line runs a file of this tree: what a run may have left behind. */
-function ourProcesses(): number[] {
-  const ours: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(path.dirname(path.dirname(BIN)))) ours.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return ours;
-}
+// ulimit -u counts every process and thread of the user: a user no other run on the machine is,
+// so that no other test's runs count, nor this one's count against them.
+const LONE_UID = 2_000_000 + process.pid;
 
 describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and threads allowed', () => {
   const cgroup = path.join(PIDS_ROOT, `slowdisk-test-${process.pid}`);
@@ -41,15 +32,15 @@ describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and thr
     mkdirSync(dir);
     mkdirSync(cgroup);
     writeFileSync(path.join(cgroup, 'pids.max'), '16');
-    const before = ourProcesses();
-    const result = await runCommand(['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
+    const mark = markProcesses();
+    const result = await runCommand(['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short'], mark.env);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
       new RegExp(`^slowdisk: the prober \\(pid \\d+\\) could not make its threads: the cgroup ${cgroup} allows 16 processes and threads \\(pids\\.max, \\d+ in use\\), and one more was refused\\n$`),
     );
     expect(result.code).toBe(3);
     await waitFor(() => readFileSync(path.join(cgroup, 'cgroup.procs'), 'utf8').trim() === '', 5000, 'nothing left in the cgroup');
-    expect(ourProcesses().filter((pid) => !before.includes(pid))).toEqual([]);
+    expect(mark.pids()).toEqual([]);
     expect(readdirSync(dir)).toEqual([]);
   }, 30_000);
 
@@ -57,12 +48,12 @@ describe.skipIf(requireRootFacilities(['root']).skip)('too few processes and thr
     const dir = path.join(work, 'nproc');
     mkdirSync(dir);
     chmodSync(dir, 0o777);
-    const before = ourProcesses();
-    const result = await runCommand(['prlimit', '--nproc=16', 'setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short']);
+    const mark = markProcesses();
+    const result = await runCommand(['prlimit', '--nproc=16', 'setpriv', `--reuid=${LONE_UID}`, '--regid=nogroup', '--clear-groups', process.execPath, BIN, 'check', '--path', `a=${dir}`, '--duration', '2s', '--allow-short'], mark.env);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^slowdisk: the prober \(pid \d+\) could not make its threads: ulimit -u allows user 65534 16 processes and threads, and 1[6-9] are in use\n$/);
+    expect(result.stderr).toMatch(new RegExp(`^slowdisk: the prober \\(pid \\d+\\) could not make its threads: ulimit -u allows user ${LONE_UID} 16 processes and threads, and 1[6-9] are in use\\n$`));
     expect(result.code).toBe(3);
-    await waitFor(() => ourProcesses().filter((pid) => !before.includes(pid)).length === 0, 5000, 'no process of the run left');
+    await waitFor(() => mark.pids().length === 0, 5000, 'no process of the run left');
     expect(readdirSync(dir)).toEqual([]);
   }, 30_000);
 });

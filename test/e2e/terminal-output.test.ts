@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { BIN, runCli, startCli, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
@@ -76,6 +76,9 @@ async function screenOfWatch(dir: string, env: string[], ready: RegExp, flags: s
 }
 
 describe.skipIf(gate.skip)('on a terminal (tmux)', () => {
+  // A server kept up between the sessions: one whose last session was killed exits, and a
+  // session started meanwhile (on a busy machine, likely) fails with "server exited unexpectedly".
+  beforeAll(() => tmux('start-server', ';', 'set-option', '-g', 'exit-empty', 'off'));
   afterAll(() => {
     try {
       tmux('kill-server');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BatchRecord, TimedRow } from '../../src/native/batch-records.js';
+import { cachedBuild } from '../helpers/cached-build.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-thread-faults-'));
@@ -23,24 +24,34 @@ function buildThrowingAddon(): string {
   const objects = path.join(root, 'build/Release/obj.target/slowdisk_probe/native');
   const nodedir = /"nodedir": "([^"]+)"/.exec(readFileSync(path.join(root, 'build/config.gypi'), 'utf8'))?.[1];
   if (!nodedir) throw new Error('build/config.gypi names no nodedir: build the addon first (npx node-gyp rebuild)');
-  const cxx = process.env['CXX'] ?? 'c++';
+  const compiler = process.env['CXX'] ?? 'c++';
   // As node-gyp compiles the addon's own sources: binding.gyp's flags and defines, and node-gyp's.
   const target = (JSON.parse(readFileSync(path.join(root, 'binding.gyp'), 'utf8')) as { targets: { cflags_cc: string[]; defines: string[] }[] }).targets[0]!;
   const flags = [...target.cflags_cc, '-fPIC', '-pthread', '-fno-rtti', '-Wno-unused-parameter'];
   const includes = [`-I${path.join(nodedir, 'include/node')}`, `-I${path.join(root, 'node_modules/node-addon-api')}`];
   const defines = [...target.defines, 'BUILDING_NODE_EXTENSION'].map((define) => `-D${define}`);
-  const compile = (source: string, ...more: string[]): string => {
-    const object = path.join(work, `${path.basename(source, '.cc')}.o`);
-    execFileSync(cxx, [...flags, ...includes, ...defines, ...more, '-c', path.join(root, source), '-o', object]);
-    return object;
-  };
-  const own = [...Object.entries(RENAMED).map(([source, define]) => compile(`native/${source}`, define)), compile('test/native/throwing_steps.cc', '-Werror')];
   const shipped = readdirSync(objects)
     .filter((name) => name.endsWith('.o') && !(name.replace(/\.o$/, '.cc') in RENAMED))
     .map((name) => path.join(objects, name));
-  const addon = path.join(work, 'throwing_steps.node');
-  execFileSync(cxx, ['-shared', '-pthread', '-o', addon, ...shipped, ...own]);
-  return addon;
+  const ownSources = [...Object.keys(RENAMED).map((source) => `native/${source}`), 'test/native/throwing_steps.cc'];
+  const headers = readdirSync(path.join(root, 'native'))
+    .filter((name) => name.endsWith('.h'))
+    .map((name) => path.join(root, 'native', name));
+  const recipe = {
+    compiler,
+    inputs: [...shipped, ...ownSources.map((source) => path.join(root, source)), ...headers, path.join(root, 'node_modules/node-addon-api/package.json')],
+    settings: { flags, includes, defines, renamed: RENAMED },
+  };
+  const dir = cachedBuild('throwing-steps', recipe, (out) => {
+    const compile = (source: string, ...more: string[]): string => {
+      const object = path.join(out, `${path.basename(source, '.cc')}.o`);
+      execFileSync(compiler, [...flags, ...includes, ...defines, ...more, '-c', path.join(root, source), '-o', object]);
+      return object;
+    };
+    const own = [...Object.entries(RENAMED).map(([source, define]) => compile(`native/${source}`, define)), compile('test/native/throwing_steps.cc', '-Werror')];
+    execFileSync(compiler, ['-shared', '-pthread', '-o', path.join(out, 'throwing_steps.node'), ...shipped, ...own]);
+  });
+  return path.join(dir, 'throwing_steps.node');
 }
 
 // The child: one directory's thread inspecting every 25 ms, until it has made 8 inspections;

@@ -2,21 +2,32 @@
 // its own with the C++ compiler node-gyp uses, against the table the CLI's tick schedule is
 // held to too (test/unit/tick-vectors.test.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cachedBuild } from '../helpers/cached-build.js';
 import { TICK_VECTORS } from '../helpers/tick-vectors.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-tick-vectors-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The program, built as the addon's compiler would build it (once for these sources). */
+function tickClockProgram(): string {
+  const compiler = process.env['CXX'] ?? 'c++';
+  const sources = [path.join(root, 'test/native/tick_clock_main.cc'), path.join(root, 'native/tick_clock.cc')];
+  const flags = ['-std=c++17', '-O2', '-Wall', '-Wextra', '-Werror'];
+  const headers = readdirSync(path.join(root, 'native'))
+    .filter((name) => name.endsWith('.h'))
+    .map((name) => path.join(root, 'native', name));
+  const dir = cachedBuild('tick-clock', { compiler, inputs: [...sources, ...headers], settings: flags }, (out) =>
+    execFileSync(compiler, [...flags, '-o', path.join(out, 'tick-clock'), ...sources]),
+  );
+  return path.join(dir, 'tick-clock');
+}
 
 describe('native/tick_clock.cc, as test/vectors/ticks.json has it', () => {
   it('keeps every deadline, first tick after a time, round and batch time of the table', () => {
-    const main = path.join(work, 'tick-clock');
-    execFileSync(process.env['CXX'] ?? 'c++', ['-std=c++17', '-O2', '-Wall', '-Wextra', '-Werror', '-o', main, path.join(root, 'test/native/tick_clock_main.cc'), path.join(root, 'native/tick_clock.cc')]);
+    const main = tickClockProgram();
     const questions: string[] = [];
     const expected: string[] = [];
     const ask = (question: string, answer: number | boolean) => {

@@ -63,8 +63,8 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   return startCli(args, options).done;
 }
 
-export function runCommand(command: string[]): Promise<CliResult> {
-  return startCommand(command).done;
+export function runCommand(command: string[], env?: NodeJS.ProcessEnv): Promise<CliResult> {
+  return startCommand(command, { env }).done;
 }
 
 /** Resolves once `predicate` holds, polling; rejects after `timeoutMs`. */
