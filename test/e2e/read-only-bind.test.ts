@@ -79,4 +79,14 @@ describe.skipIf(gate.skip)('a path on a read-only bind', () => {
     expect(result.stdout).toMatch(/^CRITICAL: .*cannot be written: kv \(EROFS\)/);
     expect(existsSync(marker)).toBe(true);
   });
+
+  it('a read-only bind of a filesystem itself read-only at start: CRITICAL EROFS', async () => {
+    execFileSync('mount', ['-o', 'remount,ro,bind', bind]);
+    await disk.readonly();
+    const result = await runCli(['check', '--kv', bind, '--format', 'nagios']);
+    await disk.readwrite();
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^SLOWDISK CRITICAL - cannot be written: kv \(EROFS\)/);
+    expect(result.stdout + result.stderr).not.toMatch(/read-only bind/);
+  });
 });
