@@ -23,13 +23,13 @@ export function exitCodeHelp(command: Command): string {
     ...(probes ? ['               or (--all-devices, --devices) a drive is slow now against the peers of its class;'] : []),
     `               or a disk was hung (an inspection in flight for ${flagName(HANG_AFTER_SPEC)}, default ${defaultText(HANG_AFTER_SPEC)})${command === 'check' ? ', or completed no inspection at all,' : ''}`,
     ...(command === 'check' ? ['               or was rising: its rounds, repeated, would evict it;'] : []),
-    ...(probes ? ['               or another filesystem was mounted onto a probed path'] : []),
+    ...(probes ? ['               or another filesystem was mounted onto a probed path; or a disk was not judged, its path on a read-only bind mid-run'] : []),
     `  2  CRITICAL  the reported store score reached the eviction threshold (default ${scoreDefault('evictThreshold')})${command === 'watch' ? ': watch ends there, unless --keep-going' : ''};`,
     '               or a disk cannot be written (EROFS, EIO, ENOSPC or EACCES), at start or mid-run',
     ...(command === 'replay'
       ? ['  3  UNKNOWN   bad arguments, or a trace that cannot be read or breaks the format (the line is named)']
       : [
-          '  3  UNKNOWN   bad arguments, a path that cannot be probed at start (one that does not exist, say), no class of 4 drives to judge,',
+          '  3  UNKNOWN   bad arguments, a path that cannot be probed at start (one that does not exist, or on a read-only bind), no class of 4 drives to judge,',
           "               or a state directory that cannot be used (the drives' history not saved)",
         ]),
     ...(command === 'watch' ? [`  ${EXIT_UNTIL_TIMED_OUT}        --duration ran out before any of the --until events came`] : []),

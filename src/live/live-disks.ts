@@ -5,12 +5,13 @@
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import { describeFilesystem, identityOf, type FilesystemChange } from '../layout/filesystem-memory.js';
 import { wallOf } from '../common/monotonic-clock.js';
-import type { InspectedRecord, PhaseTimings, Placement } from '../prober/protocol.js';
+import type { InspectedRecord, PhaseTimings, Placement, SerializedProbeError } from '../prober/protocol.js';
 import type { StuckProber } from '../prober/prober-registry.js';
 import { isUnwritable } from '../verdict/down-verdict.js';
 import type { HungDisk, VerdictPipeline } from '../verdict/verdict-pipeline.js';
 import type { DiskState, DiskStatus, InspectionRecord, SessionEvent } from './session-events.js';
-import { shownError } from './shown-error.js';
+import { readOnlyBindAt } from '../mounts/read-only-bind.js';
+import { readOnlyBindError, shownError } from './shown-error.js';
 
 export interface DiskRecord {
   status: DiskStatus;
@@ -57,6 +58,8 @@ export class LiveDisks {
   constructor(
     private readonly pipeline: VerdictPipeline,
     private readonly news: DiskNews,
+    /** Whether the mount at a mount point is a read-only bind: an EROFS there is not the disk's. */
+    private readonly isReadOnlyBind: (mountPoint: string) => boolean = (mountPoint) => readOnlyBindAt(mountPoint),
   ) {}
 
   all(): IterableIterator<DiskRecord> {
@@ -145,10 +148,12 @@ export class LiveDisks {
     const firstAttempt = !disk.attempted;
     disk.attempted = true;
     const status = disk.status;
-    const error = shownError(message.error!, status);
+    // The mount table is read on an EROFS only, not on every failure.
+    const error = this.shownError(message.error!, status);
     const wasHung = this.pipeline.inspection({ tick: message.tick, disk: message.name, ms: null, atMs, error: error.code })?.hangEnded ?? false;
     this.news.inspection({ tick: message.tick, disk: message.name, error, late: false, wallMs: atMs + wallOffset });
-    // A disk that cannot be written is a finding (down, CRITICAL), not a path that cannot be probed.
+    // A disk that cannot be written is a finding (down, CRITICAL), not a path that cannot be
+    // probed; a path on a read-only bind (NOT_JUDGED_CODE) is one, at start.
     if (firstAttempt && !isUnwritable(error.code)) {
       this.news.fatal(`cannot probe ${message.name}=${status.dir}: ${error.message}`);
       return;
@@ -163,6 +168,12 @@ export class LiveDisks {
     status.state = 'down';
     status.error = error;
     if (changed) this.news.event({ kind: 'down', disk: message.name, error });
+  }
+
+  private shownError(error: SerializedProbeError, status: DiskStatus): SerializedProbeError {
+    const mountPoint = status.mount?.mountPoint;
+    if (error.code === 'EROFS' && mountPoint !== undefined && this.isReadOnlyBind(mountPoint)) return readOnlyBindError(error, status.dir, mountPoint);
+    return shownError(error, status);
   }
 
   /** The disk as the layout places it now. */

@@ -3,6 +3,7 @@
 import { constants } from 'node:os';
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { SerializedProbeError } from '../prober/protocol.js';
+import { NOT_JUDGED_CODE } from '../verdict/down-verdict.js';
 
 /** One line that keeps the errno name, the syscall and the path, and says what to do. */
 export function describeError(error: SerializedProbeError, placement?: DiskPlacement): string {
@@ -34,4 +35,20 @@ export function shownError(error: SerializedProbeError, placement: DiskPlacement
     };
   }
   return { ...error, message: describeError(error, placement) };
+}
+
+/**
+ * An EROFS from a read-only bind of a read-write filesystem (src/mounts/read-only-bind.ts):
+ * not a disk that cannot be written, but one that cannot be judged from this mount namespace.
+ * Its code is slowdisk's own (NOT_JUDGED_CODE), so that nothing counts it as unwritable; the message
+ * keeps the errno name, the syscall and the path.
+ */
+export function readOnlyBindError(error: SerializedProbeError, dir: string, mountPoint: string): SerializedProbeError {
+  return {
+    ...error,
+    code: NOT_JUDGED_CODE,
+    message:
+      `${dir} is on a read-only bind of ${mountPoint} (the filesystem itself is read-write; ${error.code}: ${error.syscall} ${error.path}): ` +
+      "it cannot be probed from here, and its disk is not judged; a systemd unit's ReadWritePaths= must name it",
+  };
 }

@@ -21,7 +21,7 @@ import { worseSeverity, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../score/store-ticks.js';
 import { exitCodeOf } from './exit-codes.js';
 import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
-import { downSeverity, isUnwritable } from './down-verdict.js';
+import { downSeverity, isUnwritable, NOT_JUDGED_CODE } from './down-verdict.js';
 import { risingSeverity } from './rising-verdict.js';
 import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
@@ -272,6 +272,12 @@ export class VerdictPipeline {
     if (event.lost === true) {
       // The directory's finding, not the disk's: neither counted nor charged.
       this.ticks.voided(disk, tick);
+      return outcome(false, false, hangEnded);
+    }
+    if (ms === null && event.error === NOT_JUDGED_CODE) {
+      // Nothing seen of the disk from here: neither counted nor charged, and not OK either.
+      this.ticks.voided(disk, tick);
+      this.verdict.note('slow');
       return outcome(false, false, hangEnded);
     }
     inspected.unwritable = ms === null && isUnwritable(event.error);

@@ -6,6 +6,7 @@ import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import { scenarioTrace } from '../../dev/scenarios/index.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_WARNING, exitCodeOf } from '../../src/verdict/exit-codes.js';
+import { NOT_JUDGED_CODE } from '../../src/verdict/down-verdict.js';
 import { VerdictPipeline, type PipelineParams, type RoundVerdict, type TickOutput } from '../../src/verdict/verdict-pipeline.js';
 
 const score = DEFAULT_SCORE_PARAMS;
@@ -252,6 +253,12 @@ describe('a disk that cannot be written', () => {
 
   it('another error (a directory deleted: ENOENT) is left to the score', () => {
     expect(failing('ENOENT', 31)).toEqual({ severities: ['ok'], exitCode: EXIT_OK });
+  });
+
+  it('on a read-only bind (EROBIND) it is not judged: WARNING, never CRITICAL, its failures not counted as timeouts', () => {
+    // 10 rounds of failures: ENOENT's, counted as timeouts, take the score to the eviction threshold.
+    expect(failing('ENOENT', 301).exitCode).toBe(EXIT_CRITICAL);
+    expect(failing(NOT_JUDGED_CODE, 301)).toEqual({ severities: Array(10).fill('ok'), exitCode: EXIT_WARNING });
   });
 
   it('once it is written again, its rounds are no longer CRITICAL (the run stays so)', () => {
