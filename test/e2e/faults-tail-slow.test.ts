@@ -31,7 +31,7 @@ const HEALTHY_ROUNDS = 20;
 // inspections' median holds and their P99 goes from about 10 to about 75 ms. At 25 IOPS the
 // median itself moves (a slowdown of the whole disk, which the other detectors judge).
 const LIMITS = { writeIops: 30 };
-// Confirmed some 25 s after the throttle on an idle 2-core machine, 80 s on a busy one.
+// Confirmed 42 s after the throttle on a quiet 2-core machine; room for a busy one.
 const CONFIRMED_WITHIN_MS = 150_000;
 // Let go once the window has emptied of the tail (30 s) and shown no rise for 10 s.
 const RELEASED_WITHIN_MS = 120_000;
@@ -46,7 +46,7 @@ interface KvLine {
   tail: unknown;
 }
 
-/** kv's disk lines from the `index`-th line of watch's output on, parsed. */
+/** kv's disk lines from the `from`-th line of watch's output on, parsed. */
 function kvLines(watch: WatchLines, from = 0): KvLine[] {
   return watch.lines.slice(from).flatMap(({ text, index }) => {
     if (!text.startsWith('{"type":"disk"')) return [];
