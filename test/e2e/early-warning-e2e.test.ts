@@ -1,10 +1,12 @@
 // The early warning live, on a real loop disk that is really throttled: watch shows the
 // probability and the warning, and its recorded trace replays to exactly the same
-// predictions, round by round; check exits WARNING for a disk in warning.
+// predictions, round by round; check exits WARNING for a disk in warning. The two run side by
+// side, each on a disk of its own: each waits a minute for the predictor's first 4 samples of
+// 15 s, and neither times the other's disk.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { jsonLines, runCli, startCli, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
@@ -30,14 +32,14 @@ function predictions(lines: Line[], disk: string): Map<number, string> {
   return byTick;
 }
 
-describe.skipIf(gate.skip)('early warning in watch', () => {
+describe.skipIf(gate.skip).concurrent('early warning in watch', () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-early-warning-e2e-'));
   afterAll(async () => {
     await removeAllTestDisks();
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('warns of a throttled disk, and its trace replays to the same predictions', { timeout: 180_000 }, async () => {
+  it('warns of a throttled disk, and its trace replays to the same predictions', { timeout: 180_000 }, async ({ expect }) => {
     const disk = await makeTestDisk();
     const trace = path.join(work, 'live.jsonl');
     const cli = startCli(['watch', '--kv', disk.dir, '--json', '--keep-going', '--record', trace]);
@@ -72,11 +74,13 @@ describe.skipIf(gate.skip)('early warning in watch', () => {
     for (const [tick, prediction] of liveByTick) expect(`${tick}: ${replayed.get(tick)}`).toBe(`${tick}: ${prediction}`);
   });
 
-  it('check exits WARNING for a disk in state warning whose score stays 1, and says so in the Nagios line', { timeout: 120_000 }, async () => {
+  it('check exits WARNING for a disk in state warning whose score stays 1, and says so in the Nagios line', { timeout: 120_000 }, async ({ expect }) => {
     const disk = await makeTestDisk();
     // Every real inspection takes longer than 0.1 ms: the disk is past this SLA from the start,
-    // a breach under way, so its probability is 1 once the predictor has its 4 samples.
-    const result = await runCli(['check', '--kv', disk.dir, '--duration', '70s', '--sla', '0.1ms', '--warn-probability', '0.5', '--format', 'nagios']);
+    // a breach under way, so its probability is 1 once the predictor has its 4 samples. A
+    // timeout of 1 s keeps a busy host's stalls (writes of 170 ms beside the other test) from
+    // doubling the score: the warning alone makes this run WARNING.
+    const result = await runCli(['check', '--kv', disk.dir, '--duration', '70s', '--sla', '0.1ms', '--warn-probability', '0.5', '--timeout', '1s', '--format', 'nagios']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^SLOWDISK WARNING - store score 1 \(slow at 80, evict at 100\) after 70\.\ds; kv 1\.00 up stat (warming up|\S+) warning \(predict 1\.00\) on \S+ \| /);
