@@ -7,8 +7,7 @@ import { defineConfig } from 'vitest/config';
 // latency against dd's within 10 to 30 per cent, a stuck tick's own timings, a healthy disk
 // that keeps score 1 for a minute beside a slow or frozen one (an inspection of over 100 ms,
 // a prober starved of CPU that long, would raise it). They run alone, after the others, so
-// that no other file's CPU or I/O is in what they measure. faults-hung also replaces
-// /run/slowdisk, the registry every run on the machine shares, for a moment.
+// that no other file's CPU or I/O is in what they measure.
 const TIMING_E2E = [
   'test/e2e/action-hooks-e2e.test.ts',
   'test/e2e/check-e2e.test.ts',
