@@ -59,7 +59,7 @@ function socketInode(pid: number): string {
 
 const hex = (text: string) => Buffer.from(text).toString('hex');
 
-describe.skipIf(requireRootFacilities(['root', 'loop']).skip || !existsSync(PYTHON))('a stuck prober forged by nobody', () => {
+describe.skipIf(requireRootFacilities(['root', 'loop', 'python3']).skip)('a stuck prober forged by nobody', () => {
   let disk: TestDisk;
   afterEach(() => {
     for (const child of started.splice(0)) child.kill('SIGKILL');
