@@ -83,18 +83,23 @@ function withHeader(values: ReplayValues, header: TraceHeader | null, command: C
 
 async function replay(source: string, values: ReplayValues, command: Command): Promise<void> {
   const trace = await openReplayTrace(source === '-' ? source : rawPath('the trace', source));
-  const given = withHeader(values, trace.header, command);
-  const params = scoreParamsFrom(given);
-  await runReplay(trace, {
-    params,
-    statistical: statisticalParamsFrom(given, params),
-    tail: tailParamsFrom(given, params),
-    criticalOn: criticalOnFrom(given),
-    predictor: predictorParamsFrom(given, params),
-    hangAfterMs: given[attributeOf(HANG_AFTER_SPEC)] as number,
-    ...(values.ticks === undefined ? {} : { ticks: values.ticks }),
-    json: values.json === true,
-    verbose: values.verbose === true,
-    ...(values.plot === undefined ? {} : { plot: rawPath('--plot', values.plot) }),
-  });
+  // The header's parameters can be refused, and --ticks ends a replay before the file does.
+  try {
+    const given = withHeader(values, trace.header, command);
+    const params = scoreParamsFrom(given);
+    await runReplay(trace, {
+      params,
+      statistical: statisticalParamsFrom(given, params),
+      tail: tailParamsFrom(given, params),
+      criticalOn: criticalOnFrom(given),
+      predictor: predictorParamsFrom(given, params),
+      hangAfterMs: given[attributeOf(HANG_AFTER_SPEC)] as number,
+      ...(values.ticks === undefined ? {} : { ticks: values.ticks }),
+      json: values.json === true,
+      verbose: values.verbose === true,
+      ...(values.plot === undefined ? {} : { plot: rawPath('--plot', values.plot) }),
+    });
+  } finally {
+    trace.close();
+  }
 }

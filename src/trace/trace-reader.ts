@@ -43,6 +43,8 @@ export interface Trace {
   batches: AsyncIterable<TraceLine[]>;
   /** The share of the file read so far, from 0 to 1; null when the size is unknown (stdin). */
   readShare(): number | null;
+  /** Lets go of the file, read to its end or not (a replay refused halfway). */
+  close(): void;
 }
 
 /** Big reads: a day-long trace is hundreds of megabytes, and each read is a trip to the thread pool. */
@@ -56,8 +58,12 @@ export async function openTrace(source: string): Promise<Trace> {
   });
   const { size } = await handle.stat();
   const input = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
-  const trace = await readTrace(input, source);
-  return { ...trace, readShare: () => (size > 0 ? Math.min(1, input.bytesRead / size) : 1) };
+  const close = () => input.destroy();
+  const trace = await readTrace(input, source).catch((error: unknown) => {
+    close();
+    throw error;
+  });
+  return { ...trace, readShare: () => (size > 0 ? Math.min(1, input.bytesRead / size) : 1), close };
 }
 
 /** Reads a trace from any stream; the header, if any, is parsed before this resolves. */
@@ -78,7 +84,8 @@ export async function readTrace(input: Readable, name: string): Promise<Trace> {
     yield* parsed as AsyncGenerator<TraceLine[]>;
   }
   const blockDevices = new Map(Object.entries(header?.block_devices ?? {}));
-  return { name, header, blockDevices, batches: batches(), readShare: () => null };
+  // A stream handed in belongs to the caller (stdin stays open).
+  return { name, header, blockDevices, batches: batches(), readShare: () => null, close: () => undefined };
 }
 
 function isHeader(entry: TraceHeader | TraceLine): entry is TraceHeader {

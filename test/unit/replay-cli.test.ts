@@ -2,7 +2,7 @@
 // built bin as a child process where a trace comes on stdin. (A day's replay, timed, is in
 // test/e2e/replay-speed.test.ts.)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -304,10 +304,13 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
     expect(result.stderr).toBe(`slowdisk: cannot read ${missing}: ENOENT: no such file or directory, open '${missing}'\n`);
   });
 
-  it('thresholds from the header that contradict each other: one line, exit 3', async () => {
+  it('thresholds from the header that contradict each other: one line, exit 3, the trace let go', async () => {
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
     const result = await runInProcess(['replay', traceFile([header(['raft'], { slow_threshold: 90, evict_threshold: 80 }), ok(1)])]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: --slow-threshold \(90\) is above --evict-threshold \(80\)\n$/);
+    expect(openFiles()).toBe(before);
   });
 
   it('a bad flag: one line, exit 3', async () => {
