@@ -72,8 +72,34 @@ const DAY_MS = 86_400_000;
  * host that was really off this long loses nothing but one snapshot's closing of the days.
  */
 export const CLOCK_JUMP_MS = DAY_MS;
-const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-const dayStartMs = (day: string): number => Date.parse(`${day}T00:00:00Z`);
+/**
+ * The few days a history spans, named once each: every sample of every drive asks for the day
+ * of each bucket it covers, and formatting or parsing a date each time was a third of a
+ * watch's sampling. Cleared when full: a clock that wanders over many days costs only the
+ * formatting.
+ */
+const dayNames = new Map<number, string>();
+const dayStarts = new Map<string, number>();
+const KNOWN_DAYS = 64;
+const dayOf = (ms: number): string => {
+  const number = Math.floor(ms / DAY_MS);
+  let name = dayNames.get(number);
+  if (name === undefined) {
+    if (dayNames.size >= KNOWN_DAYS) dayNames.clear();
+    name = new Date(ms).toISOString().slice(0, 10);
+    dayNames.set(number, name);
+  }
+  return name;
+};
+const dayStartMs = (day: string): number => {
+  let start = dayStarts.get(day);
+  if (start === undefined) {
+    if (dayStarts.size >= KNOWN_DAYS) dayStarts.clear();
+    start = Date.parse(`${day}T00:00:00Z`);
+    dayStarts.set(day, start);
+  }
+  return start;
+};
 const thousandths = (value: number): number => Math.round(value * 1000) / 1000;
 
 /** Whether the whole interval can be compared with the previous snapshot; the reason when not. */

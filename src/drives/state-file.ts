@@ -55,6 +55,15 @@ export function encodeHistory(history: DriveHistory): string {
  */
 function nullRatiosToNaN(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
+  // An array has no ratio of its own: only its objects are walked, not the numbers of every
+  // bucket (the bulk of the file).
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null) nullRatiosToNaN(item);
+    }
+    return value;
+  }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     const field = record[key];
