@@ -26,14 +26,15 @@ export interface TimedSample {
 export function traceSamples(entries: Iterable<TraceEntry>, intervalMs: number, sampleMs: number): Map<string, TimedSample[]> {
   const ticksPerSample = sampleMs / intervalMs;
   if (!Number.isInteger(ticksPerSample) || ticksPerSample < 1) throw new RangeError(`the sample period (${sampleMs} ms) must be a whole number of ticks of ${intervalMs} ms`);
-  const byDisk = new Map<string, Map<number, TraceEntry>>();
+  // Each disk's lines by tick, in an array indexed by the tick: a trace has a line for nearly every tick.
+  const byDisk = new Map<string, (TraceEntry | undefined)[]>();
   let lastTick = 0;
   for (const entry of entries) {
     lastTick = Math.max(lastTick, entry.tick);
     if (entry.disk === undefined) continue;
     let lines = byDisk.get(entry.disk);
-    if (lines === undefined) byDisk.set(entry.disk, (lines = new Map()));
-    lines.set(entry.tick, entry);
+    if (lines === undefined) byDisk.set(entry.disk, (lines = []));
+    lines[entry.tick] = entry;
   }
   const result = new Map<string, TimedSample[]>();
   for (const [disk, lines] of byDisk) {
@@ -46,7 +47,7 @@ export function traceSamples(entries: Iterable<TraceEntry>, intervalMs: number, 
     let busyMs = 0;
     let missingSince: number | null = null;
     for (let k = 1; k <= lastTick; k += 1) {
-      const line = lines.get(k);
+      const line = lines[k];
       if (line?.ms !== undefined) {
         latenciesMs.push(line.ms);
         busyStart = k;

@@ -12,12 +12,18 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** The median of three values, without an array to sort: a window reads one for each of its slots and values. */
+function medianOfThree(a: number, b: number, c: number): number {
+  return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+}
+
 /** The `slots` rows a model reads for a window of 1 to `slots` samples' rows (oldest first). */
 export function evidenceWindow(rows: readonly (readonly number[])[], slots: number): number[][] {
   if (rows.length === 0 || rows.length > slots) throw new RangeError(`a window holds 1 to ${slots} samples, got ${rows.length}`);
-  const padding = rows[0].map((_, k) => median(rows.map((row) => row[k])));
+  // A full window has no padding (the trend's windows and most of the network's are full).
+  const padding = rows.length < slots ? rows[0].map((_, k) => median(rows.map((row) => row[k]))) : [];
   const padded = [...Array.from({ length: slots - rows.length }, () => padding), ...rows];
   return padded.map((row, i) =>
-    i === 0 || i === padded.length - 1 ? [...row] : row.map((x, k) => median([padded[i - 1][k], x, padded[i + 1][k]])),
+    i === 0 || i === padded.length - 1 ? [...row] : row.map((x, k) => medianOfThree(padded[i - 1][k], x, padded[i + 1][k])),
   );
 }

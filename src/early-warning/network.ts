@@ -63,7 +63,11 @@ export function featureInput(sample: SampleFeatures, name: FeatureName, slaMs: n
 export function windowInputs(window: readonly SampleFeatures[], windowSamples: number, features: readonly FeatureName[], slaMs: number): number[] {
   if (window.length === 0 || window.length > windowSamples) throw new RangeError(`a window holds 1 to ${windowSamples} samples, got ${window.length}`);
   const rows = window.map((sample) => features.map((name) => featureInput(sample, name, slaMs)));
-  return evidenceWindow(rows, windowSamples).flat();
+  // By index: flat() takes some ten times as long on these small rows, and every sample of every disk reads a window.
+  const inputs: number[] = [];
+  const read = evidenceWindow(rows, windowSamples);
+  for (let i = 0; i < read.length; i += 1) for (let k = 0; k < read[i].length; k += 1) inputs.push(read[i][k]);
+  return inputs;
 }
 
 /** The activations of every layer for raw inputs: [normalised inputs, hidden 1, hidden 2, [probability]]. */
