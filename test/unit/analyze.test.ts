@@ -131,12 +131,18 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     for (const host of SLICE) symlinkSync(path.join(unpacked, host), path.join(cluster, host));
   });
 
-  /** A copy of the slice's hosts in a directory of the test's own, to spoil. */
+  /**
+   * A host's first week of day files: the verdict's window (DEFAULT_PEER_PARAMS.windowDays),
+   * a verdict on every drive (host_2's slow drives found in it) from half the slice's rows.
+   */
+  const firstWeek = (host: string) => readdirSync(path.join(cluster, host)).sort().slice(0, 7);
+
+  /** A copy of the slice's hosts, their first week, in a directory of the test's own, to spoil. */
   function copyOfSlice(): string {
     const dir = newDir();
     for (const host of SLICE) {
       mkdirSync(path.join(dir, host));
-      for (const file of readdirSync(path.join(cluster, host))) copyFileSync(path.join(cluster, host, file), path.join(dir, host, file));
+      for (const file of firstWeek(host)) copyFileSync(path.join(cluster, host, file), path.join(dir, host, file));
     }
     return dir;
   }
@@ -201,13 +207,16 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
   });
 
   it('takes one host directory too, and exits OK when no drive is slow; --all lists every drive', async () => {
-    const result = await runInProcess(['analyze', path.join(cluster, 'host_5')]);
+    const host = path.join(newDir(), 'host_5');
+    mkdirSync(host);
+    for (const file of firstWeek('host_5')) symlinkSync(path.join(cluster, 'host_5', file), path.join(host, file));
+    const result = await runInProcess(['analyze', host]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('1 host, 12 drives, 0 drives slow now on 0 hosts, 0 recovered; 32580 rows, 0 bad rows, 0 bad files\n');
-    const all = await runInProcess(['analyze', path.join(cluster, 'host_5'), '--all']);
+    expect(result.stdout).toBe('1 host, 12 drives, 0 drives slow now on 0 hosts, 0 recovered; 15204 rows, 0 bad rows, 0 bad files\n');
+    const all = await runInProcess(['analyze', host, '--all']);
     expect(all.code).toBe(0);
     const lines = all.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 0 slow now');
+    expect(lines[0]).toBe('host_5: 12 drives, 7 days (2021-11-21 to 2021-11-27): 0 slow now');
     expect(lines.filter((line) => / {2}ok +latency/.test(line))).toHaveLength(12);
   });
 
@@ -222,7 +231,7 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
 
     const text = await runInProcess(['analyze', dir]);
     expect(text.code).toBe(1);
-    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('2 hosts, 24 drives, 2 drives slow now on 1 host, 0 recovered; 65160 rows, 3 bad rows, 3 bad files');
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('2 hosts, 24 drives, 2 drives slow now on 1 host, 0 recovered; 30408 rows, 3 bad rows, 3 bad files');
     expect(text.stderr).toBe(
       `slowdisk: skipped 3 bad rows (first: ${path.join(dir, 'host_2', '2021-11-21.csv')}:2174: 1 field, expected 4) and 3 bad files (first: ${path.join(dir, 'host_5', '2021-11-19.csv')}: empty)\n`,
     );
@@ -231,17 +240,18 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     expect(json.code).toBe(1);
     expect(json.stderr).toBe('');
     const summary = jsonLines(json.stdout).at(-1)!;
-    expect(summary).toMatchObject({ type: 'summary', hosts: 2, drives: 24, slow_drives: 2, files: 33, rows: 65160, bad_rows: 3, bad_files: 3 });
+    expect(summary).toMatchObject({ type: 'summary', hosts: 2, drives: 24, slow_drives: 2, files: 17, rows: 30408, bad_rows: 3, bad_files: 3 });
   });
 
   /**
-   * host_5 (12 healthy drives) rewritten: each drive's latency times `factor(disk)`, and a
-   * `class` column from `classOf(disk)` when given (the same figures without it otherwise).
+   * host_5 (12 healthy drives), its first week, rewritten: each drive's latency times
+   * `factor(disk)`, and a `class` column from `classOf(disk)` when given (the same figures
+   * without it otherwise).
    */
   function reshaped(factor: (disk: string) => number, classOf?: (disk: string) => string): string {
     const dir = newDir();
     mkdirSync(path.join(dir, 'host_5'));
-    for (const file of readdirSync(path.join(cluster, 'host_5'))) {
+    for (const file of firstWeek('host_5')) {
       const [header, ...rows] = readFileSync(path.join(cluster, 'host_5', file), 'utf8').trimEnd().split('\n');
       const out = rows.map((row) => {
         const [ts, disk, throughput, latency] = row.split(',');
@@ -258,13 +268,14 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     // NVMe drives at a tenth of the HDDs' latency; disk2 (NVMe) and disk8 (HDD) 1.6x their class.
     const factor = (disk: string) => (diskNumber(disk) <= 6 ? 0.1 : 1) * (['disk2', 'disk8'].includes(disk) ? 1.6 : 1);
     const classOf = (disk: string) => (diskNumber(disk) <= 6 ? 'nvme-ssd' : 'sata-hdd');
-    const result = await runInProcess(['analyze', reshaped(factor, classOf)]);
+    const dir = reshaped(factor, classOf);
+    const result = await runInProcess(['analyze', dir]);
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines.slice(0, 2)).toEqual(['host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 2 slow now', '  judged by class: 6 nvme-ssd, 6 sata-hdd']);
+    expect(lines.slice(0, 2)).toEqual(['host_5: 12 drives, 7 days (2021-11-21 to 2021-11-27): 2 slow now', '  judged by class: 6 nvme-ssd, 6 sata-hdd']);
     expect(lines[2]).toMatch(/^ {2}disk2 +SLOW now .*\[nvme-ssd\]$/);
     expect(lines[3]).toMatch(/^ {2}disk8 +SLOW now .*\[sata-hdd\]$/);
-    const json = jsonLines((await runInProcess(['analyze', reshaped(factor, classOf), '--json'])).stdout);
+    const json = jsonLines((await runInProcess(['analyze', dir, '--json'])).stdout);
     expect(json.filter((line) => line.verdict === 'slow').map((line) => [line.disk, line.class])).toEqual([
       ['disk2', 'nvme-ssd'],
       ['disk8', 'sata-hdd'],
@@ -280,11 +291,11 @@ describe('slowdisk analyze on slices of Perseus cluster C (data/perseus)', () =>
     const result = await runInProcess(['analyze', dir]);
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
-      'host_5: 12 drives, 15 days (2021-11-21 to 2021-12-05): 1 slow now',
+      'host_5: 12 drives, 7 days (2021-11-21 to 2021-11-27): 1 slow now',
       '  judged by class: 2 nvme-ssd, 10 sata-hdd',
       '  nvme-ssd: too few drives to judge (2 of class nvme-ssd, 4 needed)',
       expect.stringMatching(/^ {2}disk5 +SLOW now .*\[sata-hdd\]$/),
-      '1 host, 12 drives, 1 drive slow now on 1 host, 0 recovered, 2 too few of their class to judge; 32580 rows, 0 bad rows, 0 bad files',
+      '1 host, 12 drives, 1 drive slow now on 1 host, 0 recovered, 2 too few of their class to judge; 15204 rows, 0 bad rows, 0 bad files',
     ]);
     const json = jsonLines((await runInProcess(['analyze', dir, '--json'])).stdout);
     expect(json[0]).toMatchObject({ disk: 'disk1', class: 'nvme-ssd', verdict: null, not_judged: 'too few drives to judge (2 of class nvme-ssd, 4 needed)' });

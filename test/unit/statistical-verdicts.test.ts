@@ -1,18 +1,30 @@
 // The statistical detector beside the slow score, through the CLI: replay of generated traces
 // reaches the same states a live run would, shows them, and folds them into the exit code.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
 
 const traceOf = scenarioTraceFiles('slowdisk-statistical-');
 
-// 12 HDD-like disks, one of them x2 slower from minute 5: invisible to the slow score.
-const slow = { kind: 'slow', seed: 7, disks: 12, media: 'hdd', factor: 2, onsetMs: 300_000, slowDisk: 3, durationMs: 600_000 } as const;
+// 6 HDD-like disks, one of them x2 slower from 120 s on: invisible to the slow score. The
+// onset comes after a full baseline (1000 inspections, 100 s at one a tick); the confirmation
+// takes some 75 s (a 5 s statistic, suspect after 10 s, observed for 60 s), so the last 45 s
+// of the 240 s show the disk confirmed.
+const slow = { kind: 'slow', seed: 7, disks: 6, media: 'hdd', factor: 2, onsetMs: 120_000, slowDisk: 3, durationMs: 240_000 } as const;
+
+// Each trace is read, never changed, by the cases that replay it.
+let slowTrace: string;
+let healthyTrace: string;
+beforeAll(() => {
+  slowTrace = traceOf('slow', slow);
+  // The same seed's host without the fault: the same disks and draws, only no slow disk.
+  healthyTrace = traceOf('healthy', { ...slow, kind: 'healthy' });
+});
 
 describe('the statistical detector in replay', () => {
   it('confirms a disk x2 slower than its peers: WARNING, with the state on its lines', async () => {
-    const result = await runInProcess(['replay', traceOf('slow', slow), '--json']);
+    const result = await runInProcess(['replay', slowTrace, '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -25,26 +37,25 @@ describe('the statistical detector in replay', () => {
   });
 
   it('--critical-on any makes the confirmation CRITICAL', async () => {
-    const result = await runInProcess(['replay', traceOf('slow-critical', slow), '--critical-on', 'any']);
+    const result = await runInProcess(['replay', slowTrace, '--critical-on', 'any']);
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(/disk4 1\.00 stat confirmed/);
   });
 
   it('a healthy host is never confirmed: exit 0', async () => {
-    const result = await runInProcess(['replay', traceOf('healthy', { ...slow, kind: 'healthy' })]);
+    const result = await runInProcess(['replay', healthyTrace]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/disk4 1\.00 stat ok/);
     expect(result.stdout).not.toMatch(/stat confirmed/);
   });
 
   it("replays with the header's detector parameters, unless a flag overrides them, which it says", async () => {
-    const file = traceOf('slow-recorded', slow);
-    const [first, ...rest] = readFileSync(file, 'utf8').split('\n');
+    const [first, ...rest] = readFileSync(slowTrace, 'utf8').split('\n');
     const header = JSON.parse(first) as Record<string, unknown>;
     // The generator's header, like a trace of an older slowdisk, has none: the tests above replayed it with the defaults.
     expect(Object.keys(header).filter((key) => key.startsWith('stat_') || key === 'critical_on')).toEqual([]);
     const recorded = (extra: object) => {
-      const copy = file.replace(/\.jsonl$/, `-${Object.entries(extra).flat().join('-')}.jsonl`);
+      const copy = slowTrace.replace(/\.jsonl$/, `-${Object.entries(extra).flat().join('-')}.jsonl`);
       writeFileSync(copy, [JSON.stringify({ ...header, ...extra }), ...rest].join('\n'));
       return copy;
     };
@@ -62,7 +73,7 @@ describe('the statistical detector in replay', () => {
   });
 
   it('a bad detector flag: one line, exit 3', async () => {
-    const result = await runInProcess(['replay', traceOf('flag', slow), '--stat-confirm-share', '2']);
+    const result = await runInProcess(['replay', slowTrace, '--stat-confirm-share', '2']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: .*--stat-confirm-share.*\n$/);
   });

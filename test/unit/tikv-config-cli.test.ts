@@ -1,13 +1,47 @@
 // --tikv-config as an operator meets it: TiKV configuration files written the way TiKV
 // documents them, on real directories, and the paths check reports probing (run in-process,
-// the inspections played by the stub prober).
+// the inspections played by the stub prober, the file read by the reader's own script in this
+// process).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 
-vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));
+// The reader readFileElsewhere starts for the file (node -e SCRIPT PATH-HEX MAX-BYTES) runs its
+// script as it is, here, on a stand-in for its process: a Node start for each run would be most of
+// this file's time. That the read happens in a child, and gives up on a disk that does not
+// answer, is test/e2e/tikv-config-slow-read.test.ts's.
+vi.mock('node:child_process', async (importOriginal) => {
+  type ChildProcessModule = typeof import('node:child_process');
+  const original = (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal<ChildProcessModule>());
+  const { EventEmitter } = await import('node:events');
+  const { PassThrough } = await import('node:stream');
+  const { createRequire } = await import('node:module');
+  const readerInProcess = (script: string, args: readonly string[]) => {
+    const child = Object.assign(new EventEmitter(), { stdout: new PassThrough(), stderr: new PassThrough(), kill: () => true, unref: () => {} });
+    const stand = {
+      argv: [process.execPath, ...args],
+      exitCode: undefined as number | undefined,
+      on: () => stand,
+      stdout: { write: (data: Uint8Array | string) => child.stdout.write(data) },
+      stderr: { write: (data: Uint8Array | string) => child.stderr.write(data) },
+    };
+    // As a child would: after spawn returns, once its caller listens.
+    setImmediate(() => {
+      new Function('process', 'require', script)(stand, createRequire(import.meta.url));
+      let open = 2;
+      const ended = () => {
+        if ((open -= 1) === 0) child.emit('close', stand.exitCode ?? 0, null);
+      };
+      for (const stream of [child.stdout, child.stderr]) stream.on('end', ended).resume().end();
+    });
+    return child;
+  };
+  const spawn = ((command: string, args: readonly string[], options: object) =>
+    command === process.execPath && args[0] === '-e' ? readerInProcess(args[1]!, args.slice(2)) : original.spawn(command, args, options)) as ChildProcessModule['spawn'];
+  return { ...original, spawn, default: { ...(original as { default?: object }).default, spawn } };
+});
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-tikv-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
