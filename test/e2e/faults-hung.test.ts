@@ -1,18 +1,15 @@
 // A frozen disk is hung from the clock, in every output, as soon as an inspection has been in
 // flight for --hang-after: a check far shorter than the score's 21 s to eviction is not OK
-// about it, and a check left to run is CRITICAL at those 21 s of TiKV's rounds. And checks run
-// one after another on a frozen disk leave at most one prober stuck there, found through the
-// registry under /run/slowdisk.
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+// about it, and a check left to run is CRITICAL at those 21 s of TiKV's rounds. What a stuck
+// prober leaves to later runs is in stuck-prober-registry.test.ts.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RegistryEntry } from '../../src/prober/prober-registry.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { BIN, childPids, isAlive, jsonLines, probeFiles, runCli, startCli, startCommand, waitFor } from '../helpers/run-cli.js';
-import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
+import { childPids, isAlive, jsonLines, probeFiles, proberOf, runCli, startCli, waitFor } from '../helpers/run-cli.js';
+import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
 
-const REGISTRY = '/run/slowdisk';
 /** --hang-after of the watch below: shorter than the default 5 s, which the checks keep. */
 const HANG_AFTER_MS = 2000;
 const INTERVAL_MS = 100;
@@ -21,44 +18,13 @@ const SLACK_MS = 700;
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hung-'));
 
-/** The registry's entries now, each with its file name. */
-function registryEntries(): (RegistryEntry & { file: string })[] {
-  if (!existsSync(REGISTRY)) return [];
-  return readdirSync(REGISTRY)
-    .filter((name) => /^prober-[0-9a-f]{32}\.json$/.test(name))
-    .flatMap((name) => {
-      try {
-        return [{ ...(JSON.parse(readFileSync(path.join(REGISTRY, name), 'utf8')) as RegistryEntry), file: name }];
-      } catch {
-        return [];
-      }
-    });
-}
-
-const entriesOn = (disk: TestDisk) => registryEntries().filter((entry) => entry.device === disk.majMin);
-
 /** One metric's value in a textfile, or undefined. */
 function sample(text: string, name: string, disk: string): number | undefined {
   const match = new RegExp(`^${name}\\{disk="${disk}",[^}]*\\} (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : undefined;
 }
 
-/** Whether `pid` runs node now (a shell that has exec'd the CLI). */
-function isCli(pid: number): boolean {
-  try {
-    return readlinkSync(`/proc/${pid}/exe`) === process.execPath;
-  } catch {
-    return false;
-  }
-}
-
-/** The probers a run started, while it runs. */
-async function proberOf(cli: ReturnType<typeof startCli>): Promise<number> {
-  await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
-  return childPids(cli.child.pid!)[0]!;
-}
-
-const gate = requireRootFacilities(['root', 'loop', 'fsfreeze', 'unshare']);
+const gate = requireRootFacilities(['root', 'loop', 'fsfreeze']);
 
 describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet', () => {
   const stuck = new Set<number>();
@@ -199,92 +165,5 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     cli.child.kill('SIGTERM');
     expect((await cli.done).code).toBe(143);
     expect(probeFiles(disk.dir)).toEqual([]);
-  });
-
-  it('three checks on a frozen disk: one prober stuck there, not three; the later runs report hung since it got stuck; its entry goes with it at the thaw', async () => {
-    const disk = await makeTestDisk();
-    const probers: number[] = [];
-    const summaries: Record<string, unknown>[] = [];
-    let watch: ReturnType<typeof startCli> | undefined;
-    try {
-      await disk.hang();
-      // Each run shorter than --hang-after: the first cannot name the hang itself.
-      for (let run = 0; run < 3; run += 1) {
-        const cli = startCli(['check', '--kv', disk.dir, '--duration', '1.5s', '--allow-short', '--json', '--hang-after', '2s']);
-        probers.push(await proberOf(cli));
-        const result = await cli.done;
-        expect(result.code).toBe(1);
-        summaries.push(jsonLines(result.stdout).at(-1)!);
-      }
-      probers.forEach((pid) => stuck.add(pid));
-      const [first] = probers;
-      // The first run's prober is the one left stuck: the others never touched the frozen disk, and have exited.
-      const entries = entriesOn(disk);
-      expect(entries).toHaveLength(1);
-      expect(entries[0]!.pid).toBe(first);
-      // A prober that touched nothing frozen exits as its run does (it says 'stopped' just before).
-      await waitFor(() => probers.filter(isAlive).length === 1, 2000, 'the later runs\' probers to exit');
-      expect(probers.filter(isAlive)).toEqual([first]);
-      const stuckSince = new Date(entries[0]!.stuck_since!).toISOString();
-      expect(summaries.map((summary) => summary.status)).toEqual(['WARNING', 'WARNING', 'WARNING']);
-      const kv = summaries.map((summary) => (summary.disks as Record<string, unknown>[])[0]!);
-      // The first had been waiting under 2 s: it names no hang, but completed no inspection.
-      expect(kv[0]).toMatchObject({ state: 'starting', inspections: 0 });
-      for (const later of kv.slice(1)) expect(later).toMatchObject({ state: 'hung', hung_since: stuckSince, stuck_prober_pid: first, inspections: 0 });
-
-      // A watch started now is left to that prober too, until the thaw lets it go.
-      watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--hang-after', '2s', '--round-ticks', '10']);
-      watches.add(watch);
-      await waitFor(() => /"event":"hung"/.test(watch!.stdout()), 5000, 'the hung event');
-      expect(jsonLines(watch.stdout()).find((line) => line.event === 'hung')).toMatchObject({ disk: 'kv', hung_since: stuckSince, stuck_prober_pid: first });
-    } finally {
-      await disk.thaw();
-    }
-    await waitFor(() => !isAlive(probers[0]!), 15_000, 'the stuck prober to exit after the thaw');
-    expect(registryEntries().filter((entry) => probers.includes(entry.pid))).toEqual([]);
-    // Once that prober is gone, the watch inspects the disk itself: back, and up.
-    const lines = () => jsonLines(watch!.stdout().slice(0, watch!.stdout().lastIndexOf('\n') + 1));
-    await waitFor(() => lines().some((line) => line.event === 'back' && line.disk === 'kv'), 2000, 'the back event');
-    await waitFor(() => lines().some((line) => line.type === 'disk' && line.state === 'up' && (line.inspections as number) > 0), 4000, 'kv up');
-    // The watch's own prober probes the disk now, not stuck, and takes its entry away with it.
-    expect(entriesOn(disk)).toMatchObject([{ disk: 'kv', stuck_since: null }]);
-    watch.child.kill('SIGTERM');
-    expect((await watch.done).code).toBe(143);
-    await waitFor(() => entriesOn(disk).length === 0, 2000, 'no entry left');
-    expect(probeFiles(disk.dir)).toEqual([]);
-  }, 60_000);
-
-  it('the registry directory is root-only, and a symlink planted in its place is not followed', async () => {
-    const disk = await makeTestDisk();
-    const cli = startCli(['check', '--kv', disk.dir, '--duration', '1s', '--allow-short']);
-    await proberOf(cli);
-    expect((await cli.done).code).toBe(0);
-    const stat = lstatSync(REGISTRY);
-    expect(stat.isDirectory()).toBe(true);
-    expect(stat.mode & 0o777).toBe(0o700);
-    expect(stat.uid).toBe(0);
-    // Planted in a /run of the check's own mount namespace: the runs of other tests go on
-    // using the real registry meanwhile.
-    const elsewhere = mkdtempSync(path.join(work, 'elsewhere-'));
-    try {
-      await disk.hang();
-      const planted = startCommand([
-        'unshare', '--mount', '--propagation', 'private',
-        'sh', '-c', 'mount -t tmpfs -o mode=755 slowdisk-run /run && ln -s "$0" /run/slowdisk && exec "$@"',
-        elsewhere, process.execPath, BIN, 'check', '--kv', disk.dir, '--duration', '1s', '--allow-short',
-      ]);
-      // Once the shell has become the CLI, its child is the prober.
-      await waitFor(() => isCli(planted.child.pid!), 5000, 'the CLI in its namespace');
-      stuck.add(await proberOf(planted));
-      const result = await planted.done;
-      // Still a check, with no registry, which it says: nothing is written through the link.
-      expect(result.code).toBe(1);
-      expect(result.stderr).toBe(
-        "slowdisk: the prober registry /run/slowdisk cannot be used (/run/slowdisk is not a directory of this user's alone): stuck probers of earlier runs are found by their sockets instead\n",
-      );
-      expect(readdirSync(elsewhere)).toEqual([]);
-    } finally {
-      await disk.thaw();
-    }
   });
 });

@@ -4,6 +4,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
+import { childPids } from '../../scripts/process-tree.mjs';
+
 export { childPids, groupPids } from '../../scripts/process-tree.mjs';
 
 export const BIN = fileURLToPath(new URL('../../bin/slowdisk.js', import.meta.url));
@@ -78,6 +80,12 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
 
 export function isAlive(pid: number): boolean {
   return existsSync(`/proc/${pid}`);
+}
+
+/** The prober a run started, once it has. */
+export async function proberOf(cli: RunningCli): Promise<number> {
+  await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');
+  return childPids(cli.child.pid!)[0]!;
 }
 
 /** The probe files slowdisk has in `dir` right now. */
