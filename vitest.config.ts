@@ -1,21 +1,32 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import LongFirstSequencer from './test/helpers/long-first-sequencer.js';
+
+// The unit files that replace a module (vi.mock) or run the CLI in-process, which starts each
+// run on fresh modules (vi.resetModules): in a worker that keeps its modules from one file to
+// the next, a replaced module would reach a file that did not ask for it, and a reset would
+// drop, and make the next file load again, every module the earlier files loaded. They get a
+// worker of their own each; the others share one per worker, which spares each of them a
+// process and the import of the same sources.
+const UNIT_DIR = new URL('./test/unit/', import.meta.url);
+const ISOLATED_UNIT = readdirSync(UNIT_DIR)
+  .filter((name) => name.endsWith('.test.ts') && /vi\.mock\(|in-process-cli/.test(readFileSync(new URL(name, UNIT_DIR), 'utf8')))
+  .map((name) => `test/unit/${name}`);
 
 // The e2e files that time the machine itself to the millisecond or to a second's window: a
 // wait shown or not within 20 ms ticks, a CLI held up for 25 s and charged nothing, the 21 s
-// from a hang to eviction, a hang named within --hang-after and a tick, a tail of a few slow
-// inspections in a hundred above the healthy disk's own P99, a loop disk's write rate and
-// latency against dd's within 10 to 30 per cent, a stuck tick's own timings, a healthy disk
-// that keeps score 1 for a minute beside a slow or frozen one (an inspection of over 100 ms,
-// a prober starved of CPU that long, would raise it). They run alone, after the others, so
-// that no other file's CPU or I/O is in what they measure.
+// from a hang to eviction and a hang named within --hang-after and 0.7 s, a loop disk's write
+// rate and latency against dd's within 10 to 30 per cent, a stuck tick's own timings, a
+// healthy disk that keeps score 1 for a minute beside a slow or frozen one (an inspection of
+// over 100 ms, a prober starved of CPU that long, would raise it). They run alone, after the
+// others, so that no other file's CPU or I/O is in what they measure. The other e2e files
+// judge what a disk does over seconds to minutes (a tail, an early warning, a hook's run),
+// with room for a busy machine, and run beside each other.
 const TIMING_E2E = [
-  'test/e2e/action-hooks-e2e.test.ts',
   'test/e2e/check-e2e.test.ts',
   'test/e2e/cli-held-up.test.ts',
-  'test/e2e/early-warning-e2e.test.ts',
   'test/e2e/faults-hung.test.ts',
   'test/e2e/faults-slow-hang.test.ts',
-  'test/e2e/faults-tail-slow.test.ts',
   'test/e2e/kernel-counters-e2e.test.ts',
   'test/e2e/live-view-no-phantom-wait.test.ts',
   'test/e2e/native-ticks.test.ts',
@@ -25,6 +36,7 @@ const TIMING_E2E = [
 export default defineConfig({
   test: {
     pool: 'forks',
+    sequence: { sequencer: LongFirstSequencer },
     reporters: ['default', './test/helpers/slowest-files-reporter.ts'],
     projects: [
       {
@@ -33,6 +45,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          exclude: ISOLATED_UNIT,
+          isolate: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'unit-isolated',
+          include: ISOLATED_UNIT,
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,
@@ -53,16 +77,17 @@ export default defineConfig({
         },
       },
       {
-        // Real disks, faults and tools, as root, two files at a time: each file makes its own
-        // loop disks, cgroups, state directories, store names and ports, and most of the time
-        // waits on a disk's ticks rather than on the CPU.
+        // Real disks, faults and tools, as root, four files at a time on two cores: each file
+        // makes its own loop disks, cgroups, state directories, store names and ports, and most
+        // of the time waits on a disk's ticks rather than on the CPU (the group's files use
+        // about a third of the two cores).
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           exclude: TIMING_E2E,
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          maxWorkers: 2,
+          maxWorkers: 4,
           sequence: { groupOrder: 1 },
         },
       },
