@@ -84,7 +84,7 @@ export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.fr
   hostWideShare: 0.5,
 });
 
-/** The detector's flags, all recorded in a trace; its durations are at least the short window (1 s), at most a day. */
+/** The detector's flags, all recorded in a trace; its durations are at least the step (--stat-step, 1 s). */
 export const STATISTICAL_SPECS: readonly ParamSpec<keyof StatisticalParams>[] = Object.freeze([
   { key: 'windowSamples', flag: '--stat-window <n>', kind: 'integer', default: DEFAULT_STATISTICAL_PARAMS.windowSamples, min: 10, max: 1e6, meaning: "each disk's baseline is its last this-many inspections", group: 'statistical', trace: 'stat_window' },
   { key: 'refreshMs', flag: '--stat-refresh <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.refreshMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'how often the baseline is recomputed', group: 'statistical', trace: 'stat_refresh_ms' },
@@ -92,6 +92,13 @@ export const STATISTICAL_SPECS: readonly ParamSpec<keyof StatisticalParams>[] = 
   { key: 'suspectAfterMs', flag: '--stat-suspect-after <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.suspectAfterMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'deviating this long in a row makes a disk suspect', group: 'statistical', trace: 'stat_suspect_after_ms' },
   { key: 'observeMs', flag: '--stat-observe <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.observeMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a suspect disk is observed this much longer', group: 'statistical', trace: 'stat_observe_ms' },
   { key: 'confirmShare', flag: '--stat-confirm-share <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.confirmShare, min: 0.01, max: 1, meaning: 'confirmed when more than this share of the observation deviates', group: 'statistical', trace: 'stat_confirm_share' },
+  { key: 'shortWindowMs', flag: '--stat-step <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.shortWindowMs, range: { minMs: 100, maxMs: 60_000 }, meaning: 'each disk is judged once per this much, and every duration of the detector is at least one step', group: 'statistical', trace: 'stat_step_ms' },
+  { key: 'statisticMs', flag: '--stat-statistic <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.statisticMs, range: { minMs: 1000, maxMs: 3_600_000 }, meaning: "each step judges the median of the disk's inspections of the last this much", group: 'statistical', trace: 'stat_statistic_ms' },
+  { key: 'fallbackMs', flag: '--stat-fallback <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.fallbackMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a suspect disk that stops deviating this long in a row is cancelled', group: 'statistical', trace: 'stat_fallback_ms' },
+  { key: 'madFloorMs', flag: '--stat-mad-floor <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.madFloorMs, range: { minMs: 0.001, maxMs: 3_600_000 }, meaning: 'the MAD never counts as less than this ...', group: 'statistical', trace: 'stat_mad_floor_ms' },
+  { key: 'madFloorRatio', flag: '--stat-mad-floor-ratio <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.madFloorRatio, min: 0, max: 1, meaning: "... nor than this share of the baseline's median (not both 0)", group: 'statistical', trace: 'stat_mad_floor_ratio' },
+  { key: 'minBaselineWindows', flag: '--stat-min-baseline <n>', kind: 'integer', default: DEFAULT_STATISTICAL_PARAMS.minBaselineWindows, min: 1, max: 1e6, meaning: "a disk is judged once its baseline holds this many steps' statistics", group: 'statistical', trace: 'stat_min_baseline_steps' },
+  { key: 'hostWideShare', flag: '--stat-host-wide-share <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.hostWideShare, min: 0, max: 0.99, meaning: 'more than this share of the disks deviating together are host-wide, not slow', group: 'statistical', trace: 'stat_host_wide_share' },
 ]);
 
 const CRITICAL_ON = ['evict', 'any'] as const;

@@ -70,6 +70,10 @@ describe('the statistical detector in replay', () => {
     const overridden = await runInProcess(['replay', recorded({ critical_on: 'any', stat_threshold: 1000 }), '--stat-threshold', '3']);
     expect(overridden.code).toBe(2);
     expect(overridden.stderr).toBe("slowdisk: replay: --stat-threshold 3 overrides the trace's 1000\n");
+    // A run that wanted a baseline of a million steps before judging judged nothing.
+    const unjudged = await runInProcess(['replay', recorded({ critical_on: 'any', stat_min_baseline_steps: 1_000_000 })]);
+    expect(unjudged.code).toBeLessThan(2);
+    expect(unjudged.stdout).toMatch(/disk4 1\.00 stat warming up/);
   });
 
   it('a bad detector flag: one line, exit 3', async () => {
