@@ -11,7 +11,7 @@ import { defaultText, expectedValue, flagName, rangeText } from '../../dist/comm
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The pages with a generated table. */
-export const PAGES = ['docs/usage.md', 'docs/statistical-detector.md', 'docs/tail-detector.md', 'docs/record-and-replay.md'];
+export const PAGES = ['docs/usage.md', 'docs/statistical-detector.md', 'docs/tail-detector.md', 'docs/trace-format.md'];
 
 const TABLE = /^( *)<!-- params:([a-z-]+) -->\n[^]*?^\1<!-- \/params -->/gm;
 

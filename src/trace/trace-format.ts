@@ -1,4 +1,4 @@
-// The inspection trace (docs/record-and-replay.md, "The trace format"): what `watch --record` writes and
+// The inspection trace (docs/trace-format.md): what `watch --record` writes and
 // `replay` reads. A public contract, versioned by the header's "slowdisk_trace".
 import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { DeviceRole } from '../kernel/block-devices.js';

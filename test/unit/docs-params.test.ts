@@ -15,7 +15,7 @@ interface DocsParams {
 const docs = async () => (await import(pathToFileURL(path.join(ROOT, 'scripts/docs/params.mjs')).href)) as DocsParams;
 
 describe('the parameter tables of the docs', () => {
-  it.each(['docs/usage.md', 'docs/statistical-detector.md', 'docs/tail-detector.md', 'docs/record-and-replay.md'])('%s is as the specs make it (npm run docs:params)', async (page) => {
+  it.each(['docs/usage.md', 'docs/statistical-detector.md', 'docs/tail-detector.md', 'docs/trace-format.md'])('%s is as the specs make it (npm run docs:params)', async (page) => {
     const { PAGES, withTables } = await docs();
     expect(PAGES).toContain(page);
     const text = readFileSync(path.join(ROOT, page), 'utf8');
