@@ -73,6 +73,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         tail: update.tail.get(name),
         tailJudged: update.tailJudged.get(name),
         prediction: update.predictions.get(name),
+        cause: update.causes.get(name),
         blockDevices: trace.blockDevices.get(name),
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
       }));

@@ -9,6 +9,7 @@ import type { TailState } from '../statistical/tail-detector.js';
 import type { PhaseTimings, SerializedProbeError } from '../prober/protocol.js';
 import type { Severity } from '../score/store-score.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
+import type { SlowCause } from '../verdict/slow-cause.js';
 
 /** `hung`: an inspection has been in flight for --hang-after, from the clock, whatever the score says yet. */
 /** `contested`: each probe file made in its directory has its name taken by someone else; nothing of the disk is seen, nothing charged. */
@@ -45,6 +46,8 @@ export interface DiskStatus extends DiskPlacement {
   tailJudged?: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
   evictionInMs?: number | null;
+  /** Why it was slow in the last round, if it was (src/verdict/slow-cause.ts). */
+  cause?: SlowCause;
   /** Another filesystem was mounted onto its directory during the run, or since the last run that remembers it: WARNING. */
   filesystemChanged?: boolean;
   /** The filesystem it was on before that change, as describeFilesystem says it. */

@@ -28,6 +28,7 @@ export function diskStatuses(disks: Iterable<DiskRecord>, pipeline: VerdictPipel
     status.blockDevices = devices.devicesOf(status.name);
     status.stalledDevices = devices.stalledOf(status.name);
     if (verdict.prediction) status.prediction = verdict.prediction;
+    if (verdict.cause) status.cause = verdict.cause;
     if (verdict.waitingMs !== undefined) status.waitingMs = verdict.waitingMs;
     if (disk.contested && !verdict.hung) status.state = 'contested';
     if (verdict.hung) {

@@ -1,7 +1,7 @@
 // --json on watch, check and replay: JSON Lines, one object per disk and one for the store at
 // every round, one per event, and check's summary. Every line has a "type"; a timing's unit
 // is in its name; docs/json-lines.md lists the fields. Replay's lines keep the keys of the
-// trace format ({"tick","disk","score"}, {"tick","store_score","evict"}; docs/record-and-replay.md)
+// trace format ({"tick","disk","score"}, {"tick","store_score","evict"}; docs/trace-format.md)
 // and add these.
 // A block device's line ("type": "device") has the keys of the trace's device line.
 // Scores are written as JavaScript prints a double: the shortest text that reads back exactly.
@@ -22,7 +22,7 @@ import { LATENCY_PHASES } from './phase-latencies.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged' | 'cause'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -185,7 +185,9 @@ export class JsonLines implements Reporter {
       const devices = { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices };
       const inspected = !('inspected' in disk) || disk.inspected;
       const predicted = inspected ? predictionFields(disk) : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, tail: disk.tail, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
+      // Only a disk slow in the round has a cause.
+      const cause = disk.cause ? { cause: disk.cause } : {};
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, tail: disk.tail, ...cause, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);

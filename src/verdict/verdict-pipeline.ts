@@ -26,6 +26,7 @@ import { risingSeverity } from './rising-verdict.js';
 import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
 import { ThresholdCrossings, type ThresholdCrossing } from './threshold-crossings.js';
+import { SlowCauses, type SlowCause } from './slow-cause.js';
 
 export interface PipelineParams {
   score: ScoreParams;
@@ -90,6 +91,8 @@ export interface RoundVerdict {
   severity: Severity;
   /** The thresholds the reported store score crossed at this round (threshold-crossings.ts). */
   crossings: readonly ThresholdCrossing[];
+  /** Why each disk slow in the round was slow (slow-cause.ts); the others have none. */
+  causes: ReadonlyMap<string, SlowCause>;
 }
 
 /** A disk whose inspection has just been in flight for --hang-after: told once per hang. */
@@ -135,6 +138,8 @@ export interface DiskVerdict {
   evictionInMs: number | null;
   /** Another filesystem took its place during the run. */
   filesystemChanged: boolean;
+  /** Why it was slow in the last round, if it was. */
+  cause?: SlowCause;
 }
 
 /** The counts of a disk's inspections since the start: one that leaves or restarts keeps them. */
@@ -175,6 +180,10 @@ export class VerdictPipeline {
   private readonly predictions: PredictorFeed;
   readonly verdict: RunVerdict;
   private readonly crossings: ThresholdCrossings;
+  private readonly causes = new SlowCauses();
+  /** Each disk's ticks charged as timeouts at the last round's close: one charged since was slow in the round. */
+  private chargedAtRound: ReadonlyMap<string, number> = new Map();
+  private lastCauses: ReadonlyMap<string, SlowCause> = new Map();
   private readonly counts = new Map<string, InspectionCounts>();
   /** The inspected disks, also as a list for the rules on them. */
   private readonly inspected = new Map<string, InspectedDisk>();
@@ -257,7 +266,7 @@ export class VerdictPipeline {
   devices(event: DevicesEvent): RoundVerdict | null {
     const { tick } = event;
     this.predictions.tick(tick, event.devices);
-    return this.closesRound ? this.closeRound(tick) : null;
+    return this.closesRound ? this.closeRound(tick, event.devices) : null;
   }
 
   /** An inspection's result came: null for a disk not inspected (any more). */
@@ -331,6 +340,8 @@ export class VerdictPipeline {
     };
     const prediction = this.predictions.predictionOf(name);
     if (prediction) verdict.prediction = prediction;
+    const cause = this.lastCauses.get(name);
+    if (cause) verdict.cause = cause;
     if (waiting !== null) verdict.inFlightSinceMs = inspected.inFlight.sinceMs(nowMs)!;
     if (waiting !== null && waiting > this.params.score.intervalMs) verdict.waitingMs = waiting;
     return verdict;
@@ -378,7 +389,7 @@ export class VerdictPipeline {
     return exitCodeOf(this.verdict.severity);
   }
 
-  private closeRound(tick: number): RoundVerdict {
+  private closeRound(tick: number, devices: readonly DeviceFigures[] | undefined): RoundVerdict {
     const storeScore = this.ticks.storeScore();
     const scores = this.ticks.scores();
     const statistical = new Map<string, DetectorState>();
@@ -400,7 +411,25 @@ export class VerdictPipeline {
     const moved: Severity = this.inspectedList.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
     const severity = this.verdict.observe(storeScore, [predictionSeverity(predictions.values()), down, moved].reduce(worseSeverity, detected));
     const crossings = this.crossings.round(storeScore, scores);
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings };
+    const causes = this.roundCauses(devices, statistical, tail);
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings, causes };
+  }
+
+  /**
+   * The cause of each disk slow in the round: charged a timeout in it, hung, or doubted by a
+   * detector. Without the devices' figures (a trace recorded without them) it is unknown.
+   */
+  private roundCauses(devices: readonly DeviceFigures[] | undefined, statistical: ReadonlyMap<string, DetectorState>, tail: ReadonlyMap<string, TailState>): ReadonlyMap<string, SlowCause> {
+    const charged = this.ticks.chargedTimeouts();
+    const slow = new Set<string>();
+    for (const disk of this.inspectedList) {
+      const { name } = disk;
+      const timedOut = (charged.get(name) ?? 0) > (this.chargedAtRound.get(name) ?? 0);
+      if (timedOut || disk.state === 'hung' || (statistical.get(name) ?? 'ok') !== 'ok' || (tail.get(name) ?? 'ok') !== 'ok') slow.add(name);
+    }
+    this.chargedAtRound = charged;
+    this.lastCauses = devices ? this.causes.round(devices, slow) : new Map([...slow].map((name) => [name, 'unknown' as const]));
+    return this.lastCauses;
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */

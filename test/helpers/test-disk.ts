@@ -17,6 +17,8 @@ export interface TestDiskOptions {
   sizeMiB?: number;
   /** Needed for writeErrors(): see scripts/fault/make-disk --help. */
   backingTmpfs?: boolean;
+  /** The backing file in this directory instead of /dev/shm: on another test disk, whose faults are then the storage's under this one. */
+  backingDir?: string;
 }
 
 /** A loop disk made by scripts/fault/make-disk; each method runs the kit script of that name and resolves to what it printed. */
@@ -75,7 +77,7 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
   if (opts.backingTmpfs) args.push('--backing-tmpfs');
   // The backing file lives in memory: a journal commit or a neighbour on the
   // machine's own disk could otherwise make a healthy test disk slow.
-  else args.push('--backing-dir', '/dev/shm');
+  else args.push('--backing-dir', opts.backingDir ?? '/dev/shm');
   await runKit('make-disk', args);
 
   const mount = MountTable.read().topmostAt(dir);

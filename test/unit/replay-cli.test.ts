@@ -160,6 +160,8 @@ describe('slowdisk replay', () => {
         [['loop3', 'nvme0n1'], []],
         [['loop3', 'nvme0n1'], ['loop3']],
       ]);
+      // Slow in the second round only, its own device stalled under it.
+      expect(json.filter((line) => line.type === 'disk').map((line) => line.cause)).toEqual([undefined, 'device']);
       const { t: _, ...recorded } = lines[47] as Record<string, unknown>;
       expect(json.filter((line) => line.type === 'device')[2]).toEqual({ type: 'device', elapsed_seconds: 6, ...recorded });
       expect(json.map((line) => line.type)).toEqual(['disk', 'device', 'device', 'store', 'disk', 'device', 'device', 'store']);

@@ -1,0 +1,148 @@
+// Why a slow disk was slow in a round, told from what the block devices under it did over the
+// round against their own healthy rounds, and from the other disks slow with it (docs/causes.md):
+//
+// - `load`: a device under it completed several times its usual requests per second: others'
+//   I/O keeps it busy, and a healthy device that is busy is slower per request;
+// - `shared`: a device under it served its requests slowly at no more than its usual load (or
+//   stalled), and another disk slow in the same round goes through a device of its chain: the
+//   fault is in what they share (a backing disk, a controller);
+// - `device`: the same, with no other slow disk sharing its chain;
+// - `unknown`: the devices look as usual, or have no healthy rounds to be compared with yet.
+//   An I/O limit above the devices, a starved CPU or a filesystem's journal look so (their own
+//   counters are not read yet). A disk is never called `device` on less than a slow device.
+//
+// The cause says what the round looked like; it changes no score, state or verdict.
+import type { DeviceFigures } from '../kernel/device-counters.js';
+
+export type SlowCause = 'device' | 'load' | 'shared' | 'unknown';
+
+export interface CauseParams {
+  /** A device that completes this many times its healthy rounds' requests per second is loaded ... */
+  loadFactor: number;
+  /** ... when that is also this many more per second (an idle device's 1 to 3 is no load). */
+  loadMinIops: number;
+  /** A device whose time per request is this many times its healthy rounds' serves slowly ... */
+  slowFactor: number;
+  /** ... when that is also this many ms more (a 0.1 ms request that takes 0.3 ms is no fault). */
+  slowMinMs: number;
+  /** ... at no more than this many times its healthy rounds' requests per second (its usual load). */
+  usualLoadFactor: number;
+  /**
+   * A device's usual figures are the medians of its last this-many healthy rounds: a load that
+   * sets in before the disk is found slow (a detector doubts after seconds) moves a median
+   * only once it has lasted half of them.
+   */
+  baselineRounds: number;
+  /** A device is compared only once it has this many healthy rounds. */
+  minHealthyRounds: number;
+}
+
+export const DEFAULT_CAUSE_PARAMS: Readonly<CauseParams> = Object.freeze({
+  loadFactor: 3,
+  loadMinIops: 50,
+  slowFactor: 2,
+  slowMinMs: 2,
+  usualLoadFactor: 1.5,
+  baselineRounds: 60,
+  minHealthyRounds: 3,
+});
+
+/** A device's last healthy rounds, oldest first: its requests per second, and its time per request where any completed. */
+interface DeviceBaseline {
+  iops: number[];
+  latencyMs: number[];
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Keeps the last `size` values. */
+function keep(values: number[], value: number, size: number): void {
+  values.push(value);
+  if (values.length > size) values.shift();
+}
+
+const iopsOf = (device: DeviceFigures) => device.readIops + device.writeIops + (device.flushIops ?? 0);
+
+/** The round's time per request over every kind that completed; null when none did. */
+function latencyOf(device: DeviceFigures): number | null {
+  let requests = 0;
+  let ms = 0;
+  const add = (iops: number | null, latencyMs: number | null) => {
+    if (iops === null || iops <= 0 || latencyMs === null) return;
+    requests += iops;
+    ms += iops * latencyMs;
+  };
+  add(device.readIops, device.readLatencyMs);
+  add(device.writeIops, device.writeLatencyMs);
+  add(device.flushIops, device.flushLatencyMs);
+  return requests === 0 ? null : ms / requests;
+}
+
+type DeviceFinding = 'loaded' | 'slow' | 'usual';
+
+export class SlowCauses {
+  private readonly baselines = new Map<string, DeviceBaseline>();
+
+  constructor(private readonly params: CauseParams = DEFAULT_CAUSE_PARAMS) {}
+
+  /**
+   * The cause of each disk in `slow`, from the round's devices; the devices of the disks not
+   * slow in it, and only theirs, grow their baselines.
+   */
+  round(devices: readonly DeviceFigures[], slow: ReadonlySet<string>): Map<string, SlowCause> {
+    const findings = new Map<string, DeviceFinding>();
+    for (const device of devices) {
+      const baseline = this.baselines.get(device.device);
+      // Judged only when some disk needs a cause: most rounds of most runs have none.
+      if (slow.size > 0) findings.set(device.device, this.finding(device, baseline));
+      if (!device.disks.some((disk) => slow.has(disk))) this.learn(device, baseline);
+    }
+    const causes = new Map<string, SlowCause>();
+    for (const disk of slow) causes.set(disk, this.causeOf(disk, devices, findings, slow));
+    return causes;
+  }
+
+  private causeOf(disk: string, devices: readonly DeviceFigures[], findings: ReadonlyMap<string, DeviceFinding>, slow: ReadonlySet<string>): SlowCause {
+    let slowDevice = false;
+    let sharedWithSlow = false;
+    for (const device of devices) {
+      if (!device.disks.includes(disk)) continue;
+      const finding = findings.get(device.device);
+      // Others' I/O decides: a loaded device is slower per request, and that is no fault.
+      if (finding === 'loaded') return 'load';
+      if (finding === 'slow') slowDevice = true;
+      if (device.disks.some((other) => other !== disk && slow.has(other))) sharedWithSlow = true;
+    }
+    if (!slowDevice) return 'unknown';
+    return sharedWithSlow ? 'shared' : 'device';
+  }
+
+  private finding(device: DeviceFigures, baseline: DeviceBaseline | undefined): DeviceFinding {
+    // A stall is the device's own: requests waited on it and none completed.
+    if (device.stalled) return 'slow';
+    if (!baseline || baseline.iops.length < this.params.minHealthyRounds) return 'usual';
+    const { loadFactor, loadMinIops, slowFactor, slowMinMs, usualLoadFactor } = this.params;
+    const iops = iopsOf(device);
+    const usualIops = median(baseline.iops)!;
+    if (iops >= loadFactor * usualIops && iops - usualIops >= loadMinIops) return 'loaded';
+    const latencyMs = latencyOf(device);
+    const usualLatencyMs = median(baseline.latencyMs);
+    if (latencyMs === null || usualLatencyMs === null) return 'usual';
+    const slower = latencyMs >= slowFactor * usualLatencyMs && latencyMs - usualLatencyMs >= slowMinMs;
+    return slower && iops <= usualLoadFactor * Math.max(usualIops, 1) ? 'slow' : 'usual';
+  }
+
+  private learn(device: DeviceFigures, baseline: DeviceBaseline | undefined): void {
+    if (device.stalled) return;
+    if (!baseline) this.baselines.set(device.device, (baseline = { iops: [], latencyMs: [] }));
+    const size = this.params.baselineRounds;
+    keep(baseline.iops, iopsOf(device), size);
+    const latencyMs = latencyOf(device);
+    if (latencyMs !== null) keep(baseline.latencyMs, latencyMs, size);
+  }
+}

@@ -1,0 +1,80 @@
+// Why a slow disk was slow, on real loop devices, in watch's disk lines: a disk whose own
+// device serves slowly (its image on a "media" disk whose writes are capped) is `device`; a
+// healthy disk busy with another process's direct writes is `load`, never `device`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { requireRootFacilities } from '../helpers/root-facilities.js';
+import { jsonLines, startCli, waitFor } from '../helpers/run-cli.js';
+import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
+
+// 1 s rounds; the statistical detector judges after 5 s of baseline and doubts after 2 s, so
+// that a slowdown under the timeout makes the disk slow within seconds too.
+const FLAGS = ['--keep-going', '--json', '--round-ticks', '10', '--stat-min-baseline', '5', '--stat-suspect-after', '2s'];
+const HEALTHY_ROUNDS = 6;
+
+type Watch = ReturnType<typeof startCli>;
+
+/** The complete lines printed so far. */
+const linesOf = (watch: Watch) => {
+  const out = watch.stdout();
+  return out.includes('\n') ? jsonLines(out.slice(0, out.lastIndexOf('\n') + 1)) : [];
+};
+const diskLines = (watch: Watch) => linesOf(watch).filter((line) => line.type === 'disk' && line.disk === 'a');
+/** The cause of each of disk a's rounds from the `from`th on; undefined where it was not slow. */
+const causesOf = (watch: Watch, from = 0) => diskLines(watch).slice(from).map((line) => line.cause as string | undefined);
+
+const writers = new Set<ChildProcess>();
+
+/** Another process's direct writes, 1 MiB at a time, over and over, until it is killed. */
+function startWriter(file: string): void {
+  const child = spawn('sh', ['-c', 'while :; do dd if=/dev/zero of="$0" bs=1M count=32 oflag=direct conv=notrunc 2>/dev/null; done', file], { stdio: 'ignore', detached: true });
+  writers.add(child);
+  child.on('close', () => writers.delete(child));
+}
+
+const gate = requireRootFacilities(['root', 'loop', 'blkio']);
+
+describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
+  let watch: Watch | undefined;
+  afterEach(async () => {
+    // The writers' shells and their dd, by their process groups.
+    await Promise.all(
+      [...writers].map(async (child) => {
+        const gone = new Promise((resolve) => child.once('close', resolve));
+        process.kill(-child.pid!, 'SIGKILL');
+        await gone;
+      }),
+    );
+    if (watch && watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
+    await watch?.done;
+    watch = undefined;
+    await removeAllTestDisks();
+  }, 60_000);
+
+  it('a disk whose own device serves slowly, at a third of its usual rate: device', async () => {
+    const media = await makeTestDisk({ backingTmpfs: true, sizeMiB: 200 });
+    const disk = await makeTestDisk({ backingDir: media.dir, sizeMiB: 160 });
+    watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS]);
+    await waitFor(() => diskLines(watch!).length >= HEALTHY_ROUNDS, 20_000, 'the healthy rounds');
+    expect(causesOf(watch)).toEqual(Array.from({ length: causesOf(watch).length }, () => undefined));
+    const from = diskLines(watch).length;
+    // Capped in the root group, where the disk's loop worker is charged: the media takes the
+    // disk's writes slowly, and the disk's own device serves each of them slowly.
+    await media.slow({ writeIops: 15 });
+    await waitFor(() => causesOf(watch!, from).includes('device'), 30_000, 'a round whose cause is device');
+    expect(causesOf(watch, from).filter((cause) => cause === 'load')).toEqual([]);
+  }, 90_000);
+
+  it("a healthy disk busy with another process's direct writes: load, never device", async () => {
+    const disk = await makeTestDisk({ sizeMiB: 256 });
+    watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS]);
+    await waitFor(() => diskLines(watch!).length >= HEALTHY_ROUNDS, 20_000, 'the healthy rounds');
+    const from = diskLines(watch).length;
+    for (let i = 0; i < 4; i += 1) startWriter(`${disk.dir}/load-${i}`);
+    await waitFor(() => causesOf(watch!, from).includes('load'), 30_000, 'a round whose cause is load');
+    // A few more rounds of it: still never the device.
+    const seen = diskLines(watch).length;
+    await waitFor(() => diskLines(watch!).length >= seen + 5, 15_000, 'five more rounds');
+    expect(causesOf(watch, from).filter((cause) => cause === 'device' || cause === 'shared')).toEqual([]);
+  }, 90_000);
+});
