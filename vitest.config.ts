@@ -65,8 +65,9 @@ export default defineConfig({
       },
       {
         // Pure too, but checks of what development scripts make (the predictor's weights are
-        // what training gives): run by npm test, left out of test:unit. Beside the unit tests:
-        // it trains (a minute of CPU) only when the training's inputs changed.
+        // what training gives, and calibrated on the benchmark's held-out runs): run by npm
+        // test, left out of test:unit. Beside the unit tests: it trains (a minute of CPU) only
+        // when the training's inputs changed.
         test: {
           name: 'dev',
           include: ['test/dev/**/*.test.ts'],
