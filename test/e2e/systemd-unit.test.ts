@@ -188,9 +188,12 @@ describe.skipIf(gate.skip)('the systemd unit, after npm install -g', () => {
     const bin = path.join(upper, 'lib/node_modules/slowdisk/bin/slowdisk.js');
     const checkLog = path.join(work, 'check.strace');
     // Under ptrace each system call waits for strace to be scheduled: on a busy machine an
-    // inspection can take longer than the 100 ms interval, which is no timeout of the disk's.
+    // inspection can take longer than the 100 ms interval, which is no timeout of the disk's,
+    // and its result can come after its tick, which is (a WARNING, rising). What is judged here
+    // is the calls a whole check makes: it runs to its verdict, OK or WARNING.
     const check = await run('strace', ['-f', '-qq', '-o', checkLog, process.execPath, bin, 'check', '--duration', '3s', '--allow-short', '--timeout', '1s', '--kv', disk.dir]);
-    expect(check.code, check.stdout + check.stderr).toBe(0);
+    expect([0, 1], check.stdout + check.stderr).toContain(check.code);
+    expect(check.stdout).toMatch(/^(OK|WARNING): store score /);
 
     const watchStore = `${store}-traced`;
     const textfile = mkdtempSync(path.join(work, 'textfile-'));
