@@ -6,6 +6,8 @@ import { SCORE_SPECS, type ScoreParams } from '../score/score-params.js';
 import { PROBE_SPECS, type ProbeParams } from '../prober/probe-params.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
 import { TAIL_SPECS, tailParams, type TailParams } from '../statistical/tail-params.js';
+import { BUSY_SPEC, type BusyVerdict } from '../verdict/busy-verdict.js';
+import type { VerdictParams } from '../verdict/verdict-pipeline.js';
 import type { ProbeTarget } from '../prober/protocol.js';
 import { rawArgument } from '../common/path-text.js';
 import type { MountRequirement } from '../layout/mount-requirement.js';
@@ -64,8 +66,8 @@ function mountRequirement(value: string, previous: MountRequirement[] = []): Mou
   return [...previous, { ...(name === undefined ? {} : { name }), at: normalised }];
 }
 
-/** The verdict's parameters: the score's, the statistical detector's, --critical-on and the tail detector's. */
-const STATISTICAL_FLAG_SPECS = [...STATISTICAL_SPECS, CRITICAL_ON_SPEC, ...TAIL_SPECS];
+/** The verdict's parameters: the score's, the statistical detector's, --critical-on, --busy and the tail detector's. */
+const STATISTICAL_FLAG_SPECS = [...STATISTICAL_SPECS, CRITICAL_ON_SPEC, BUSY_SPEC, ...TAIL_SPECS];
 
 export function addScoreOptions(command: Command): Command {
   return addParamOptions(command, SCORE_SPECS);
@@ -79,8 +81,9 @@ export function addStatisticalOptions(command: Command): Command {
   return addParamOptions(command, STATISTICAL_FLAG_SPECS);
 }
 
-export function criticalOnFrom(values: OptionValues): CriticalOn {
-  return values[attributeOf(CRITICAL_ON_SPEC)] as CriticalOn;
+/** --critical-on and --busy. */
+export function verdictParamsFrom(values: OptionValues): VerdictParams {
+  return { criticalOn: values[attributeOf(CRITICAL_ON_SPEC)] as CriticalOn, busy: values[attributeOf(BUSY_SPEC)] as BusyVerdict };
 }
 
 /** The detector's parameters; a tick with no result counts as an inspection of the timeout. */

@@ -5,6 +5,7 @@ import { CRITICAL_ON_SPEC, STATISTICAL_SPECS } from '../statistical/statistical-
 import { TAIL_SPECS } from '../statistical/tail-params.js';
 import { HOOK_SPECS } from '../hooks/hook-params.js';
 import { SCORE_SPECS } from '../score/score-params.js';
+import { BUSY_SPEC } from '../verdict/busy-verdict.js';
 import { PROBE_SPECS } from '../prober/probe-params.js';
 import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
 import { WATCH_DURATION_SPEC } from '../commands/watch-params.js';
@@ -14,6 +15,7 @@ import { PREDICTOR_SPECS } from '../early-warning/predictor-params.js';
 export const ALL_PARAM_SPECS: readonly ParamSpec[] = Object.freeze([
   ...PROBE_SPECS,
   ...SCORE_SPECS,
+  BUSY_SPEC,
   CHECK_DURATION_SPEC,
   WATCH_DURATION_SPEC,
   ...STATISTICAL_SPECS,

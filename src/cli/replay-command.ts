@@ -13,7 +13,7 @@ import { addPredictorOptions, predictorParamsFrom } from './predictor-options.js
 import {
   addScoreOptions,
   addStatisticalOptions,
-  criticalOnFrom,
+  verdictParamsFrom,
   rawPath,
   scoreParamsFrom,
   statisticalParamsFrom,
@@ -91,7 +91,7 @@ async function replay(source: string, values: ReplayValues, command: Command): P
       params,
       statistical: statisticalParamsFrom(given, params),
       tail: tailParamsFrom(given, params),
-      criticalOn: criticalOnFrom(given),
+      verdict: verdictParamsFrom(given),
       predictor: predictorParamsFrom(given, params),
       hangAfterMs: given[attributeOf(HANG_AFTER_SPEC)] as number,
       ...(values.ticks === undefined ? {} : { ticks: values.ticks }),

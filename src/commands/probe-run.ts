@@ -1,5 +1,6 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
 import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { VerdictParams } from '../verdict/verdict-pipeline.js';
 import type { TailParams } from '../statistical/tail-params.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
@@ -53,8 +54,8 @@ export interface RunOptions {
   hooks?: HookParams;
   statistical: StatisticalParams;
   tail: TailParams;
-  /** 'any': a disk the statistical or the tail detector confirms makes the run CRITICAL, not WARNING. */
-  criticalOn: 'evict' | 'any';
+  /** --critical-on (a confirmed disk CRITICAL) and --busy (a busy disk at the eviction threshold WARNING). */
+  verdict: VerdictParams;
   /** --sla, --warn-probability, --predictor: a disk in state `warning` makes the run at least WARNING. */
   predictor: PredictorParams;
   /** --all-devices, --devices: the drives judged against each other beside the probed paths. */
@@ -96,7 +97,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const buffered = !probe.direct;
   let session: ProbeSession;
   try {
-    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.tail, options.predictor, options.criticalOn, PROBER_WITH_OUTPUTS);
+    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.tail, options.predictor, options.verdict, PROBER_WITH_OUTPUTS);
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;
@@ -140,7 +141,7 @@ export async function runProbe(options: RunOptions): Promise<void> {
         probe,
         statistical: options.statistical,
         tail: options.tail,
-        verdict: { criticalOn: options.criticalOn },
+        verdict: options.verdict,
         predictor: options.predictor,
       });
     } catch (error) {

@@ -3,7 +3,8 @@
 import path from 'node:path';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
-import type { StatisticalParams, CriticalOn } from '../statistical/statistical-params.js';
+import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { VerdictParams } from '../verdict/verdict-pipeline.js';
 import type { TailParams } from '../statistical/tail-params.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { replaceFile } from '../common/exclusive-file.js';
@@ -22,7 +23,7 @@ export interface ReplayRequest {
   params: ScoreParams;
   statistical: StatisticalParams;
   tail: TailParams;
-  criticalOn: CriticalOn;
+  verdict: VerdictParams;
   predictor: PredictorParams;
   hangAfterMs: number;
   /** Replay exactly this many ticks. */
@@ -74,10 +75,11 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         tailJudged: update.tailJudged.get(name),
         prediction: update.predictions.get(name),
         cause: update.causes.get(name),
+        held: update.held.get(name),
         blockDevices: trace.blockDevices.get(name),
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
       }));
-      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, disks, devices: shown, crossings: update.crossings });
+      json?.round({ tick: update.tick, elapsedMs: update.timeMs, storeScore: update.storeScore, actedScore: update.actedScore, disks, devices: shown, crossings: update.crossings });
       plot?.recorder.update(update);
       progress?.at(update.tick);
     },
@@ -92,7 +94,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
     ticks: request.ticks,
     statistical: request.statistical,
     tail: request.tail,
-    criticalOn: request.criticalOn,
+    verdict: request.verdict,
     predictor: request.predictor,
     hangAfterMs: request.hangAfterMs,
   }, observer).catch((error: unknown) => {

@@ -3,6 +3,7 @@
 // ticks go on while it runs, and one still running at --hook-timeout is killed.
 import { formatDuration } from '../common/durations.js';
 import type { ScoreParams } from '../score/score-params.js';
+import { reportedScore } from '../score/store-score.js';
 import type { HookParams } from './hook-params.js';
 import type { ProbeSession } from '../live/probe-session.js';
 import type { RoundReport } from '../live/session-events.js';
@@ -58,7 +59,8 @@ export class ActionHooks {
   private onRound(round: RoundReport): void {
     const wallMs = Date.now();
     this.history.addRound(round, wallMs);
-    const event = this.tracker.observe(round.reportedScore, round.elapsedMs);
+    // A disk held busy at the eviction threshold evicts nothing (src/verdict/busy-verdict.ts).
+    const event = this.tracker.observe(reportedScore(round.actedScore), round.elapsedMs);
     const command = event === 'evict' ? this.hooks.onEvict : event === 'recover' ? this.hooks.onRecover : undefined;
     if (event === null || command === undefined) return;
     const job = this.run(event, command, round, wallMs).finally(() => this.running.delete(job));

@@ -19,7 +19,7 @@ import { RestartingProber, type HostedChannel } from '../prober/restarting-probe
 import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
-import { VerdictPipeline, type PipelineParams } from '../verdict/verdict-pipeline.js';
+import { VerdictPipeline, type PipelineParams, type VerdictParams } from '../verdict/verdict-pipeline.js';
 import { BatchFeeder } from './batch-feeder.js';
 import { BatchWatchdog } from './batch-watchdog.js';
 import { diskStatuses, roundReport } from './status-view.js';
@@ -92,10 +92,10 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     statistical: StatisticalParams,
     tail: TailParams,
     predictor: PredictorParams,
-    criticalOn: 'evict' | 'any',
+    verdict: VerdictParams,
     program: ProberProgram,
   ): Promise<ProbeSession> {
-    const params = { score, statistical, tail, predictor, criticalOn, hangAfterMs: probe.hangAfterMs };
+    const params = { score, statistical, tail, predictor, ...verdict, hangAfterMs: probe.hangAfterMs };
     const session = new ProbeSession(targets, score, params, new RestartingProber(program, targets, probe));
     tellIfRegistryUnusable();
     try {

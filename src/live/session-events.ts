@@ -48,6 +48,8 @@ export interface DiskStatus extends DiskPlacement {
   evictionInMs?: number | null;
   /** Why it was slow in the last round, if it was (src/verdict/slow-cause.ts). */
   cause?: SlowCause;
+  /** At the eviction threshold, held from eviction because it is busy: the cause that says so (src/verdict/busy-verdict.ts). */
+  held?: SlowCause;
   /** Another filesystem was mounted onto its directory during the run, or since the last run that remembers it: WARNING. */
   filesystemChanged?: boolean;
   /** The filesystem it was on before that change, as describeFilesystem says it. */
@@ -66,6 +68,8 @@ export interface RoundReport {
   severity: Severity;
   /** The thresholds the reported store score crossed at this round. */
   crossings: readonly ThresholdCrossing[];
+  /** The store's score over the disks not held busy: what the evict hook acts on. */
+  actedScore: number;
 }
 
 export type SessionEvent =

@@ -29,6 +29,7 @@ export function diskStatuses(disks: Iterable<DiskRecord>, pipeline: VerdictPipel
     status.stalledDevices = devices.stalledOf(status.name);
     if (verdict.prediction) status.prediction = verdict.prediction;
     if (verdict.cause) status.cause = verdict.cause;
+    if (verdict.held) status.held = verdict.held;
     if (verdict.waitingMs !== undefined) status.waitingMs = verdict.waitingMs;
     if (disk.contested && !verdict.hung) status.state = 'contested';
     if (verdict.hung) {
@@ -51,5 +52,6 @@ export function roundReport(round: RoundVerdict, sinceStartMs: number, disks: Di
     devices,
     severity: round.severity,
     crossings: round.crossings,
+    actedScore: round.actedScore,
   };
 }

@@ -25,7 +25,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';
 import { MAX_TICK_GAP, TraceError } from '../trace/trace-reader.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
-import { countsForItsTick, VerdictPipeline, type DevicesEvent, type InspectionEvent, type RoundVerdict, type TickEvent } from '../verdict/verdict-pipeline.js';
+import { countsForItsTick, VerdictPipeline, type DevicesEvent, type InspectionEvent, type RoundVerdict, type TickEvent, type VerdictParams } from '../verdict/verdict-pipeline.js';
 
 /** One hour of 100 ms ticks: longer than any wait for a result that counts. */
 export const SETTLE_WINDOW_TICKS = 36_000;
@@ -65,8 +65,8 @@ export interface ReplayOptions {
   statistical?: StatisticalParams;
   /** The tail detector's; by default its defaults, a tick with no result counting as the timeout. */
   tail?: TailParams;
-  /** 'any': a disk the detector confirms makes the verdict CRITICAL, as in watch and check. */
-  criticalOn?: 'evict' | 'any';
+  /** --critical-on and --busy, as in watch and check; by default theirs. */
+  verdict?: VerdictParams;
   /** The early-warning predictor's; by default its defaults, a tick with no result counting as the timeout. */
   predictor?: PredictorParams;
   /** --hang-after: a disk whose inspection was in flight this long made the live run WARNING, and makes the verdict so. */
@@ -136,7 +136,8 @@ export class ReplayEngine {
       statistical: options.statistical ?? statisticalParams({ failureLatencyMs: timeoutMs }),
       tail: options.tail ?? tailParams({ failureLatencyMs: timeoutMs }),
       predictor: options.predictor ?? predictorParams({ timeoutMs }),
-      criticalOn: options.criticalOn ?? 'evict',
+      criticalOn: options.verdict?.criticalOn ?? 'evict',
+      busy: options.verdict?.busy ?? 'warning',
       hangAfterMs: options.hangAfterMs ?? DEFAULT_PROBE_PARAMS.hangAfterMs,
     });
     this.disksKnown = options.disks !== undefined;

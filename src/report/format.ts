@@ -63,6 +63,8 @@ export function formatState(disk: DiskStatus, shownWaitMs = 0): string {
   if (disk.waitingMs !== undefined && disk.waitingMs > shownWaitMs) return `waiting ${formatElapsed(disk.waitingMs)} for an inspection`;
   if (disk.state === 'down' && disk.error) return `down ${describeError(disk.error, disk)}`;
   if (disk.state === 'contested') return "contested: each probe file's name taken by someone else, not charged";
+  // Up, at the eviction threshold, held from it: src/verdict/busy-verdict.ts.
+  if (disk.held !== undefined) return `busy (${disk.held})`;
   return disk.state;
 }
 

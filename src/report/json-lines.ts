@@ -10,7 +10,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { SerializedProbeError } from '../prober/protocol.js';
-import { SEVERITY_LABELS, reportedScore, severityOf, shownScore } from '../score/store-score.js';
+import { SEVERITY_LABELS, reportedScore, severityOf, shownScore, worseSeverity, type Severity } from '../score/store-score.js';
 import type { DiskStatus, SessionEvent } from '../live/session-events.js';
 import { deviceFields } from '../trace/trace-format.js';
 import type { CheckOutcome } from './check-summary.js';
@@ -22,13 +22,15 @@ import { LATENCY_PHASES } from './phase-latencies.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged' | 'cause'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged' | 'cause' | 'held'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
   /** Since the start, on the ticks' clock (replay's is virtual). */
   elapsedMs: number;
   storeScore: number;
+  /** The store's score over the disks not held busy (src/verdict/busy-verdict.ts): what `evict` and `severity` say; the store score if not given. */
+  actedScore?: number;
   disks: readonly RoundDisk[];
   /** The block devices behind the disks, over the round. */
   devices?: readonly DeviceFigures[];
@@ -187,11 +189,15 @@ export class JsonLines implements Reporter {
       const predicted = inspected ? predictionFields(disk) : {};
       // Only a disk slow in the round has a cause.
       const cause = disk.cause ? { cause: disk.cause } : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, tail: disk.tail, ...cause, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
+      // Only a disk held from eviction because it is busy has `held`.
+      const held = disk.held ? { held: disk.held } : {};
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, tail: disk.tail, ...cause, ...held, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);
-    const severity = severityOf(round.storeScore, this.params);
+    // A disk held busy at the eviction threshold makes the store WARNING, not evicted.
+    const held: Severity = round.disks.some((disk) => disk.held) ? 'slow' : 'ok';
+    const severity = worseSeverity(severityOf(round.actedScore ?? round.storeScore, this.params), held);
     lines.push({ type: 'store', ...at, store_score: shownScore(round.storeScore), reported_score: reported, evict: severity === 'evict', severity });
     for (const crossing of round.crossings ?? []) lines.push({ type: 'event', ...at, ...crossingFields(crossing) });
     this.lines(...lines);

@@ -10,10 +10,11 @@ import { SEVERITY_LABELS, reportedScore, severityOf, worseSeverity, type Severit
 import { visible } from '../common/visible-text.js';
 import { describeError } from '../live/shown-error.js';
 import { downSeverity, isUnwritable } from '../verdict/down-verdict.js';
+import { actedScoreOf } from '../verdict/busy-verdict.js';
 import { diskFlags, formatDeviceLine, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from './format.js';
 
 /** What makes the view's verdict, in a word: the worst thing true now. */
-export type ViewReason = 'ok' | 'evict' | 'hung' | 'down' | 'slow' | 'confirmed' | 'warning';
+export type ViewReason = 'ok' | 'evict' | 'hung' | 'down' | 'busy' | 'slow' | 'confirmed' | 'warning';
 
 export interface ViewVerdict {
   severity: Severity;
@@ -25,12 +26,15 @@ type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** What is wrong now, worst first, with the severity each makes the run (as the exit code counts it). */
 function reasonNow(storeScore: number, disks: readonly DiskStatus[], params: Thresholds): { reason: ViewReason; severity: Severity } {
-  const store = severityOf(storeScore, params);
+  // A disk held busy at the eviction threshold evicts nothing (src/verdict/busy-verdict.ts).
+  const held = disks.some((disk) => disk.held !== undefined);
+  const store = severityOf(held ? actedScoreOf(disks) : storeScore, params);
   if (store === 'evict') return { reason: 'evict', severity: 'evict' };
   // A disk that cannot take a write (EROFS, EIO, ENOSPC, EACCES) makes the run CRITICAL at once.
   if (downSeverity(disks.map((disk) => disk.state === 'down' && isUnwritable(disk.error?.code))) === 'evict') return { reason: 'down', severity: 'evict' };
   if (disks.some((disk) => disk.state === 'hung')) return { reason: 'hung', severity: 'slow' };
   if (disks.some((disk) => disk.state === 'down')) return { reason: 'down', severity: 'slow' };
+  if (held) return { reason: 'busy', severity: 'slow' };
   if (store === 'slow') return { reason: 'slow', severity: 'slow' };
   if (disks.some((disk) => disk.statistical === 'confirmed' || disk.tail === 'confirmed')) return { reason: 'confirmed', severity: 'slow' };
   if (disks.some((disk) => disk.prediction?.warning)) return { reason: 'warning', severity: 'slow' };
@@ -153,9 +157,11 @@ function stateParts(disk: DiskStatus): { word: Part; long: string; short: string
         return { word: part('waiting', 'warn'), long: `${waited} for an inspection`, short: waited };
       }
       const last = disk.last;
-      if (!last) return { word: part('up', 'good'), long: '', short: '' };
+      // Up, at the eviction threshold, held from it: src/verdict/busy-verdict.ts.
+      const word = disk.held === undefined ? part('up', 'good') : part(`busy (${disk.held})`, 'warn');
+      if (!last) return { word, long: '', short: '' };
       return {
-        word: part('up', 'good'),
+        word,
         long: `write ${formatMs(last.writeMs)} sync ${formatMs(last.syncMs)} read ${formatMs(last.readMs)}`,
         short: `w ${formatMs(last.writeMs)} s ${formatMs(last.syncMs)} r ${formatMs(last.readMs)}`,
       };

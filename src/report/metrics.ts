@@ -15,6 +15,7 @@ import { bytesShown } from '../common/visible-text.js';
 import type { PhaseTimings } from '../prober/protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
 import { LISTEN_RETRY_MS } from './metrics-server.js';
+import { SLOW_CAUSES } from '../verdict/slow-cause.js';
 
 const PHASES: readonly (readonly [phase: string, timing: keyof PhaseTimings])[] = [
   ['open', 'openMs'],
@@ -52,6 +53,8 @@ export class SlowdiskMetrics {
   private readonly tailState: Gauge<'disk' | 'state'>;
   private readonly predictedProbability: Gauge<'disk'>;
   private readonly predictedWarning: Gauge<'disk'>;
+  private readonly slowCause: Gauge<'disk' | 'cause'>;
+  private readonly held: Gauge<'disk'>;
   private readonly blockDeviceInfo: Gauge<'disk' | 'device'>;
   private readonly deviceInFlight: Gauge<'device' | 'disk'>;
   private readonly deviceStalled: Gauge<'device' | 'disk'>;
@@ -115,6 +118,18 @@ export class SlowdiskMetrics {
     this.predictedWarning = new Gauge({
       name: 'slowdisk_predicted_warning',
       help: 'Whether the disk is in state warning: its probability went above --warn-probability at samples in a row with its P99 rising, and has not cleared yet (it holds below the threshold until the disk has stayed under the SLA without a rising trend).',
+      labelNames: ['disk'],
+      registers,
+    });
+    this.slowCause = new Gauge({
+      name: 'slowdisk_slow_cause',
+      help: 'Why each inspected disk was slow in the last round (docs/causes.md): 1 for its cause (device, load, shared, unknown), 0 for the others; all 0 for a disk not slow in it.',
+      labelNames: ['disk', 'cause'],
+      registers,
+    });
+    this.held = new Gauge({
+      name: 'slowdisk_disk_held',
+      help: "Whether the disk is at the eviction threshold but held from eviction because it is busy (cause load, --busy warning): the store is WARNING, not CRITICAL, for it.",
       labelNames: ['disk'],
       registers,
     });
@@ -222,7 +237,7 @@ export class SlowdiskMetrics {
 
   /** Per-disk gauges are set afresh each time, so that a path the layout no longer holds leaves them. */
   private describe(disks: readonly DiskStatus[]): void {
-    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.filesystemChanged, this.statisticalState, this.tailState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning];
+    const perDisk = [this.slowScore, this.diskUp, this.diskHung, this.diskContested, this.diskInfo, this.memoryBacked, this.filesystemChanged, this.statisticalState, this.tailState, this.blockDeviceInfo, this.predictedProbability, this.predictedWarning, this.slowCause, this.held];
     for (const gauge of perDisk) gauge.reset();
     // The block devices start with the filesystem's own (none when sysfs does not know it); a skipped path is on the inspected one's.
     const filesystemDevice = new Map(disks.map((disk) => [disk.name, disk.blockDevices?.[0] ?? '']));
@@ -251,6 +266,8 @@ export class SlowdiskMetrics {
       const probability = disk.prediction?.probability;
       if (probability != null) this.predictedProbability.set({ disk: name }, probability);
       this.predictedWarning.set({ disk: name }, flag(disk.prediction?.warning === true));
+      for (const cause of SLOW_CAUSES) this.slowCause.set({ disk: name, cause }, flag(disk.cause === cause));
+      this.held.set({ disk: name }, flag(disk.held !== undefined));
       this.startSeries(name);
     }
   }

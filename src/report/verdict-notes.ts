@@ -6,6 +6,7 @@ import type { ScoreParams } from '../score/score-params.js';
 import { reportedScore } from '../score/store-score.js';
 import { downNotes } from '../verdict/down-verdict.js';
 import { hangNotes } from '../verdict/hang-verdict.js';
+import { busyNotes } from '../verdict/busy-verdict.js';
 import { risingDisks } from '../verdict/rising-verdict.js';
 import { formatElapsed } from './format.js';
 
@@ -28,5 +29,5 @@ function movedNotes(disks: readonly DiskStatus[]): string {
 }
 
 export function verdictNotes(disks: readonly DiskStatus[], params: ScoreParams): string {
-  return [downNotes(disks), movedNotes(disks), risingNotes(disks, params), hangNotes(disks)].filter((note) => note !== '').join('; ');
+  return [downNotes(disks), movedNotes(disks), risingNotes(disks, params), hangNotes(disks), busyNotes(disks)].filter((note) => note !== '').join('; ');
 }

@@ -3,7 +3,9 @@
 import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { DeviceRole } from '../kernel/block-devices.js';
 import type { ParamSpec } from '../common/param-spec.js';
-import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type CriticalOn, type StatisticalParams } from '../statistical/statistical-params.js';
+import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type StatisticalParams } from '../statistical/statistical-params.js';
+import { BUSY_SPEC } from '../verdict/busy-verdict.js';
+import type { VerdictParams } from '../verdict/verdict-pipeline.js';
 import { TAIL_SPECS, type TailParams } from '../statistical/tail-params.js';
 import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC, SCORE_SPECS, TIMEOUT_SPEC, type ScoreParams } from '../score/score-params.js';
 import { HANG_AFTER_SPEC, type ProbeParams } from '../prober/probe-params.js';
@@ -17,7 +19,7 @@ export interface RecordedParams {
   probe: Pick<ProbeParams, 'hangAfterMs'>;
   statistical: StatisticalParams;
   tail: TailParams;
-  verdict: { criticalOn: CriticalOn };
+  verdict: VerdictParams;
   predictor: PredictorParams;
 }
 
@@ -29,7 +31,7 @@ export const RECORDED_SPECS: RecordedSpecs = Object.freeze({
   probe: [HANG_AFTER_SPEC],
   statistical: STATISTICAL_SPECS,
   tail: TAIL_SPECS,
-  verdict: [CRITICAL_ON_SPEC],
+  verdict: [CRITICAL_ON_SPEC, BUSY_SPEC],
   predictor: PREDICTOR_SPECS,
 });
 

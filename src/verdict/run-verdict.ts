@@ -9,9 +9,12 @@ export class RunVerdict {
 
   constructor(private readonly params: Pick<ScoreParams, 'evictThreshold' | 'slowThreshold'>) {}
 
-  /** A round's store score, and what else it makes the round (the detector's verdict). */
-  observe(score: number, also: Severity = 'ok'): Severity {
-    const severity = worseSeverity(severityOf(score, this.params), also);
+  /**
+   * A round's store score, and what else it makes the round (the detector's verdict); its
+   * severity from `actedScore`, the store's score over the disks not held busy (busy-verdict.ts).
+   */
+  observe(score: number, also: Severity = 'ok', actedScore = score): Severity {
+    const severity = worseSeverity(severityOf(actedScore, this.params), also);
     this.maxReported = Math.max(this.maxReported, reportedScore(score));
     this.worst = worseSeverity(this.worst, severity);
     return severity;

@@ -14,7 +14,8 @@
 // The cause says what the round looked like; it changes no score, state or verdict.
 import type { DeviceFigures } from '../kernel/device-counters.js';
 
-export type SlowCause = 'device' | 'load' | 'shared' | 'unknown';
+export const SLOW_CAUSES = ['device', 'load', 'shared', 'unknown'] as const;
+export type SlowCause = (typeof SLOW_CAUSES)[number];
 
 export interface CauseParams {
   /** A device that completes this many times its healthy rounds' requests per second is loaded ... */

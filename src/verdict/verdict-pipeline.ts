@@ -17,7 +17,7 @@ import { predictionSeverity } from '../early-warning/prediction-severity.js';
 import { PredictorFeed } from '../early-warning/predictor-feed.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import type { Prediction } from '../early-warning/predictor.js';
-import { worseSeverity, type Severity } from '../score/store-score.js';
+import { severityOf, worseSeverity, type Severity } from '../score/store-score.js';
 import { StoreTicks } from '../score/store-ticks.js';
 import { exitCodeOf } from './exit-codes.js';
 import { checkEndSeverity, hangSeverity, type DiskAnswers } from './hang-verdict.js';
@@ -27,6 +27,7 @@ import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
 import { ThresholdCrossings, type ThresholdCrossing } from './threshold-crossings.js';
 import { SlowCauses, type SlowCause } from './slow-cause.js';
+import { actedScoreOf, isBusyCause, type BusyVerdict } from './busy-verdict.js';
 
 export interface PipelineParams {
   score: ScoreParams;
@@ -38,7 +39,12 @@ export interface PipelineParams {
   criticalOn: 'evict' | 'any';
   /** --hang-after: an inspection in flight this long makes the disk hung, and the run WARNING. */
   hangAfterMs: number;
+  /** --busy: 'warning' holds a busy disk at the eviction threshold (busy-verdict.ts); 'critical', the score alone decides. */
+  busy: BusyVerdict;
 }
+
+/** What the verdict makes of a confirmed disk and of a busy one: --critical-on and --busy. */
+export type VerdictParams = Pick<PipelineParams, 'criticalOn' | 'busy'>;
 
 /** A tick as it begins, `atMs` the clock then. */
 export interface TickEvent {
@@ -93,6 +99,10 @@ export interface RoundVerdict {
   crossings: readonly ThresholdCrossing[];
   /** Why each disk slow in the round was slow (slow-cause.ts); the others have none. */
   causes: ReadonlyMap<string, SlowCause>;
+  /** The disks at the eviction threshold held from it because they are busy, with the cause that says so (busy-verdict.ts). */
+  held: ReadonlyMap<string, SlowCause>;
+  /** The store's score over the disks not held: what the verdict and the evict hook act on; the store score when none is held. */
+  actedScore: number;
 }
 
 /** A disk whose inspection has just been in flight for --hang-after: told once per hang. */
@@ -140,6 +150,8 @@ export interface DiskVerdict {
   filesystemChanged: boolean;
   /** Why it was slow in the last round, if it was. */
   cause?: SlowCause;
+  /** It was held from eviction at the last round because it is busy: the cause that says so. */
+  held?: SlowCause;
 }
 
 /** The counts of a disk's inspections since the start: one that leaves or restarts keeps them. */
@@ -171,6 +183,8 @@ interface InspectedDisk extends DiskAnswers {
   unwritable: boolean;
   /** Another filesystem took its place during the run. */
   filesystemChanged: boolean;
+  /** The cause of its last slow round: what its score is charged to until another slow round says otherwise. */
+  slowCause?: SlowCause;
 }
 
 export class VerdictPipeline {
@@ -184,6 +198,7 @@ export class VerdictPipeline {
   /** Each disk's ticks charged as timeouts at the last round's close: one charged since was slow in the round. */
   private chargedAtRound: ReadonlyMap<string, number> = new Map();
   private lastCauses: ReadonlyMap<string, SlowCause> = new Map();
+  private lastHeld: ReadonlyMap<string, SlowCause> = new Map();
   private readonly counts = new Map<string, InspectionCounts>();
   /** The inspected disks, also as a list for the rules on them. */
   private readonly inspected = new Map<string, InspectedDisk>();
@@ -342,6 +357,8 @@ export class VerdictPipeline {
     if (prediction) verdict.prediction = prediction;
     const cause = this.lastCauses.get(name);
     if (cause) verdict.cause = cause;
+    const held = this.lastHeld.get(name);
+    if (held) verdict.held = held;
     if (waiting !== null) verdict.inFlightSinceMs = inspected.inFlight.sinceMs(nowMs)!;
     if (waiting !== null && waiting > this.params.score.intervalMs) verdict.waitingMs = waiting;
     return verdict;
@@ -409,10 +426,28 @@ export class VerdictPipeline {
     const detected = worseSeverity(detectorSeverity(statistical.values(), { confirmedIsCritical }), detectorSeverity(tail.values(), { confirmedIsCritical }));
     const down = downSeverity(this.inspectedList.map((disk) => disk.unwritable));
     const moved: Severity = this.inspectedList.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
-    const severity = this.verdict.observe(storeScore, [predictionSeverity(predictions.values()), down, moved].reduce(worseSeverity, detected));
-    const crossings = this.crossings.round(storeScore, scores);
     const causes = this.roundCauses(devices, statistical, tail);
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings, causes };
+    const held = this.heldDisks(scores);
+    const actedScore = held.size === 0 ? storeScore : actedScoreOf([...scores].map(([name, score]) => ({ score, held: held.get(name) })));
+    const heldSeverity: Severity = held.size === 0 ? 'ok' : 'slow';
+    const also = [predictionSeverity(predictions.values()), down, moved, heldSeverity].reduce(worseSeverity, detected);
+    const severity = this.verdict.observe(storeScore, also, actedScore);
+    const crossings = this.crossings.round(storeScore, scores);
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings, causes, held, actedScore };
+  }
+
+  /** The disks at the eviction threshold whose last slow round was busy, not hung: held from eviction unless --busy critical. */
+  private heldDisks(scores: ReadonlyMap<string, number>): ReadonlyMap<string, SlowCause> {
+    const held = new Map<string, SlowCause>();
+    if (this.params.busy === 'warning') {
+      for (const disk of this.inspectedList) {
+        const score = scores.get(disk.name);
+        if (score === undefined || severityOf(score, this.params.score) !== 'evict') continue;
+        if (disk.state !== 'hung' && isBusyCause(disk.slowCause)) held.set(disk.name, disk.slowCause!);
+      }
+    }
+    this.lastHeld = held;
+    return held;
   }
 
   /**
@@ -429,6 +464,7 @@ export class VerdictPipeline {
     }
     this.chargedAtRound = charged;
     this.lastCauses = devices ? this.causes.round(devices, slow) : new Map([...slow].map((name) => [name, 'unknown' as const]));
+    for (const [name, cause] of this.lastCauses) this.inspected.get(name)!.slowCause = cause;
     return this.lastCauses;
   }
 
@@ -459,3 +495,4 @@ export class VerdictPipeline {
     return this.ticks.currentTick * this.params.score.intervalMs;
   }
 }
+

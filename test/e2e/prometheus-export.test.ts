@@ -30,6 +30,8 @@ const FAMILIES = [
   'slowdisk_tail_state',
   'slowdisk_predicted_breach_probability',
   'slowdisk_predicted_warning',
+  'slowdisk_slow_cause',
+  'slowdisk_disk_held',
   'slowdisk_disk_block_device_info',
   'slowdisk_device_in_flight',
   'slowdisk_device_stalled',

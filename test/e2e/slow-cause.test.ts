@@ -1,7 +1,11 @@
 // Why a slow disk was slow, on real loop devices, in watch's disk lines: a disk whose own
-// device serves slowly (its image on a "media" disk whose writes are capped) is `device`; a
-// healthy disk busy with another process's direct writes is `load`, never `device`.
+// device serves slowly (its image on a "media" disk whose writes are capped) is `device`, and
+// at the eviction threshold CRITICAL; a healthy disk busy with another process's direct writes
+// is `load`, never `device`, and at the threshold held there: WARNING, no evict hook.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { jsonLines, startCli, waitFor } from '../helpers/run-cli.js';
@@ -20,6 +24,8 @@ const linesOf = (watch: Watch) => {
   return out.includes('\n') ? jsonLines(out.slice(0, out.lastIndexOf('\n') + 1)) : [];
 };
 const diskLines = (watch: Watch) => linesOf(watch).filter((line) => line.type === 'disk' && line.disk === 'a');
+const storeLines = (watch: Watch) => linesOf(watch).filter((line) => line.type === 'store');
+const events = (watch: Watch) => linesOf(watch).filter((line) => line.type === 'event').map((line) => line.event);
 /** The cause of each of disk a's rounds from the `from`th on; undefined where it was not slow. */
 const causesOf = (watch: Watch, from = 0) => diskLines(watch).slice(from).map((line) => line.cause as string | undefined);
 
@@ -75,7 +81,11 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     await media.slow({ writeIops: 15 });
     await waitForRounds(watch, () => causesOf(watch!, from).includes('device'), 30_000, 'a round whose cause is device');
     expect(causesOf(watch, from).filter((cause) => cause === 'load')).toEqual([]);
-  }, 120_000);
+    // At the eviction threshold: CRITICAL, as TiKV would evict it, nothing held.
+    await waitForRounds(watch, () => storeLines(watch!).some((line) => line.severity === 'evict'), 60_000, 'a CRITICAL round');
+    expect(storeLines(watch).find((line) => line.severity === 'evict')).toMatchObject({ reported_score: 100, evict: true });
+    expect(diskLines(watch).filter((line) => line.held !== undefined)).toEqual([]);
+  }, 150_000);
 
   it("a healthy disk busy with another process's direct writes: load, never device", async () => {
     const disk = await makeTestDisk({ sizeMiB: 256 });
@@ -83,7 +93,9 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     // default timeout and not always past the detector's line on a busy machine: a 2 ms
     // timeout makes each such round slow for certain. The devices' baseline is learned in the
     // rounds that were not slow: as many as with the default.
-    watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '2ms']);
+    const hookDir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-busy-hook-'));
+    const evicted = path.join(hookDir, 'evicted');
+    watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '2ms', '--on-evict', `touch ${evicted}`]);
     await waitForRounds(watch, () => causesOf(watch!).filter((cause) => cause === undefined).length >= HEALTHY_ROUNDS, 60_000, 'the healthy rounds');
     const from = diskLines(watch).length;
     for (let i = 0; i < 4; i += 1) startWriter(`${disk.dir}/load-${i}`);
@@ -92,5 +104,18 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     const seen = diskLines(watch).length;
     await waitFor(() => diskLines(watch!).length >= seen + 5, 15_000, 'five more rounds');
     expect(causesOf(watch, from).filter((cause) => cause === 'device' || cause === 'shared')).toEqual([]);
-  }, 120_000);
+    // At the eviction threshold, TiKV's score and its evict event as TiKV has them, but held:
+    // WARNING, and the evict hook never runs.
+    await waitForRounds(watch, () => diskLines(watch!).some((line) => line.held === 'load'), 60_000, 'a round that holds the disk');
+    await waitFor(() => storeLines(watch!).length > 0 && storeLines(watch!).at(-1)!.reported_score === 100, 10_000, 'the round after');
+    expect(events(watch)).toContain('evict');
+    const held = storeLines(watch).filter((line) => line.reported_score === 100);
+    expect(held.map((line) => [line.severity, line.evict])).toEqual(held.map(() => ['slow', false]));
+    expect(diskLines(watch).filter((line) => line.score === 100).map((line) => line.held)).toEqual(held.map(() => 'load'));
+    // A hook started at the threshold would have made its file by the rounds since.
+    watch.child.kill('SIGTERM');
+    await watch.done;
+    expect(existsSync(evicted)).toBe(false);
+    rmSync(hookDir, { recursive: true, force: true });
+  }, 150_000);
 });

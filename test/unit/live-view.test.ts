@@ -67,6 +67,8 @@ const STATES: Record<string, { run: Severity; storeScore: number; disks: DiskSta
   confirmed: { run: 'slow', storeScore: 1, disks: [raft, kv({ statistical: 'confirmed', last: { openMs: 0.01, writeMs: 0.4, syncMs: 3.1, readMs: 0.2, closeMs: 0.01, totalMs: 3.7 } })] },
   warning: { run: 'slow', storeScore: 1, disks: [raft, kv({ prediction: prediction(0.13, true) })] },
   evicted: { run: 'evict', storeScore: 100, disks: [raft, kv({ state: 'hung', score: 100, waitingMs: 21_300, hungSinceMs: HUNG_SINCE })] },
+  // At the eviction threshold only because others' I/O keeps its device busy: held, not evicted.
+  busy: { run: 'slow', storeScore: 100, disks: [raft, kv({ score: 100, cause: 'load', held: 'load' })] },
   earlier: { run: 'slow', storeScore: 12, disks: [raft, kv({ score: 12 })] },
 };
 
@@ -96,6 +98,7 @@ describe('the live view', () => {
     expect(header('confirmed')).toMatch(/^WARNING confirmed /);
     expect(header('warning')).toMatch(/^WARNING warning /);
     expect(header('evicted')).toMatch(/^CRITICAL evict {2}store 100 /);
+    expect(header('busy')).toMatch(/^WARNING busy {2}store 100 /);
     // A hang that is over still makes the run WARNING: its exit code says so.
     expect(header('earlier')).toMatch(/^WARNING \(earlier\) {2}store 12 /);
   });

@@ -12,7 +12,7 @@ const raft: DiskStatus = { name: 'raft', dir: '/data/raft', inspected: true, dev
 const kvSkipped: DiskStatus = { ...raft, name: 'kv', dir: '/data/kv', inspected: false, sameAs: 'raft', state: 'skipped' };
 
 function round(disks: DiskStatus[], storeScore: number, devices: DeviceFigures[] = []): RoundReport {
-  return { tick: 30, elapsedMs: 3000, storeScore, reportedScore: Math.trunc(storeScore), disks, devices };
+  return { tick: 30, elapsedMs: 3000, storeScore, reportedScore: Math.trunc(storeScore), disks, devices, severity: 'ok', crossings: [], actedScore: storeScore };
 }
 
 const loop3: DeviceFigures = {
@@ -100,6 +100,17 @@ describe('the metrics', () => {
     metrics.round(round([raft], 1), new Map(), 6000);
     expect(await samples(metrics, 'slowdisk_device_stalled')).toEqual([]);
     expect(await samples(metrics, 'slowdisk_disk_block_device_info')).toEqual([]);
+  });
+
+  it("carry why each inspected disk was slow in the last round, and whether it is held from eviction because it is busy", async () => {
+    const metrics = new SlowdiskMetrics(DEFAULT_SCORE_PARAMS, false);
+    metrics.begin([raft, kvSkipped], 0);
+    metrics.round(round([raft, kvSkipped], 1), new Map(), 3000);
+    expect(await samples(metrics, 'slowdisk_slow_cause')).toEqual(['device', 'load', 'shared', 'unknown'].map((cause) => `slowdisk_slow_cause{disk="raft",cause="${cause}"} 0`));
+    expect(await samples(metrics, 'slowdisk_disk_held')).toEqual(['slowdisk_disk_held{disk="raft"} 0']);
+    metrics.round(round([{ ...raft, score: 100, cause: 'load', held: 'load' }, kvSkipped], 100), new Map(), 6000);
+    expect(await samples(metrics, 'slowdisk_slow_cause')).toEqual(['device', 'load', 'shared', 'unknown'].map((cause) => `slowdisk_slow_cause{disk="raft",cause="${cause}"} ${cause === 'load' ? 1 : 0}`));
+    expect(await samples(metrics, 'slowdisk_disk_held')).toEqual(['slowdisk_disk_held{disk="raft"} 1']);
   });
 
   it('carry the version that exports them', async () => {

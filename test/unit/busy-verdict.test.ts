@@ -1,0 +1,174 @@
+// A disk slow because others' I/O keeps its device busy reaches TiKV's eviction threshold as
+// TiKV would, and is held there: the verdict is WARNING, the store's acted score leaves it out,
+// the evict event is still told. A hang, a device of its own serving slowly, or --busy critical
+// make the same score CRITICAL.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import type { DeviceFigures } from '../../src/kernel/device-counters.js';
+import { predictorParams } from '../../src/early-warning/predictor-params.js';
+import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
+import { statisticalParams } from '../../src/statistical/statistical-params.js';
+import { EXIT_CRITICAL, EXIT_WARNING } from '../../src/verdict/exit-codes.js';
+import { VerdictPipeline, type PipelineParams, type RoundVerdict } from '../../src/verdict/verdict-pipeline.js';
+import { busyNotes } from '../../src/verdict/busy-verdict.js';
+import { RunVerdict } from '../../src/verdict/run-verdict.js';
+import { checkSummary } from '../../src/report/check-summary.js';
+import { nagiosLine } from '../../src/report/nagios.js';
+import type { DiskStatus } from '../../src/live/session-events.js';
+
+const score = DEFAULT_SCORE_PARAMS;
+const I = score.intervalMs;
+
+/** A loop device's round: 40 writes/s at 0.5 ms and 10 flushes/s at 1 ms unless told otherwise. */
+function device(name: string, disk: string, more: Partial<DeviceFigures> = {}): DeviceFigures {
+  return {
+    device: name,
+    name,
+    disks: [disk],
+    role: 'filesystem',
+    readIops: 0,
+    writeIops: 40,
+    flushIops: 10,
+    readLatencyMs: null,
+    writeLatencyMs: 0.5,
+    flushLatencyMs: 1,
+    inFlight: 0,
+    averageQueueDepth: 0.05,
+    utilisation: 0.02,
+    stalled: false,
+    ...more,
+  };
+}
+
+const LOADED: Partial<DeviceFigures> = { writeIops: 1000, writeLatencyMs: 6, averageQueueDepth: 7, utilisation: 0.97 };
+const SLOW: Partial<DeviceFigures> = { writeIops: 13, flushIops: 3, writeLatencyMs: 200, flushLatencyMs: 250, utilisation: 1 };
+
+/**
+ * raft healthy throughout; kv healthy for 10 s, then for 30 s every inspection takes 150 ms
+ * (a timeout at 100 ms ticks) while its loop device looks `kvDevice`, or no inspection of it
+ * comes back at all (`hang`).
+ */
+function run(kvDevice: Partial<DeviceFigures>, options: Partial<PipelineParams> & { hang?: boolean } = {}) {
+  const pipeline = new VerdictPipeline({
+    score,
+    statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
+    predictor: predictorParams({ timeoutMs: score.timeoutMs }),
+    criticalOn: 'evict',
+    hangAfterMs: 5000,
+    busy: 'warning',
+    ...options,
+  });
+  pipeline.disks(['raft', 'kv']);
+  const rounds: RoundVerdict[] = [];
+  const slowFrom = 100;
+  for (let tick = 1; tick <= 400; tick += 1) {
+    const slow = tick > slowFrom;
+    pipeline.tick({ tick, atMs: tick * I });
+    const round = pipeline.devices({ tick, devices: [device('loop0', 'raft'), device('loop1', 'kv', slow ? kvDevice : {})] });
+    if (round) rounds.push(round);
+    pipeline.inspection({ tick, disk: 'raft', ms: 1, atMs: tick * I + 1 });
+    if (slow && options.hang) continue;
+    const ms = slow ? 150 : 1;
+    pipeline.inspection({ tick, disk: 'kv', ms, atMs: tick * I + ms });
+  }
+  const last = rounds.at(-1)!;
+  return { rounds, last, exitCode: pipeline.exitCode(), kv: pipeline.disk('kv', 400 * I)! };
+}
+
+describe('a busy disk at the eviction threshold', () => {
+  it("others' I/O on its device: score 100 and the evict event as in TiKV, but WARNING, held, its acted score 1", () => {
+    const { rounds, last, exitCode, kv } = run(LOADED);
+    expect(last.storeScore).toBe(100);
+    expect(rounds.flatMap((round) => round.crossings.map((crossing) => crossing.event))).toContain('evict');
+    expect(last.causes.get('kv')).toBe('load');
+    expect(last.held).toEqual(new Map([['kv', 'load']]));
+    expect(last.actedScore).toBe(1);
+    expect(last.severity).toBe('slow');
+    expect(rounds.every((round) => round.severity !== 'evict')).toBe(true);
+    expect(exitCode).toBe(EXIT_WARNING);
+    expect(kv.held).toBe('load');
+    expect(busyNotes([{ name: 'raft' }, { name: 'kv', held: kv.held }])).toBe('busy, not evicted: kv (load)');
+  });
+
+  it('--busy critical: the score alone decides, CRITICAL as in TiKV, nothing held', () => {
+    const { last, exitCode, kv } = run(LOADED, { busy: 'critical' });
+    expect(last.storeScore).toBe(100);
+    expect(last.causes.get('kv')).toBe('load');
+    expect(last.held.size).toBe(0);
+    expect(last.actedScore).toBe(100);
+    expect(last.severity).toBe('evict');
+    expect(exitCode).toBe(EXIT_CRITICAL);
+    expect(kv.held).toBeUndefined();
+  });
+
+  it('its own device serving slowly at a third of its usual rate: CRITICAL, nothing held', () => {
+    const { last, exitCode } = run(SLOW);
+    expect(last.causes.get('kv')).toBe('device');
+    expect(last.held.size).toBe(0);
+    expect(last.severity).toBe('evict');
+    expect(exitCode).toBe(EXIT_CRITICAL);
+  });
+
+  it('hung on a loaded device, no inspection coming back: CRITICAL whatever the cause', () => {
+    const { last, exitCode } = run(LOADED, { hang: true });
+    expect(last.storeScore).toBe(100);
+    expect(last.causes.get('kv')).toBe('load');
+    expect(last.held.size).toBe(0);
+    expect(last.severity).toBe('evict');
+    expect(exitCode).toBe(EXIT_CRITICAL);
+  });
+});
+
+describe('a busy disk in replay, from a trace with its device lines', () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-busy-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  /** 60 s of raft and kv, kv timing out from 10 s on while its loop device is loaded; a device line a round (3 s). */
+  function trace(): string {
+    const deviceLine = (tick: number, name: string, disk: string, figures: Partial<DeviceFigures>) => {
+      const d = device(name, disk, figures);
+      return { tick, device: name, major_minor: name === 'loop0' ? '7:0' : '7:1', disks: d.disks, role: d.role, r_iops: d.readIops, w_iops: d.writeIops, f_iops: d.flushIops, r_ms: d.readLatencyMs, w_ms: d.writeLatencyMs, f_ms: d.flushLatencyMs, in_flight: d.inFlight, avg_in_flight: d.averageQueueDepth, util: d.utilisation, stalled: d.stalled, t: tick * I };
+    };
+    const lines: object[] = [{ slowdisk_trace: 1, interval_ms: I, disks: ['raft', 'kv'] }];
+    for (let tick = 1; tick <= 600; tick += 1) {
+      const slow = tick > 100;
+      lines.push({ tick, disk: 'raft', ms: 1 }, { tick, disk: 'kv', ms: slow ? 150 : 1 });
+      if (tick % score.roundTicks === 0) lines.push(deviceLine(tick, 'loop0', 'raft', {}), deviceLine(tick, 'loop1', 'kv', slow ? LOADED : {}));
+    }
+    const file = path.join(work, 'busy.jsonl');
+    writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    return file;
+  }
+
+  it('WARNING, exit 1, the disk held in its JSON lines and the store not evicted; --busy critical: CRITICAL, exit 2', async () => {
+    const file = trace();
+    const held = await runInProcess(['replay', '--json', file]);
+    expect(held.stderr).toBe('');
+    expect(held.code).toBe(EXIT_WARNING);
+    const lines = held.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lastKv = lines.filter((line) => line.type === 'disk' && line.disk === 'kv').at(-1)!;
+    expect(lastKv).toMatchObject({ score: 100, cause: 'load', held: 'load' });
+    expect(lines.filter((line) => line.type === 'store').at(-1)).toMatchObject({ reported_score: 100, evict: false, severity: 'slow' });
+    expect(lines.some((line) => line.type === 'event' && line.event === 'evict')).toBe(true);
+
+    const critical = await runInProcess(['replay', '--json', '--busy', 'critical', file]);
+    expect(critical.code).toBe(EXIT_CRITICAL);
+    const criticalLines = critical.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(criticalLines.filter((line) => line.type === 'disk' && line.disk === 'kv').at(-1)).not.toHaveProperty('held');
+    expect(criticalLines.filter((line) => line.type === 'store').at(-1)).toMatchObject({ reported_score: 100, evict: true, severity: 'evict' });
+  });
+});
+
+describe("a busy disk in check's line", () => {
+  it('WARNING, the disk busy, and why the store is not evicted; the same in the Nagios line', () => {
+    const verdict = new RunVerdict(score);
+    verdict.observe(100, 'slow', 1);
+    const kv: DiskStatus = { name: 'kv', dir: '/data/kv', inspected: true, device: '7:1', memoryBacked: false, state: 'up', score: 100, inspections: 300, errors: 0, cause: 'load', held: 'load' };
+    const outcome = { verdict, storeScore: 100, elapsedMs: 30_000, disks: [kv], summaries: new Map(), exitCode: EXIT_WARNING };
+    expect(checkSummary(outcome, score, false)).toMatch(/^WARNING: store score 100 after 30\.0s \(max reported 100, slow at 80, evict at 100; busy, not evicted: kv \(load\)\) \| kv \/data\/kv score 100 busy \(load\) /);
+    expect(nagiosLine(outcome, score, false)).toMatch(/^SLOWDISK WARNING - busy, not evicted: kv \(load\); store score 100 .* kv 100 busy \(load\) /);
+  });
+});
