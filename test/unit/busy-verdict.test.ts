@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
+import { deviceRound } from '../helpers/device-round.js';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { statisticalParams } from '../../src/statistical/statistical-params.js';
@@ -22,26 +23,8 @@ import type { DiskStatus } from '../../src/live/session-events.js';
 const score = DEFAULT_SCORE_PARAMS;
 const I = score.intervalMs;
 
-/** A loop device's round: 40 writes/s at 0.5 ms and 10 flushes/s at 1 ms unless told otherwise. */
-function device(name: string, disk: string, more: Partial<DeviceFigures> = {}): DeviceFigures {
-  return {
-    device: name,
-    name,
-    disks: [disk],
-    role: 'filesystem',
-    readIops: 0,
-    writeIops: 40,
-    flushIops: 10,
-    readLatencyMs: null,
-    writeLatencyMs: 0.5,
-    flushLatencyMs: 1,
-    inFlight: 0,
-    averageQueueDepth: 0.05,
-    utilisation: 0.02,
-    stalled: false,
-    ...more,
-  };
-}
+/** A loop device's round under one disk. */
+const device = (name: string, disk: string, more: Partial<DeviceFigures> = {}) => deviceRound(name, [disk], more);
 
 const LOADED: Partial<DeviceFigures> = { writeIops: 1000, writeLatencyMs: 6, averageQueueDepth: 7, utilisation: 0.97 };
 const SLOW: Partial<DeviceFigures> = { writeIops: 13, flushIops: 3, writeLatencyMs: 200, flushLatencyMs: 250, utilisation: 1 };

@@ -3,34 +3,14 @@
 // device seen serving slowly.
 import { describe, expect, it } from 'vitest';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
+import { deviceRound } from '../helpers/device-round.js';
 import { SlowCauses } from '../../src/verdict/slow-cause.js';
-
-/** A device's round: 40 writes/s at 0.5 ms and 10 flushes/s at 1 ms unless told otherwise. */
-function device(name: string, disks: string[], more: Partial<DeviceFigures> = {}): DeviceFigures {
-  return {
-    device: name,
-    name,
-    disks,
-    role: 'filesystem',
-    readIops: 0,
-    writeIops: 40,
-    flushIops: 10,
-    readLatencyMs: null,
-    writeLatencyMs: 0.5,
-    flushLatencyMs: 1,
-    inFlight: 0,
-    averageQueueDepth: 0.05,
-    utilisation: 0.02,
-    stalled: false,
-    ...more,
-  };
-}
 
 const NONE = new Set<string>();
 
 /** Two disks, each on a loop device of its own, whose images are on one backing disk. */
 function twoDisks(loopA: Partial<DeviceFigures> = {}, loopB: Partial<DeviceFigures> = {}, backing: Partial<DeviceFigures> = {}): DeviceFigures[] {
-  return [device('loop0', ['a'], loopA), device('loop1', ['b'], loopB), device('vda', ['a', 'b'], { role: 'backing', writeIops: 80, ...backing })];
+  return [deviceRound('loop0', ['a'], loopA), deviceRound('loop1', ['b'], loopB), deviceRound('vda', ['a', 'b'], { role: 'backing', writeIops: 80, ...backing })];
 }
 
 /** Causes that have seen `healthy` rounds of the usual figures. */
