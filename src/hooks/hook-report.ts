@@ -6,6 +6,7 @@ import type { ScoreParams } from '../score/score-params.js';
 import { shownScore } from '../score/store-score.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
 import type { HookEvent } from './eviction-tracker.js';
+import type { SlowCause } from '../verdict/slow-cause.js';
 import type { SessionHistory } from './session-history.js';
 import { smartHealth, type SmartHealth } from './smart-health.js';
 
@@ -42,6 +43,8 @@ export interface DiskReport {
   /** The early-warning predictor's probability that the P99 exceeds the SLA within 5 minutes (null until it has one), and whether the disk is in state warning. */
   predicted_breach_probability: number | null;
   warning: boolean;
+  /** Why it was slow in the last round (docs/causes.md): null when it was not. */
+  cause: SlowCause | null;
   mount: { mount_point: string; fstype: string; source: string } | null;
   smart: { command: string; exit_code: number; output: string } | null;
   /** Why smart is null. */
@@ -106,6 +109,7 @@ async function diskReport(disk: DiskStatus, smartOf: (wholeDisk: string) => Prom
     stalled_devices: disk.stalledDevices ?? [],
     predicted_breach_probability: disk.prediction?.probability ?? null,
     warning: disk.prediction?.warning === true,
+    cause: disk.cause ?? null,
     mount: disk.mount ? { mount_point: disk.mount.mountPoint, fstype: disk.mount.fsType, source: disk.mount.source } : null,
     ...('unavailable' in smart
       ? { smart: null, smart_unavailable: smart.unavailable }
