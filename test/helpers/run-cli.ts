@@ -1,6 +1,6 @@
 // Runs the slowdisk bin as a user would, without npx (npx does not pass signals on).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
@@ -78,8 +78,20 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
   }
 }
 
+/**
+ * Whether the process still runs. A zombie has ended: it only waits to be reaped, and one whose
+ * parent died waits for PID 1, which here reaps about a second later.
+ */
 export function isAlive(pid: number): boolean {
-  return existsSync(`/proc/${pid}`);
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // The state follows the command's name, which is in parentheses and may hold any of them.
+  const state = stat[stat.lastIndexOf(')') + 2];
+  return state !== 'Z' && state !== 'X';
 }
 
 /** The prober a run started, once it has. */
