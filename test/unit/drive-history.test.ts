@@ -31,7 +31,7 @@ const T0 = Date.parse('2026-01-05T00:00:00Z');
 const MIN = 60_000;
 const DAY = 86_400_000;
 
-// The cron runs rewrite the history some 500 times: in memory where the machine has it.
+// The cron runs rewrite the history some 300 times: in memory where the machine has it.
 const scratch = mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'slowdisk-drives-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -269,16 +269,18 @@ describe('a cron check every 20 minutes and a long-running watch', () => {
     // that half the host is slow together: host-wide, charged to neither.
     const devices = ['sda', 'sdb', 'sdc', 'sdd'];
     const factor = (device: string, day: number) => (device === 'sdc' ? 1.6 : 1) * (day === 2 && device === 'sda' ? 1.6 : 1);
-    // Five days, for sdc's 4 slow days besides the host-wide one: both set up at 21:00 on the
-    // first, judged on its three hours like any other day; the fifth still open three hours
-    // in, judged as it stands.
+    // A window of three days, two of them slow enough for a verdict (the --window-days and
+    // --min-slow-days a user may give): sdc's 2 slow days besides the host-wide one. Both set
+    // up at 21:00 on the first, judged on its three hours like any other day; the third still
+    // open three hours in, judged as it stands.
+    const peer = { ...PEER, windowDays: 3, minSlowDays: 2 };
     const begin = T0 + 21 * 60 * MIN;
-    const end = T0 + 4 * DAY + 3 * 60 * MIN + 32_000;
+    const end = T0 + 2 * DAY + 3 * 60 * MIN + 32_000;
 
     // watch: one process, a sample every 15 s.
     const watched = new SyntheticHost({ devices, seed: 42, factor }, T0);
     let watchClock = begin;
-    const watch = new DriveMonitor(devices, emptyHistory(), sourceOf(watched), () => watchClock, PEER, PARAMS);
+    const watch = new DriveMonitor(devices, emptyHistory(), sourceOf(watched), () => watchClock, peer, PARAMS);
     for (; watchClock <= end; watchClock += PARAMS.sampleIntervalMs) {
       watched.advanceTo(watchClock);
       watch.sample();
@@ -300,7 +302,7 @@ describe('a cron check every 20 minutes and a long-running watch', () => {
       };
       moveTo(start);
       printed = '';
-      const run = await DriveRun.start({ devices, stateDir }, { json: true, source: sourceOf(cronHost), clock: () => cronClock, write: (text) => (printed += text), warn: (line) => warned.push(line) });
+      const run = await DriveRun.start({ devices, stateDir }, { json: true, peer, source: sourceOf(cronHost), clock: () => cronClock, write: (text) => (printed += text), warn: (line) => warned.push(line) });
       moveTo(start + 15_000);
       run.sample();
       moveTo(start + 30_000);
@@ -310,11 +312,11 @@ describe('a cron check every 20 minutes and a long-running watch', () => {
     }
 
     expect(warned).toEqual([]);
-    expect(watchVerdict.days).toBe(5);
+    expect(watchVerdict.days).toBe(3);
     expect(watchVerdict.hostWideDays).toBe(1);
     const expected = devices.map((device) =>
       device === 'sdc'
-        ? { device, verdict: 'slow', slowDays: 4, days: 4, hostWideDays: 1 }
+        ? { device, verdict: 'slow', slowDays: 2, days: 2, hostWideDays: 1 }
         : { device, verdict: 'ok', slowDays: 0, days: expect.any(Number), hostWideDays: expect.any(Number) },
     );
     expect(verdictsOf(watchVerdict)).toEqual(expected);
@@ -326,7 +328,7 @@ describe('a cron check every 20 minutes and a long-running watch', () => {
     // What the last check printed: a line per drive and the summary.
     const lines = printed.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.filter((line) => line.type === 'drive').map((line) => [line.device, line.verdict])).toEqual(devices.map((device) => [device, device === 'sdc' ? 'slow' : 'ok']));
-    expect(lines.at(-1)).toMatchObject({ type: 'drives', drives: 4, slow: ['sdc'], days: 5, host_wide_days: 1 });
+    expect(lines.at(-1)).toMatchObject({ type: 'drives', drives: 4, slow: ['sdc'], days: 3, host_wide_days: 1 });
   }, 180_000);
 });
 
