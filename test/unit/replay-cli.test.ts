@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { BIN, type CliResult } from '../helpers/run-cli.js';
 import { shownScore } from '../../src/score/store-score.js';
@@ -313,7 +313,8 @@ describe('a bad trace: one line on stderr naming the line, exit 3', () => {
     const result = await runInProcess(['replay', file]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^slowdisk: --slow-threshold \(90\) is above --evict-threshold \(80\)\n$/);
-    expect(onTrace()).toEqual([]);
+    // Closed by the reader's teardown, which may finish just after the run's exit code.
+    await vi.waitFor(() => expect(onTrace()).toEqual([]), { timeout: 5000 });
   });
 
   it('a bad flag: one line, exit 3', async () => {
