@@ -3,15 +3,24 @@ import { defineConfig } from 'vitest/config';
 import LongFirstSequencer from './test/helpers/long-first-sequencer.js';
 
 // The unit files that replace a module (vi.mock): in a worker that keeps its modules from one
-// file to the next, the replaced module would reach a file that did not ask for it. They get a
-// worker of their own each; the others share one per worker, which spares each of them a
-// process and the cold import of the same sources (about a second of CPU a file). A file that
-// runs the CLI in-process shares too: each run starts on fresh modules (vi.resetModules), which
-// costs it tens of milliseconds in a warm worker, against a second in a fresh one.
+// file to the next, the replaced module would reach a file that did not ask for it. Those that
+// replace only node:child_process, with the stub prober and nothing else, replace it alike:
+// they share a worker, as the files that replace nothing do (the stub's state is one per
+// process and each file leaves it healthy). The few others get a worker of their own each. A
+// shared worker spares each file a process and the cold import of the same sources (about a
+// second of CPU a file). A file that runs the CLI in-process shares too: each run starts on
+// fresh modules (vi.resetModules), which costs it tens of milliseconds in a warm worker,
+// against a second in a fresh one.
 const UNIT_DIR = new URL('./test/unit/', import.meta.url);
-const ISOLATED_UNIT = readdirSync(UNIT_DIR)
-  .filter((name) => name.endsWith('.test.ts') && /vi\.mock\(/.test(readFileSync(new URL(name, UNIT_DIR), 'utf8')))
-  .map((name) => `test/unit/${name}`);
+const STUB_PROBER_MOCK = "vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));";
+const unitFiles = (which: (text: string) => boolean) =>
+  readdirSync(UNIT_DIR)
+    .filter((name) => name.endsWith('.test.ts') && which(readFileSync(new URL(name, UNIT_DIR), 'utf8')))
+    .map((name) => `test/unit/${name}`);
+const mocks = (text: string) => text.split('vi.mock(').length - 1;
+const mocksOnlyChildProcess = (text: string) => mocks(text) === 1 && text.includes(STUB_PROBER_MOCK);
+const STUB_PROBER_UNIT = unitFiles(mocksOnlyChildProcess);
+const ISOLATED_UNIT = unitFiles((text) => mocks(text) > 0 && !mocksOnlyChildProcess(text));
 
 // The e2e files that time the machine itself to the millisecond or to a second's window: a
 // wait shown or not within 20 ms ticks, a CLI held up for 25 s and charged nothing, the 21 s
@@ -36,6 +45,7 @@ const TIMING_E2E = [
 export default defineConfig({
   test: {
     pool: 'forks',
+    experimental: { fsModuleCache: true },
     sequence: { sequencer: LongFirstSequencer },
     reporters: ['default', './test/helpers/slowest-files-reporter.ts'],
     projects: [
@@ -45,7 +55,18 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          exclude: ISOLATED_UNIT,
+          exclude: [...STUB_PROBER_UNIT, ...ISOLATED_UNIT],
+          isolate: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'unit-stub-prober',
+          include: STUB_PROBER_UNIT,
           isolate: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
