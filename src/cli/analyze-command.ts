@@ -1,6 +1,6 @@
 // `slowdisk analyze DIR`'s flags, mapped onto the peer comparison's params (src/commands/analyze.ts runs it).
 import { Command, InvalidArgumentError } from 'commander';
-import { runAnalyze, type AnalyzeRequest } from '../commands/analyze.js';
+import type { AnalyzeRequest } from '../commands/analyze.js';
 import { PEER_SPECS, peerParams, type PeerParams } from '../peer/params.js';
 import { addParamOptions, asArgument, paramsFrom } from './param-options.js';
 import { rawPath } from './options.js';
@@ -43,7 +43,7 @@ Examples:
 ${ANALYZE_EXIT_HELP}
 `,
     )
-    .action((dir: string, values: AnalyzeValues) => runAnalyze(rawPath('the series directory', dir, 'read another directory'), analyzeRequestFrom(values)));
+    .action(async (dir: string, values: AnalyzeValues) => (await import('../commands/analyze.js')).runAnalyze(rawPath('the series directory', dir, 'read another directory'), analyzeRequestFrom(values)));
 }
 
 function analyzeRequestFrom(values: AnalyzeValues): AnalyzeRequest {

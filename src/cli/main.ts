@@ -26,11 +26,10 @@ import { asArgument, attributeOf, HELP_HEADINGS, paramOption, type OptionValues 
 import { addFormatOption, addOutputOptions, outputOptionsFrom, UTC_HELP, VERBOSE_HELP, type OutputOptionValues } from './output-options.js';
 import { analyzeCommand } from './analyze-command.js';
 import { addDriveOptions, driveRequestFrom, stateDirFrom, type DriveOptionValues } from './drive-options.js';
-import { runDrives } from '../commands/drives-only.js';
 import { replayCommand } from './replay-command.js';
 import { statusCommand, storeName } from './status-command.js';
 import { addPredictorOptions, predictorParamsFrom } from './predictor-options.js';
-import { runProbe, type RunOptions } from '../commands/probe-run.js';
+import type { RunOptions } from '../commands/probe-run.js';
 import { addTikvConfigOptions, withTikvConfig, type TikvConfigOptionValues } from './tikv-config-options.js';
 
 type ProbeCommandValues = TargetOptionValues & { record?: string; store?: string } & TikvConfigOptionValues & OutputOptionValues & DriveOptionValues & OptionValues;
@@ -59,9 +58,13 @@ async function runOptions(mode: RunOptions['mode'], given: ProbeCommandValues, c
   };
 }
 
-/** Without a path to probe, --all-devices and --devices run alone: the flags that need probed paths are refused. */
-function run(options: RunOptions): Promise<void> {
-  if (options.targets.length > 0 || !options.drives) return runProbe(options);
+/**
+ * Without a path to probe, --all-devices and --devices run alone: the flags that need probed
+ * paths are refused. Each command loads its own work when it runs (here and in the other
+ * commands' actions): --help, --version and a bad flag load none of it, nor a replay the probe.
+ */
+async function run(options: RunOptions): Promise<void> {
+  if (options.targets.length > 0 || !options.drives) return (await import('../commands/probe-run.js')).runProbe(options);
   const needPaths = [
     [options.record !== undefined, '--record'],
     [options.output?.format === 'nagios', '--format nagios'],
@@ -69,6 +72,7 @@ function run(options: RunOptions): Promise<void> {
   ] as const;
   const given = needPaths.find(([on]) => on);
   if (given) throw new InvalidArgumentError(`${given[1]} reports on probed paths: give --raft, --kv or --path with it`);
+  const { runDrives } = await import('../commands/drives-only.js');
   return runDrives({
     mode: options.mode,
     drives: options.drives,

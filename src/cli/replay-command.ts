@@ -3,7 +3,6 @@
 import { Command } from 'commander';
 import { flagName, formatParamValue } from '../common/param-spec.js';
 import { writeStderrLine } from '../common/visible-text.js';
-import { openReplayTrace, runReplay } from '../commands/replay.js';
 import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import { HEADER_SPECS, headerValueOf, type TraceHeader } from '../trace/trace-format.js';
 import { exitCodeHelp } from './exit-code-help.js';
@@ -82,6 +81,7 @@ function withHeader(values: ReplayValues, header: TraceHeader | null, command: C
 }
 
 async function replay(source: string, values: ReplayValues, command: Command): Promise<void> {
+  const { openReplayTrace, runReplay } = await import('../commands/replay.js');
   const trace = await openReplayTrace(source === '-' ? source : rawPath('the trace', source));
   // The header's parameters can be refused, and --ticks ends a replay before the file does.
   try {

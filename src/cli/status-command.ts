@@ -1,6 +1,5 @@
 // `slowdisk status`: asks the running service (`watch --store NAME`) for its verdict now.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { runStatus } from '../commands/status.js';
 import { formatOption } from './format-option.js';
 import type { CheckFormat } from '../report/report-options.js';
 import { STATUS_DIR, STORE_NAME } from '../report/status-socket.js';
@@ -37,6 +36,7 @@ Exit codes are check's: 0 OK, 1 WARNING, 2 CRITICAL (also a service that does no
   command.action(async (values: { store?: string; json?: boolean; format?: CheckFormat }) => {
     const format = values.format ?? 'human';
     if (values.json && format !== 'human') throw new InvalidArgumentError(`--json and --format ${format} both say how to print the result: choose one`);
+    const { runStatus } = await import('../commands/status.js');
     await runStatus({ json: values.json === true, format, ...(values.store === undefined ? {} : { store: values.store }) });
   });
   return command;
