@@ -34,6 +34,9 @@ interface Corpus {
 const corpus = (await import(pathToFileURL(path.join(ROOT, 'scripts/predict/corpus.mjs')).href)) as Corpus;
 const file = (name: string): string => `session-${name}.jsonl.gz`;
 const healthy = (d: RecordedDisk): boolean => !d.faulty && d.levelOffMs === undefined;
+// Each held-out recording read once, however many cases judge it (read only).
+const runs = new Map<string, RecordedDisk[]>();
+const recordedDisks = (name: string): RecordedDisk[] => runs.get(name) ?? runs.set(name, corpus.recordedRun(file(name)).disks).get(name)!;
 
 describe('the recordings of real loop disks', () => {
   it('each have one role, and the held-out ones hold both backings, healthy disks and slowed-down ones', () => {
@@ -44,7 +47,7 @@ describe('the recordings of real loop disks', () => {
     expect(corpus.HELD_OUT.recordings).toEqual(heldOut.map(file));
     for (const selection of [corpus.TRAINING, corpus.VALIDATION]) expect(training).toEqual(expect.arrayContaining(selection.hostDelays.recordings));
     expect(SHIPPED_NETWORK.training).toMatchObject({ selection: { hostDelays: corpus.TRAINING.hostDelays }, calibration: { selection: { hostDelays: corpus.VALIDATION.hostDelays } } });
-    const disks = heldOut.flatMap((name) => corpus.recordedRun(file(name)).disks);
+    const disks = heldOut.flatMap(recordedDisks);
     const backings = new Set(disks.filter(healthy).map((d) => (d.disk.endsWith('-tmpfs') ? 'tmpfs' : 'machine disk')));
     expect([...backings].sort()).toEqual(['machine disk', 'tmpfs']);
     expect(disks.filter(healthy).length).toBeGreaterThanOrEqual(20);
@@ -55,7 +58,7 @@ describe('the recordings of real loop disks', () => {
   function heldOutHealthy(withPeers: boolean): number[] {
     const probabilities: number[] = [];
     for (const name of corpus.RECORDINGS.heldOut) {
-      const disks = corpus.recordedRun(file(name)).disks;
+      const disks = recordedDisks(name);
       const predictions = hostPredictions(disks, new HostPredictors({ peerCondition: withPeers }));
       for (const disk of disks.filter(healthy)) {
         predictions.get(disk.disk)!.forEach((prediction, i) => {
