@@ -49,7 +49,7 @@ describe('the PRNG', () => {
 
 describe('the scenario generator', () => {
   it('gives the same lines for the same seed, and other lines for another', () => {
-    const options: ScenarioOptions = { kind: 'burst', seed: 9, disks: 12, media: 'hdd', durationMs: SHORT };
+    const options: ScenarioOptions = { kind: 'burst', seed: 9, disks: 12, media: 'hdd', durationMs: 60_000 };
     expect(linesOf(options)).toEqual(linesOf(options));
     expect(linesOf({ ...options, seed: 10 })).not.toEqual(linesOf(options));
     expect([...scenarioTrace(options)]).toEqual([...scenarioTrace(options)]);
@@ -182,7 +182,7 @@ describe('the scenario generator', () => {
   });
 
   it('raises every disk x4 with a heavier tail during the peak', () => {
-    const base: ScenarioOptions = { kind: 'healthy', seed: 6, disks: 12, media: 'hdd', durationMs: 1_800_000 };
+    const base: ScenarioOptions = { kind: 'healthy', seed: 6, disks: 4, media: 'hdd', durationMs: 1_800_000 };
     const gen = new ScenarioGenerator({ ...base, kind: 'peak' });
     const { startMs, endMs } = gen.info.peak!;
     expect(endMs - startMs).toBe(600_000);
