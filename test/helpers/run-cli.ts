@@ -1,6 +1,6 @@
 // Runs the slowdisk bin as a user would, without npx (npx does not pass signals on).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
@@ -78,20 +78,26 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
   }
 }
 
-/**
- * Whether the process still runs. A zombie has ended: it only waits to be reaped, and one whose
- * parent died waits for PID 1, which here reaps about a second later.
- */
+/** Whether the pid is still taken: running, or ended and not yet reaped (a zombie). */
 export function isAlive(pid: number): boolean {
+  return existsSync(`/proc/${pid}`);
+}
+
+/**
+ * Whether the process has ended, reaped or not. One whose parent died waits for PID 1 to reap
+ * it, which here takes about a second; a test of a kill need not wait for that. What slowdisk
+ * itself sees of a pid (a stale probe file's) is `isAlive`'s.
+ */
+export function hasEnded(pid: number): boolean {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return false;
+    return true;
   }
   // The state follows the command's name, which is in parentheses and may hold any of them.
   const state = stat[stat.lastIndexOf(')') + 2];
-  return state !== 'Z' && state !== 'X';
+  return state === 'Z' || state === 'X';
 }
 
 /** The prober a run started, once it has. */

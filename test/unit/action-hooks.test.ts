@@ -10,7 +10,7 @@ import { EvictionTracker } from '../../src/hooks/eviction-tracker.js';
 import { INSPECTIONS_PER_DISK, SCORE_HISTORY_MS, SessionHistory } from '../../src/hooks/session-history.js';
 import { smartHealth } from '../../src/hooks/smart-health.js';
 import type { DiskStatus, RoundReport } from '../../src/live/session-events.js';
-import { isAlive, waitFor } from '../helpers/run-cli.js';
+import { hasEnded, waitFor } from '../helpers/run-cli.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-hooks-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -100,7 +100,7 @@ describe('children with a deadline', () => {
     expect(bounded.value).toEqual({ outcome: { kind: 'timed-out' }, output: '' });
     vi.useRealTimers();
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    await waitFor(() => !isAlive(grandchild), 10_000, 'the sleep the hook started to be killed with it');
+    await waitFor(() => hasEnded(grandchild), 10_000, 'the sleep the hook started to be killed with it');
   });
 
   it('stdin is written and closed; the exit code is kept', async () => {
