@@ -13,14 +13,15 @@ import LongFirstSequencer from './test/helpers/long-first-sequencer.js';
 // against a second in a fresh one.
 const UNIT_DIR = new URL('./test/unit/', import.meta.url);
 const STUB_PROBER_MOCK = "vi.mock('node:child_process', async (importOriginal) => (await import('../helpers/stub-prober.js')).withStubProber(await importOriginal()));";
-const unitFiles = (which: (text: string) => boolean) =>
-  readdirSync(UNIT_DIR)
-    .filter((name) => name.endsWith('.test.ts') && which(readFileSync(new URL(name, UNIT_DIR), 'utf8')))
-    .map((name) => `test/unit/${name}`);
+const unitTexts = readdirSync(UNIT_DIR)
+  .filter((name) => name.endsWith('.test.ts'))
+  .map((name) => ({ file: `test/unit/${name}`, text: readFileSync(new URL(name, UNIT_DIR), 'utf8') }));
 const mocks = (text: string) => text.split('vi.mock(').length - 1;
 const mocksOnlyChildProcess = (text: string) => mocks(text) === 1 && text.includes(STUB_PROBER_MOCK);
-const STUB_PROBER_UNIT = unitFiles(mocksOnlyChildProcess);
-const ISOLATED_UNIT = unitFiles((text) => mocks(text) > 0 && !mocksOnlyChildProcess(text));
+const STUB_PROBER_UNIT = unitTexts.filter(({ text }) => mocksOnlyChildProcess(text)).map(({ file }) => file);
+const ISOLATED_UNIT = unitTexts.filter(({ text }) => mocks(text) > 0 && !mocksOnlyChildProcess(text)).map(({ file }) => file);
+// What the three unit projects share: they run first, two files at a time.
+const UNIT_RUN = { testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 2, sequence: { groupOrder: 0 } };
 
 // The e2e files that time the machine itself to the millisecond or to a second's window: a
 // wait shown or not within 20 ms ticks, a CLI held up for 25 s and charged nothing, the 21 s
@@ -57,10 +58,7 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           exclude: [...STUB_PROBER_UNIT, ...ISOLATED_UNIT],
           isolate: false,
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
+          ...UNIT_RUN,
         },
       },
       {
@@ -68,20 +66,14 @@ export default defineConfig({
           name: 'unit-stub-prober',
           include: STUB_PROBER_UNIT,
           isolate: false,
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
+          ...UNIT_RUN,
         },
       },
       {
         test: {
           name: 'unit-isolated',
           include: ISOLATED_UNIT,
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
+          ...UNIT_RUN,
         },
       },
       {
