@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { jsonLines, startCli, waitFor } from '../helpers/run-cli.js';
+import { causesOf, diskLines, events, storeLines, waitForRounds } from '../helpers/cause-rounds.js';
+import { startCli, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
 
 // 1 s rounds; the statistical detector judges after 5 s of baseline and doubts after 2 s, so
@@ -17,30 +18,6 @@ const FLAGS = ['--keep-going', '--json', '--round-ticks', '10', '--stat-min-base
 const HEALTHY_ROUNDS = 6;
 
 type Watch = ReturnType<typeof startCli>;
-
-/** The complete lines printed so far. */
-const linesOf = (watch: Watch) => {
-  const out = watch.stdout();
-  return out.includes('\n') ? jsonLines(out.slice(0, out.lastIndexOf('\n') + 1)) : [];
-};
-const diskLines = (watch: Watch) => linesOf(watch).filter((line) => line.type === 'disk' && line.disk === 'a');
-const storeLines = (watch: Watch) => linesOf(watch).filter((line) => line.type === 'store');
-const events = (watch: Watch) => linesOf(watch).filter((line) => line.type === 'event').map((line) => line.event);
-/** The cause of each of disk a's rounds from the `from`th on; undefined where it was not slow. */
-const causesOf = (watch: Watch, from = 0) => diskLines(watch).slice(from).map((line) => line.cause as string | undefined);
-
-/** Waits for `predicate`; if it never holds, says what the rounds showed. */
-async function waitForRounds(watch: Watch, predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  try {
-    await waitFor(predicate, timeoutMs, what);
-  } catch (error) {
-    const shown = linesOf(watch)
-      .filter((line) => line.type === 'disk' || line.type === 'device')
-      .slice(-30)
-      .map((line) => (line.type === 'disk' ? `tick ${line.tick}: score ${line.score} stat ${line.statistical} cause ${line.cause}` : `  ${line.device} ${line.w_iops} w/s ${line.w_ms} ms`));
-    throw new Error(`${(error as Error).message}; the last rounds:\n${shown.join('\n')}`, { cause: error });
-  }
-}
 
 const writers = new Set<ChildProcess>();
 
