@@ -14,6 +14,7 @@
         "native/record_batch.cc",
         "native/record_json.cc",
         "native/resolve.cc",
+        "native/run_delay.cc",
         "native/socket_peer.cc",
         "native/stale_files.cc",
         "native/sys_error.cc",

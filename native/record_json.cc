@@ -59,6 +59,11 @@ void Key(std::string& out, const char* key, bool first = false) {
 
 double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+// A wait the kernel did not say: null, as JSON writes a missing number.
+double WaitMs(int64_t ns) {
+  return ns < 0 ? std::nan("") : static_cast<double>(ns) / 1e6;
+}
+
 // {"kind":KIND,"name":...,["tick":...,]"atMs":...
 void OpenRecord(std::string& out, const char* kind, const LoopRecord& r,
                 bool withTick) {
@@ -104,6 +109,10 @@ void Timings(std::string& out, const InspectResult& t) {
   Number(out, Ms(t.closeNs));
   Key(out, "totalMs");
   Number(out, Ms(t.totalNs));
+  Key(out, "waitMs");
+  Number(out, WaitMs(t.waitNs));
+  Key(out, "startWaitMs");
+  Number(out, WaitMs(t.startWaitNs));
 }
 
 // ,"staleRemoved":[paths] when a file made removed any.
@@ -118,14 +127,16 @@ void StaleRemoved(std::string& out, const LoopRecord& r) {
   out += ']';
 }
 
-// [name, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs, startedMs]
+// [name, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs,
+//  startedMs, waitMs, startWaitMs]
 void TimedRow(std::string& out, const LoopRecord& r) {
   const InspectResult& t = r.result;
   out += '[';
   Quoted(out, r.name);
   for (double value : {static_cast<double>(r.tick), r.atMs, Ms(t.openNs),
                        Ms(t.writeNs), Ms(t.syncNs), Ms(t.readNs),
-                       Ms(t.closeNs), Ms(t.totalNs), r.startedMs}) {
+                       Ms(t.closeNs), Ms(t.totalNs), r.startedMs,
+                       WaitMs(t.waitNs), WaitMs(t.startWaitNs)}) {
     out += ',';
     Number(out, value);
   }

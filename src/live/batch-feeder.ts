@@ -95,7 +95,7 @@ export class BatchFeeder {
         // walks its iterator, an object an element (bin/slowdisk.js).
         const atMs = record[2];
         this.advanceTo(atMs);
-        const timings: PhaseTimings = { openMs: record[3], writeMs: record[4], syncMs: record[5], readMs: record[6], closeMs: record[7], totalMs: record[8] };
+        const timings: PhaseTimings = { openMs: record[3], writeMs: record[4], syncMs: record[5], readMs: record[6], closeMs: record[7], totalMs: record[8], waitMs: record[10], startWaitMs: record[11] };
         this.disks.timed(record[0], record[1], atMs, timings, wallOffset, told);
       } else if (record.kind === 'inspected') {
         this.advanceTo(record.atMs);

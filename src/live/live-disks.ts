@@ -110,7 +110,7 @@ export class LiveDisks {
     const wasContested = disk.contested;
     disk.losing = false;
     disk.contested = false;
-    const out = this.pipeline.inspection({ tick, disk: name, ms: timings.totalMs, atMs });
+    const out = this.pipeline.inspection({ tick, disk: name, ms: timings.totalMs, waitMs: timings.waitMs, startWaitMs: timings.startWaitMs, atMs });
     // Made for a listener only (an output, a hook): 640 a second at 64 disks.
     if (told) this.news.inspection({ tick, disk: name, timings, late: out?.late ?? false, wallMs: atMs + wallOffset });
     status.last = timings;

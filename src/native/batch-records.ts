@@ -13,14 +13,37 @@ export interface PhaseTimings {
   readMs: number;
   closeMs: number;
   totalMs: number;
+  /**
+   * Of totalMs, the time the probe thread was ready to run and waited for a CPU (its run
+   * delay). Null where the kernel does not say.
+   */
+  waitMs: number | null;
+  /**
+   * The same, from the end of the thread's last inspection to this one's start: its wake-up
+   * for this tick. Null where the kernel does not say, and for a thread's first inspection.
+   */
+  startWaitMs: number | null;
 }
 
 /**
  * A plain inspection's result, the bulk of every batch, kept short: name, tick, atMs, then
- * PhaseTimings' six figures in order, then when it started (its tick's lateness is that less
- * the tick's deadline).
+ * PhaseTimings' six durations in order, then when it started (its tick's lateness is that
+ * less the tick's deadline), then its waits for a CPU, during it and before it.
  */
-export type TimedRow = [name: string, tick: number, atMs: number, openMs: number, writeMs: number, syncMs: number, readMs: number, closeMs: number, totalMs: number, startedMs: number];
+export type TimedRow = [
+  name: string,
+  tick: number,
+  atMs: number,
+  openMs: number,
+  writeMs: number,
+  syncMs: number,
+  readMs: number,
+  closeMs: number,
+  totalMs: number,
+  startedMs: number,
+  waitMs: number | null,
+  startWaitMs: number | null,
+];
 
 /** Any other inspection's result. */
 export interface InspectedRecord {

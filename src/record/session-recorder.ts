@@ -22,6 +22,8 @@ export function recordInspection(writer: TraceWriter, record: InspectionRecord):
       write_ms: timings.writeMs,
       sync_ms: timings.syncMs,
       read_ms: timings.readMs,
+      ...(timings.waitMs === null ? {} : { wait_ms: timings.waitMs }),
+      ...(timings.startWaitMs === null ? {} : { start_wait_ms: timings.startWaitMs }),
       t: wallMs,
       late,
     });

@@ -69,6 +69,8 @@ export class TraceWriter {
       write_ms: microseconds(record.write_ms),
       sync_ms: microseconds(record.sync_ms),
       read_ms: microseconds(record.read_ms),
+      ...(record.wait_ms === undefined ? {} : { wait_ms: microseconds(record.wait_ms) }),
+      ...(record.start_wait_ms === undefined ? {} : { start_wait_ms: microseconds(record.start_wait_ms) }),
       t: microseconds(record.t),
       // Replay charges a result at or over the interval anyway; the mark matters only under it.
       ...(record.late && record.ms < intervalMs ? { late: true } : {}),

@@ -124,7 +124,7 @@ export class ReplayEngine {
   /** The events handed to the pipeline, filled afresh for each tick and line: it keeps none, and a day has 864,000 ticks. */
   private readonly tickEvent: TickEvent = { tick: 0, atMs: 0 };
   private readonly devicesEvent: DevicesEvent = { tick: 0 };
-  private readonly inspection: InspectionEvent = { tick: 0, disk: '', ms: null, late: false, atMs: 0 };
+  private readonly inspection: InspectionEvent = { tick: 0, disk: '', ms: null, waitMs: null, startWaitMs: null, late: false, atMs: 0 };
 
   constructor(
     private readonly options: ReplayOptions,
@@ -277,6 +277,8 @@ export class ReplayEngine {
         event.tick = k;
         event.disk = disk.name;
         event.ms = line.ms;
+        event.waitMs = line.waitMs ?? null;
+        event.startWaitMs = line.startWaitMs ?? null;
         event.late = line.late;
         event.lost = line.lost === true;
         event.error = line.error;

@@ -17,7 +17,7 @@ import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-
 import { LISTEN_RETRY_MS } from './metrics-server.js';
 import { SLOW_CAUSES } from '../verdict/slow-cause.js';
 
-const PHASES: readonly (readonly [phase: string, timing: keyof PhaseTimings])[] = [
+const PHASES: readonly (readonly [phase: string, timing: Exclude<keyof PhaseTimings, 'waitMs' | 'startWaitMs'>])[] = [
   ['open', 'openMs'],
   ['write', 'writeMs'],
   ['sync', 'syncMs'],

@@ -68,6 +68,10 @@ export interface RecordedInspection {
   write_ms: number;
   sync_ms: number;
   read_ms: number;
+  /** Of `ms`, the time the probe thread waited for a CPU; absent where the kernel did not say, and in older traces. */
+  wait_ms?: number;
+  /** The same, from the end of the thread's last inspection to this one's start (its wake-up for the tick); absent where not known. */
+  start_wait_ms?: number;
   /** Wall-clock time of the result, ms since the epoch. */
   t: number;
   /**
@@ -171,6 +175,9 @@ export interface TraceLine {
   disk: string | null;
   /** The inspection's duration; null when it failed, and on a clock or device line. */
   ms: number | null;
+  /** The probe thread's waits for a CPU during it and before it, where the line has them (RecordedInspection's). */
+  waitMs?: number;
+  startWaitMs?: number;
   late: boolean;
   /** A name race lost (error ENAMETAKEN): no inspection was made, and the tick counts neither way. */
   lost?: boolean;

@@ -189,7 +189,7 @@ class LineParser {
   }
 
   private line(json: Json, number: number): TraceLine {
-    const { tick, disk, ms, error, late } = json;
+    const { tick, disk, ms, error, late, wait_ms: waitMs, start_wait_ms: startWaitMs } = json;
     if (tick === undefined) throw new TraceError(number, 'no "tick": every line but the header has one');
     if (typeof tick !== 'number' || !Number.isInteger(tick) || tick < 1) {
       throw new TraceError(number, `"tick" must be an integer from 1, got ${JSON.stringify(tick)}`);
@@ -210,6 +210,11 @@ class LineParser {
     if (ms !== undefined && !(typeof ms === 'number' && Number.isFinite(ms) && ms >= 0)) {
       throw new TraceError(number, `"ms" must be a duration in milliseconds, 0 or more, got ${JSON.stringify(ms)}`);
     }
+    for (const [key, wait] of [['wait_ms', waitMs], ['start_wait_ms', startWaitMs]] as const) {
+      if (wait !== undefined && !(ms !== undefined && typeof wait === 'number' && Number.isFinite(wait) && wait >= 0)) {
+        throw new TraceError(number, `"${key}" must be a duration in milliseconds, 0 or more, on a line with "ms", got ${JSON.stringify(wait)}`);
+      }
+    }
     if (error !== undefined && typeof error !== 'string') throw new TraceError(number, `"error" must be a string, got ${JSON.stringify(error)}`);
     if (late !== undefined && typeof late !== 'boolean') throw new TraceError(number, `"late" must be true or false, got ${JSON.stringify(late)}`);
     if (this.headerDisks && !this.headerDisks.has(disk)) {
@@ -225,7 +230,16 @@ class LineParser {
       );
     }
     this.lastTicks.set(disk, tick);
-    return { line: number, tick, disk, ms: typeof ms === 'number' ? ms : null, late: late === true, ...(error === NAME_LOST ? { lost: true } : typeof error === 'string' ? { error } : {}) };
+    return {
+      line: number,
+      tick,
+      disk,
+      ms: typeof ms === 'number' ? ms : null,
+      late: late === true,
+      ...(typeof waitMs === 'number' ? { waitMs } : {}),
+      ...(typeof startWaitMs === 'number' ? { startWaitMs } : {}),
+      ...(error === NAME_LOST ? { lost: true } : typeof error === 'string' ? { error } : {}),
+    };
   }
 }
 

@@ -1,6 +1,11 @@
-// Why a slow disk was slow in a round, told from what the block devices under it did over the
-// round against their own healthy rounds, and from the other disks slow with it (docs/causes.md):
+// Why a slow disk was slow in a round, told from what its inspections waited for, from what the
+// block devices under it did over the round against their own healthy rounds, and from the
+// other disks slow with it (docs/causes.md):
 //
+// - `cpu`: most of the round's ticks past the timeout were so only by the probe thread's wait
+//   for a CPU (its run delay) during or before their inspections; in a round without any, the
+//   thread waited for a CPU for half of its inspections' time: the disk answered, the prober
+//   was not running to see it;
 // - `load`: a device under it completed several times its usual requests per second: others'
 //   I/O keeps it busy, and a healthy device that is busy is slower per request;
 // - `shared`: a device under it served its requests slowly at no more than its usual load (or
@@ -8,16 +13,20 @@
 //   fault is in what they share (a backing disk, a controller);
 // - `device`: the same, with no other slow disk sharing its chain;
 // - `unknown`: the devices look as usual, or have no healthy rounds to be compared with yet.
-//   An I/O limit above the devices, a starved CPU or a filesystem's journal look so (their own
-//   counters are not read yet). A disk is never called `device` on less than a slow device.
+//   An I/O limit above the devices or a filesystem's journal look so (their own counters are
+//   not read yet). A disk is never called `device` on less than a slow device.
 //
 // The cause says what the round looked like; it changes no score, state or verdict.
 import type { DeviceFigures } from '../kernel/device-counters.js';
 
-export const SLOW_CAUSES = ['device', 'load', 'shared', 'unknown'] as const;
+export const SLOW_CAUSES = ['device', 'load', 'cpu', 'shared', 'unknown'] as const;
 export type SlowCause = (typeof SLOW_CAUSES)[number];
 
 export interface CauseParams {
+  /** In a round with no tick past the timeout, a disk whose probe thread waited for a CPU this share of its inspections' time or more ... */
+  cpuShare: number;
+  /** ... and this many ms in all (a wait of a few microseconds in a fast round is no starvation). */
+  cpuMinMs: number;
   /** A device that completes this many times its healthy rounds' requests per second is loaded ... */
   loadFactor: number;
   /** ... when that is also this many more per second (an idle device's 1 to 3 is no load). */
@@ -39,6 +48,8 @@ export interface CauseParams {
 }
 
 export const DEFAULT_CAUSE_PARAMS: Readonly<CauseParams> = Object.freeze({
+  cpuShare: 0.5,
+  cpuMinMs: 2,
   loadFactor: 3,
   loadMinIops: 50,
   slowFactor: 2,
@@ -86,16 +97,32 @@ function latencyOf(device: DeviceFigures): number | null {
 
 type DeviceFinding = 'loaded' | 'slow' | 'usual';
 
+/** A disk's inspections that came back in a round. */
+export interface RoundInspections {
+  /** What they took in all ... */
+  ms: number;
+  /** ... and of that, how long the probe thread waited for a CPU (where known). */
+  waitMs: number;
+  /** Those answered at or past the timeout, or after their tick had ended, whose own time without the wait was past the timeout ... */
+  slowOfItself: number;
+  /** ... and those that were so only by the probe thread's waits for a CPU, during them or before them. */
+  slowForCpu: number;
+}
+
+export const emptyRound = (): RoundInspections => ({ ms: 0, waitMs: 0, slowOfItself: 0, slowForCpu: 0 });
+
+const NO_INSPECTIONS: ReadonlyMap<string, RoundInspections> = new Map();
+
 export class SlowCauses {
   private readonly baselines = new Map<string, DeviceBaseline>();
 
   constructor(private readonly params: CauseParams = DEFAULT_CAUSE_PARAMS) {}
 
   /**
-   * The cause of each disk in `slow`, from the round's devices; the devices of the disks not
-   * slow in it, and only theirs, grow their baselines.
+   * The cause of each disk in `slow`, from its inspections of the round and the round's
+   * devices; the devices of the disks not slow in it, and only theirs, grow their baselines.
    */
-  round(devices: readonly DeviceFigures[], slow: ReadonlySet<string>): Map<string, SlowCause> {
+  round(devices: readonly DeviceFigures[], slow: ReadonlySet<string>, inspections: ReadonlyMap<string, RoundInspections> = NO_INSPECTIONS): Map<string, SlowCause> {
     const findings = new Map<string, DeviceFinding>();
     for (const device of devices) {
       const baseline = this.baselines.get(device.device);
@@ -104,8 +131,22 @@ export class SlowCauses {
       if (!device.disks.some((disk) => slow.has(disk))) this.learn(device, baseline);
     }
     const causes = new Map<string, SlowCause>();
-    for (const disk of slow) causes.set(disk, this.causeOf(disk, devices, findings, slow));
+    for (const disk of slow) causes.set(disk, this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow));
     return causes;
+  }
+
+  /**
+   * The inspections' own waits decide first: they were measured on them, not inferred from a
+   * device. Ticks past the timeout decide by which of them are more: those the waits made so,
+   * or those slow without them. A round without any (a detector's doubt) by the share of the
+   * inspections' time spent waiting.
+   */
+  private waitedForCpu(inspections: RoundInspections | undefined): boolean {
+    if (!inspections) return false;
+    const { slowForCpu, slowOfItself, ms, waitMs } = inspections;
+    if (slowForCpu + slowOfItself > 0) return slowForCpu > slowOfItself;
+    const { cpuShare, cpuMinMs } = this.params;
+    return waitMs >= cpuMinMs && waitMs >= cpuShare * ms;
   }
 
   private causeOf(disk: string, devices: readonly DeviceFigures[], findings: ReadonlyMap<string, DeviceFinding>, slow: ReadonlySet<string>): SlowCause {

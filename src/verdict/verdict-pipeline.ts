@@ -26,7 +26,8 @@ import { risingSeverity } from './rising-verdict.js';
 import { InFlight } from './in-flight.js';
 import { RunVerdict } from './run-verdict.js';
 import { ThresholdCrossings, type ThresholdCrossing } from './threshold-crossings.js';
-import { SlowCauses, type SlowCause } from './slow-cause.js';
+import { emptyRound, SlowCauses, type RoundInspections, type SlowCause } from './slow-cause.js';
+import { microseconds } from '../common/microseconds.js';
 import { actedScoreOf, isBusyCause, type BusyVerdict } from './busy-verdict.js';
 
 export interface PipelineParams {
@@ -66,6 +67,9 @@ export interface InspectionEvent {
   tick: number;
   disk: string;
   ms: number | null;
+  /** The time the probe thread waited for a CPU during it, and before it (PhaseTimings'); null or absent where unknown. */
+  waitMs?: number | null;
+  startWaitMs?: number | null;
   /** It came back under the interval, but after its tick had ended (a trace says so; live, the pipeline finds it). */
   late?: boolean;
   /** No inspection was made: its probe file's name was taken (a name race lost), no fault of the disk. */
@@ -171,6 +175,9 @@ const OUTCOMES: readonly InspectionOutput[] = Array.from({ length: 8 }, (_, bits
 );
 const outcome = (counted: boolean, late: boolean, hangEnded: boolean) => OUTCOMES[(counted ? 4 : 0) | (late ? 2 : 0) | (hangEnded ? 1 : 0)]!;
 
+/** A round without the devices' figures. */
+const NO_DEVICES: readonly DeviceFigures[] = Object.freeze([]);
+
 /** No disk told hung at a tick: the usual answer, made once. */
 const NONE_HUNG: readonly HungDisk[] = Object.freeze([]);
 
@@ -185,6 +192,8 @@ interface InspectedDisk extends DiskAnswers {
   filesystemChanged: boolean;
   /** The cause of its last slow round: what its score is charged to until another slow round says otherwise. */
   slowCause?: SlowCause;
+  /** Its inspections that came back since the last round's close, to the microsecond a trace keeps. */
+  round: RoundInspections;
 }
 
 export class VerdictPipeline {
@@ -313,6 +322,7 @@ export class VerdictPipeline {
     }
     counts.inspections += 1;
     inspected.inspections = counts.inspections;
+    this.addToRound(inspected.round, ms, event);
     const { intervalMs } = this.params.score;
     const late = event.late === true;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
@@ -452,7 +462,8 @@ export class VerdictPipeline {
 
   /**
    * The cause of each disk slow in the round: charged a timeout in it, hung, or doubted by a
-   * detector. Without the devices' figures (a trace recorded without them) it is unknown.
+   * detector. Without the devices' figures (a trace recorded without them) only the
+   * inspections' wait for a CPU can tell it.
    */
   private roundCauses(devices: readonly DeviceFigures[] | undefined, statistical: ReadonlyMap<string, DetectorState>, tail: ReadonlyMap<string, TailState>): ReadonlyMap<string, SlowCause> {
     const charged = this.ticks.chargedTimeouts();
@@ -463,9 +474,26 @@ export class VerdictPipeline {
       if (timedOut || disk.state === 'hung' || (statistical.get(name) ?? 'ok') !== 'ok' || (tail.get(name) ?? 'ok') !== 'ok') slow.add(name);
     }
     this.chargedAtRound = charged;
-    this.lastCauses = devices ? this.causes.round(devices, slow) : new Map([...slow].map((name) => [name, 'unknown' as const]));
+    const inspections = new Map(this.inspectedList.map((disk) => [disk.name, disk.round]));
+    this.lastCauses = this.causes.round(devices ?? NO_DEVICES, slow, inspections);
     for (const [name, cause] of this.lastCauses) this.inspected.get(name)!.slowCause = cause;
+    for (const disk of this.inspectedList) disk.round = emptyRound();
     return this.lastCauses;
+  }
+
+  /**
+   * An inspection into its disk's round, for the cause (slow-cause.ts): a tick it answered at
+   * or past the timeout, or after its tick had ended, was slow of itself when the wait for a
+   * CPU during it does not account for the excess, for want of a CPU when the waits do.
+   */
+  private addToRound(round: RoundInspections, ms: number, event: InspectionEvent): void {
+    const { timeoutMs, intervalMs } = this.params.score;
+    const waitMs = event.waitMs == null ? 0 : microseconds(event.waitMs);
+    const startWaitMs = event.startWaitMs == null ? 0 : microseconds(event.startWaitMs);
+    round.ms += microseconds(ms);
+    round.waitMs += waitMs;
+    if (ms - waitMs >= timeoutMs) round.slowOfItself += 1;
+    else if (ms >= timeoutMs || startWaitMs + ms >= intervalMs) round.slowForCpu += 1;
   }
 
   /** Applies the hang rule to the disk at `atMs`; returns it when its hang is new. */
@@ -479,7 +507,7 @@ export class VerdictPipeline {
 
   private join(name: string): void {
     const counts = this.countsOf(name);
-    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, unwritable: false, filesystemChanged: false });
+    this.inspected.set(name, { name, inspected: true, state: 'answering', inspections: counts.inspections, inFlight: new InFlight(), counts, unwritable: false, filesystemChanged: false, round: emptyRound() });
     this.inspectedList = [...this.inspected.values()];
   }
 

@@ -66,7 +66,7 @@ describe('a scheduled worker', () => {
     const ticks = inspected.map(([, tick]) => tick);
     expect(ticks[0]).toBe(Math.floor((made.atMs - startMs) / intervalMs) + 1);
     expect(ticks).toEqual(ticks.map((_, i) => ticks[0]! + i));
-    for (const [rowName, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs, startedMs] of inspected) {
+    for (const [rowName, tick, atMs, openMs, writeMs, syncMs, readMs, closeMs, totalMs, startedMs, waitMs, startWaitMs] of inspected) {
       expect(rowName).toBe(name);
       // Started at its deadline (never before it), and recorded after it finished.
       const late = startedMs - (startMs + tick * intervalMs);
@@ -76,6 +76,11 @@ describe('a scheduled worker', () => {
       // The phases, each in ms, add up to the whole but for the comparison, untimed.
       expect(openMs + writeMs + syncMs + readMs + closeMs).toBeLessThanOrEqual(totalMs + 1e-9);
       expect(syncMs).toBeGreaterThan(0);
+      // The probe thread's waits for a CPU, during the inspection and since its last one: this
+      // kernel keeps them (none before the thread's first inspection, made with its file).
+      expect(waitMs).toBeGreaterThanOrEqual(0);
+      expect(waitMs).toBeLessThanOrEqual(totalMs);
+      expect(startWaitMs).toBeGreaterThanOrEqual(0);
     }
     // 40 inspections at 20 ms in about 4 batches of 200 ms, not 40 calls; every record
     // came in the first batch covering the time it was recorded.

@@ -2,11 +2,12 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { expect } from 'vitest';
 
-export type RootFacility = 'root' | 'loop' | 'blkio' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze' | 'man' | 'cross-arm64' | 'qemu-arm64' | 'strace' | 'python3';
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'cpu-quota' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze' | 'man' | 'cross-arm64' | 'qemu-arm64' | 'strace' | 'python3';
 
 export type FacilityGate = { skip: false } | { skip: true; reason: string };
 
 const blkioWriteIops = '/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device';
+const cpuQuota = '/sys/fs/cgroup/cpu/cpu.cfs_quota_us';
 
 function isAccessible(path: string, mode: number): boolean {
   try {
@@ -28,6 +29,7 @@ const facilities: Record<RootFacility, { what: string; isPresent: () => boolean 
     isPresent: () => isOnPath('losetup') && existsSync('/dev/loop-control'),
   },
   blkio: { what: `cgroup v1 blkio throttling (${blkioWriteIops} writable)`, isPresent: () => isAccessible(blkioWriteIops, constants.W_OK) },
+  'cpu-quota': { what: `cgroup v1 CPU quotas (${cpuQuota} writable)`, isPresent: () => isAccessible(cpuQuota, constants.W_OK) },
   fsfreeze: { what: 'fsfreeze on PATH', isPresent: () => isOnPath('fsfreeze') },
   xfs: { what: 'mkfs.xfs on PATH (xfsprogs)', isPresent: () => isOnPath('mkfs.xfs') },
   promtool: { what: 'promtool on PATH (apt-get install prometheus)', isPresent: () => isOnPath('promtool') },

@@ -26,7 +26,7 @@ function listen(): void {
   listenForRecords((_coveredMs, recordsJson) => {
     for (const record of JSON.parse(recordsJson) as BatchRecord[]) {
       const [name, inspection] = Array.isArray(record)
-        ? [record[0], { tick: record[1], atMs: record[2], timings: { openMs: record[3], writeMs: record[4], syncMs: record[5], readMs: record[6], closeMs: record[7], totalMs: record[8] } }]
+        ? [record[0], { tick: record[1], atMs: record[2], timings: { openMs: record[3], writeMs: record[4], syncMs: record[5], readMs: record[6], closeMs: record[7], totalMs: record[8], waitMs: record[10], startWaitMs: record[11] } }]
         : record.kind === 'inspected'
           ? [record.name, record]
           : [null, null];

@@ -214,9 +214,9 @@ export class StubProberChild extends EventEmitter {
         disk.made = true;
         if (typeof inspection === 'number' && !created) {
           const quarter = totalMs / 4;
-          records.push({ atMs, record: [name, disk.tick, atMs, 0, quarter, 2 * quarter, quarter, 0, totalMs, startedMs] });
+          records.push({ atMs, record: [name, disk.tick, atMs, 0, quarter, 2 * quarter, quarter, 0, totalMs, startedMs, 0, 0] });
         } else {
-          const timings = { openMs: 0, writeMs: totalMs / 4, syncMs: totalMs / 2, readMs: totalMs / 4, closeMs: 0, totalMs };
+          const timings = { openMs: 0, writeMs: totalMs / 4, syncMs: totalMs / 2, readMs: totalMs / 4, closeMs: 0, totalMs, waitMs: 0, startWaitMs: 0 };
           records.push({
             atMs,
             record: { kind: 'inspected', name, tick: disk.tick, atMs, ...(typeof inspection === 'number' ? { timings } : { error: inspection.error }), ...(created ? { created } : {}) },

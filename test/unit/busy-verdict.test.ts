@@ -1,5 +1,5 @@
-// A disk slow because others' I/O keeps its device busy reaches TiKV's eviction threshold as
-// TiKV would, and is held there: the verdict is WARNING, the store's acted score leaves it out,
+// A disk slow because others' I/O keeps its device busy, or because its prober waited for a
+// CPU, reaches TiKV's eviction threshold as TiKV would, and is held there: the verdict is WARNING, the store's acted score leaves it out,
 // the evict event is still told. A hang, a device of its own serving slowly, or --busy critical
 // make the same score CRITICAL.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,9 +32,14 @@ const SLOW: Partial<DeviceFigures> = { writeIops: 13, flushIops: 3, writeLatency
 /**
  * raft healthy throughout; kv healthy for 10 s, then for 30 s every inspection takes 150 ms
  * (a timeout at 100 ms ticks) while its loop device looks `kvDevice`, or no inspection of it
- * comes back at all (`hang`).
+ * comes back at all (`hang`); of the 150 ms (or `kvMs`), the probe thread waited `kvWaitMs`
+ * for a CPU, and `kvStartWaitMs` before it; `kvLate`: each came back after its tick ended.
  */
-function run(kvDevice: Partial<DeviceFigures>, options: Partial<PipelineParams> & { hang?: boolean } = {}) {
+function run(
+  kvDevice: Partial<DeviceFigures>,
+  options: Partial<PipelineParams> & { hang?: boolean; kvMs?: number; kvWaitMs?: number; kvStartWaitMs?: number; kvLate?: boolean } = {},
+) {
+  const { kvMs = 150, kvWaitMs = 0, kvStartWaitMs = 0.01, kvLate = false, hang, ...params } = options;
   const pipeline = new VerdictPipeline({
     score,
     statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
@@ -42,7 +47,7 @@ function run(kvDevice: Partial<DeviceFigures>, options: Partial<PipelineParams> 
     criticalOn: 'evict',
     hangAfterMs: 5000,
     busy: 'warning',
-    ...options,
+    ...params,
   });
   pipeline.disks(['raft', 'kv']);
   const rounds: RoundVerdict[] = [];
@@ -52,10 +57,11 @@ function run(kvDevice: Partial<DeviceFigures>, options: Partial<PipelineParams> 
     pipeline.tick({ tick, atMs: tick * I });
     const round = pipeline.devices({ tick, devices: [device('loop0', 'raft'), device('loop1', 'kv', slow ? kvDevice : {})] });
     if (round) rounds.push(round);
-    pipeline.inspection({ tick, disk: 'raft', ms: 1, atMs: tick * I + 1 });
-    if (slow && options.hang) continue;
-    const ms = slow ? 150 : 1;
-    pipeline.inspection({ tick, disk: 'kv', ms, atMs: tick * I + ms });
+    pipeline.inspection({ tick, disk: 'raft', ms: 0.1, waitMs: 0.01, startWaitMs: 0.01, atMs: tick * I + 1 });
+    if (slow && hang) continue;
+    const ms = slow ? kvMs : 0.1;
+    const waits = slow ? { waitMs: kvWaitMs, startWaitMs: kvStartWaitMs } : { waitMs: 0.01, startWaitMs: 0.01 };
+    pipeline.inspection({ tick, disk: 'kv', ms, ...waits, late: slow && kvLate, atMs: tick * I + ms });
   }
   const last = rounds.at(-1)!;
   return { rounds, last, exitCode: pipeline.exitCode(), kv: pipeline.disk('kv', 400 * I)! };
@@ -95,6 +101,38 @@ describe('a busy disk at the eviction threshold', () => {
     expect(exitCode).toBe(EXIT_CRITICAL);
   });
 
+  it('its prober waiting for a CPU for most of each inspection, the devices as usual: cpu, held, WARNING', () => {
+    const { rounds, last, exitCode, kv } = run({}, { kvWaitMs: 140 });
+    expect(last.storeScore).toBe(100);
+    expect(rounds.filter((round) => round.causes.size > 0).map((round) => round.causes.get('kv'))).toEqual(rounds.filter((round) => round.causes.size > 0).map(() => 'cpu'));
+    expect(last.held).toEqual(new Map([['kv', 'cpu']]));
+    expect(last.severity).toBe('slow');
+    expect(exitCode).toBe(EXIT_WARNING);
+    expect(busyNotes([{ name: 'kv', held: kv.held }])).toBe('busy, not evicted: kv (cpu)');
+  });
+
+  it('ticks answered after their end because the probe thread woke late for want of a CPU: cpu, held', () => {
+    const { last, exitCode } = run({}, { kvMs: 1, kvWaitMs: 0, kvStartWaitMs: 120, kvLate: true });
+    expect(last.storeScore).toBe(100);
+    expect(last.held).toEqual(new Map([['kv', 'cpu']]));
+    expect(exitCode).toBe(EXIT_WARNING);
+  });
+
+  it('a timeout no inspection can beat, the thread waiting a few ms to wake: each tick slow of itself, not cpu', () => {
+    const { last, exitCode } = run({}, { score: { ...score, timeoutMs: 0.001 }, kvMs: 0.3, kvWaitMs: 0.01, kvStartWaitMs: 3 });
+    expect(last.storeScore).toBe(100);
+    expect(last.causes.get('kv')).toBe('unknown');
+    expect(last.held.size).toBe(0);
+    expect(exitCode).toBe(EXIT_CRITICAL);
+  });
+
+  it('a wait for a CPU that is a small part of each inspection on a slow device: device, CRITICAL', () => {
+    const { last, exitCode } = run(SLOW, { kvWaitMs: 20 });
+    expect(last.causes.get('kv')).toBe('device');
+    expect(last.held.size).toBe(0);
+    expect(exitCode).toBe(EXIT_CRITICAL);
+  });
+
   it('hung on a loaded device, no inspection coming back: CRITICAL whatever the cause', () => {
     const { last, exitCode } = run(LOADED, { hang: true });
     expect(last.storeScore).toBe(100);
@@ -109,8 +147,12 @@ describe('a busy disk in replay, from a trace with its device lines', () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-busy-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  /** 60 s of raft and kv, kv timing out from 10 s on while its loop device is loaded; a device line a round (3 s). */
-  function trace(): string {
+  /**
+   * 60 s of raft and kv, kv timing out from 10 s on while its loop device is loaded; a device
+   * line a round (3 s). With `starved`, kv's device stays as usual and its probe thread waits
+   * 140 ms of each 150 for a CPU.
+   */
+  function trace(starved = false): string {
     const deviceLine = (tick: number, name: string, disk: string, figures: Partial<DeviceFigures>) => {
       const d = device(name, disk, figures);
       return { tick, device: name, major_minor: name === 'loop0' ? '7:0' : '7:1', disks: d.disks, role: d.role, r_iops: d.readIops, w_iops: d.writeIops, f_iops: d.flushIops, r_ms: d.readLatencyMs, w_ms: d.writeLatencyMs, f_ms: d.flushLatencyMs, in_flight: d.inFlight, avg_in_flight: d.averageQueueDepth, util: d.utilisation, stalled: d.stalled, t: tick * I };
@@ -118,10 +160,11 @@ describe('a busy disk in replay, from a trace with its device lines', () => {
     const lines: object[] = [{ slowdisk_trace: 1, interval_ms: I, disks: ['raft', 'kv'] }];
     for (let tick = 1; tick <= 600; tick += 1) {
       const slow = tick > 100;
-      lines.push({ tick, disk: 'raft', ms: 1 }, { tick, disk: 'kv', ms: slow ? 150 : 1 });
-      if (tick % score.roundTicks === 0) lines.push(deviceLine(tick, 'loop0', 'raft', {}), deviceLine(tick, 'loop1', 'kv', slow ? LOADED : {}));
+      const waits = (wait: number) => ({ wait_ms: wait, start_wait_ms: 0.01 });
+      lines.push({ tick, disk: 'raft', ms: 1, ...waits(0.01) }, { tick, disk: 'kv', ms: slow ? 150 : 1, ...waits(slow && starved ? 140 : 0.01) });
+      if (tick % score.roundTicks === 0) lines.push(deviceLine(tick, 'loop0', 'raft', {}), deviceLine(tick, 'loop1', 'kv', slow && !starved ? LOADED : {}));
     }
-    const file = path.join(work, 'busy.jsonl');
+    const file = path.join(work, starved ? 'starved.jsonl' : 'busy.jsonl');
     writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
     return file;
   }
@@ -142,6 +185,16 @@ describe('a busy disk in replay, from a trace with its device lines', () => {
     const criticalLines = critical.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(criticalLines.filter((line) => line.type === 'disk' && line.disk === 'kv').at(-1)).not.toHaveProperty('held');
     expect(criticalLines.filter((line) => line.type === 'store').at(-1)).toMatchObject({ reported_score: 100, evict: true, severity: 'evict' });
+  });
+
+  it('a prober starved of CPU, told by the wait_ms of its inspection lines: cpu, held, exit 1', async () => {
+    const held = await runInProcess(['replay', '--json', trace(true)]);
+    expect(held.stderr).toBe('');
+    expect(held.code).toBe(EXIT_WARNING);
+    const lines = held.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const kvCauses = new Set(lines.filter((line) => line.type === 'disk' && line.disk === 'kv' && line.cause !== undefined).map((line) => line.cause));
+    expect(kvCauses).toEqual(new Set(['cpu']));
+    expect(lines.filter((line) => line.type === 'disk' && line.disk === 'kv').at(-1)).toMatchObject({ score: 100, cause: 'cpu', held: 'cpu' });
   });
 });
 

@@ -1,5 +1,6 @@
-// Why a slow disk was slow, from the devices under it: others' load, a slow device of its own,
-// a slow device it shares with another slow disk, or unknown; never a device on less than a
+// Why a slow disk was slow, from its inspections' wait for a CPU and the devices under it: a
+// starved prober, others' load, a slow device of its own, a slow device it shares with another
+// slow disk, or unknown; never a device on less than a
 // device seen serving slowly.
 import { describe, expect, it } from 'vitest';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
@@ -67,6 +68,32 @@ describe('the cause of a slow disk', () => {
   it('a device with too few healthy rounds to compare with: unknown, not device', () => {
     const causes = learned(2);
     expect(causes.round(twoDisks({ writeLatencyMs: 200, writeIops: 10 }), new Set(['a']))).toEqual(new Map([['a', 'unknown']]));
+  });
+
+  it('most of its ticks past the timeout only by its waits for a CPU: cpu, whatever the devices show', () => {
+    const causes = learned();
+    const starved = new Map([['a', { ms: 950, waitMs: 920, slowForCpu: 3, slowOfItself: 1 }]]);
+    expect(causes.round(twoDisks(), new Set(['a']), starved)).toEqual(new Map([['a', 'cpu']]));
+    // A starved machine starves the loop device's worker too: its device looks slow.
+    expect(causes.round(twoDisks({ writeIops: 13, writeLatencyMs: 200 }), new Set(['a']), starved)).toEqual(new Map([['a', 'cpu']]));
+    // Without the devices' figures (a trace recorded without them) the wait alone tells it.
+    expect(new SlowCauses().round([], new Set(['a']), starved)).toEqual(new Map([['a', 'cpu']]));
+  });
+
+  it('ticks past the timeout of themselves as many as by a wait for a CPU: not cpu', () => {
+    const causes = learned();
+    const slowLoop = { writeIops: 13, writeLatencyMs: 200, flushLatencyMs: 250 };
+    expect(causes.round(twoDisks(slowLoop), new Set(['a']), new Map([['a', { ms: 1500, waitMs: 300, slowForCpu: 2, slowOfItself: 2 }]]))).toEqual(new Map([['a', 'device']]));
+    // A timeout no inspection can beat: every tick is past it of itself, whatever the waits.
+    expect(causes.round(twoDisks(), new Set(['a']), new Map([['a', { ms: 1.5, waitMs: 1, slowForCpu: 0, slowOfItself: 5 }]]))).toEqual(new Map([['a', 'unknown']]));
+  });
+
+  it('no tick past the timeout (a detector doubts): cpu when half of the time, and 2 ms, went waiting', () => {
+    const causes = learned();
+    const doubted = (ms: number, waitMs: number) => new Map([['a', { ms, waitMs, slowForCpu: 0, slowOfItself: 0 }]]);
+    expect(causes.round(twoDisks(), new Set(['a']), doubted(60, 45))).toEqual(new Map([['a', 'cpu']]));
+    expect(causes.round(twoDisks(), new Set(['a']), doubted(60, 20))).toEqual(new Map([['a', 'unknown']]));
+    expect(causes.round(twoDisks(), new Set(['a']), doubted(1.5, 1.2))).toEqual(new Map([['a', 'unknown']]));
   });
 
   it('learns from the devices of disks not slow in the round only', () => {
