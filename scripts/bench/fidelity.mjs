@@ -26,9 +26,9 @@ import {
   run,
   runParts,
   sleep,
-  slowDisk,
   startWatch,
-  unslowDisk,
+  throttleDisk,
+  unthrottleDisk,
 } from './lib.mjs';
 
 const INTERVAL_MS = 100;
@@ -187,7 +187,7 @@ export async function fidelity() {
   const throttled = [];
   const throttledCount = SETTINGS.quick ? 10 : 20;
   for (const iops of [20, 10]) {
-    slowDisk(disk, iops);
+    throttleDisk(disk, iops);
     const t = { iops, addon: [], prober: [], plain: [], unwritten: [] };
     try {
       for (let r = 0; r < repeats; r += 1) {
@@ -199,7 +199,7 @@ export async function fidelity() {
       }
       if (iops === 20) t.unwritten.push(await plain(disk.dir, 10, 0, { unwritten: true }));
     } finally {
-      unslowDisk(disk);
+      unthrottleDisk(disk);
     }
     throttled.push(t);
   }

@@ -386,12 +386,12 @@ export function makeDisk(dir, sizeMib, { backingDir } = {}) {
   return { dir, loop: match[1], fs: match[2], majmin: match[3], remove: removeNow };
 }
 
-export function slowDisk(disk, writeIops) {
-  kit('slow', [disk.dir, '--write-iops', String(writeIops)]);
+export function throttleDisk(disk, writeIops) {
+  kit('throttle', [disk.dir, '--write-iops', String(writeIops)]);
 }
 
-export function unslowDisk(disk) {
-  kit('unslow', [disk.dir]);
+export function unthrottleDisk(disk) {
+  kit('unthrottle', [disk.dir]);
 }
 
 export function freezeDisk(disk) {

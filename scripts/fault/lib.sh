@@ -180,6 +180,79 @@ fault_set_throttle() {
   printf '%s %s\n' "$1" "$3" >"$FAULT_BLKIO/blkio.throttle.$2_iops_device"
 }
 
+# Parses DIR and --read-iops N / --write-iops N (at least one, each a positive
+# integer) into dir and iops[read], iops[write].
+fault_iops_args() {
+  dir=''
+  declare -gA iops=([read]='' [write]='')
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --read-iops) iops[read]=${2:-}; shift 2 || fault_die "--read-iops needs a value" ;;
+      --write-iops) iops[write]=${2:-}; shift 2 || fault_die "--write-iops needs a value" ;;
+      --force-real-disk) shift ;;
+      -*) fault_die "unknown option $1 (see --help)" ;;
+      *) [[ -z $dir ]] || fault_die "expected exactly one DIR (see --help)"; dir=$(realpath -m -- "$1"); shift ;;
+    esac
+  done
+  [[ -n $dir ]] || fault_die "expected exactly one DIR (see --help)"
+  [[ -n ${iops[read]}${iops[write]} ]] || fault_die "give --read-iops N and/or --write-iops N"
+  local kind
+  for kind in read write; do
+    [[ -z ${iops[$kind]} || ${iops[$kind]} =~ ^[1-9][0-9]*$ ]] ||
+      fault_die "--$kind-iops must be a positive integer, not '${iops[$kind]}' (un$FAULT_NAME lifts a limit)"
+  done
+}
+
+# Caps MAJ:MIN at iops[read] and iops[write] in the root group; says what
+# changed of WHAT.
+fault_cap_iops() {
+  local majmin=$1 what=$2 changed='' unchanged='' kind limit
+  for kind in read write; do
+    limit=${iops[$kind]}
+    [[ -n $limit ]] || continue
+    if [[ $(fault_throttle_of "$majmin" "$kind") == "$limit" ]]; then
+      unchanged+="${unchanged:+, }$kind $limit IOPS"
+    else
+      fault_set_throttle "$majmin" "$kind" "$limit"
+      changed+="${changed:+, }$kind $limit IOPS"
+    fi
+  done
+  if [[ -z $changed ]]; then
+    echo "$what is already capped at $unchanged; nothing to do"
+  else
+    echo "capped $what at $changed"
+  fi
+}
+
+# Lifts both caps of MAJ:MIN; says so of WHAT.
+fault_lift_iops() {
+  local majmin=$1 what=$2 lifted=0 kind
+  for kind in read write; do
+    if [[ -n $(fault_throttle_of "$majmin" "$kind") ]]; then
+      fault_set_throttle "$majmin" "$kind" 0
+      lifted=1
+    fi
+  done
+  if [[ $lifted == 1 ]]; then
+    echo "lifted the caps of $what"
+  else
+    echo "$what is not capped; nothing to do"
+  fi
+}
+
+# The mount point of the disk DIR's backing file lives on: a disk make-disk
+# made (make-disk DIR --backing-dir MEDIA), whose device serves DIR's device.
+fault_media_of() {
+  fault_require_state "$1"
+  [[ -n ${state_backing:-} ]] || fault_die "the disk at $1 is half-made; remove it with remove-disk"
+  local media
+  media=$(findmnt -n -o TARGET -T "$state_backing") || fault_die "cannot find the filesystem of $state_backing"
+  if ! fault_state_load "$media" || [[ -z ${state_fs:-} ]]; then
+    fault_die "$1 is not on a media disk: make the disk with make-disk $1 --backing-dir MEDIA, MEDIA another make-disk disk (throttle caps $1's own device instead)"
+  fi
+  printf '%s' "$media"
+}
+
 # Fills the filesystem holding FILE until it has no free block: fallocate takes
 # nearly all of it at once, then appending zeros takes what fallocate could not
 # (blocks reserved for root, say). Prints how many bytes FILE grew by, which is

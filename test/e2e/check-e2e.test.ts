@@ -30,8 +30,8 @@ describe.skipIf(gate.skip)('check and watch on loop-device filesystems', () => {
 
   // 0.5 s rounds: seven doublings to 100 take 3.5 s instead of 21 s; the 21 s at TiKV's own
   // rounds is timed in faults-hung.test.ts.
-  it('a disk throttled to 2 write IOPS: CRITICAL once seven rounds have doubled its score', async () => {
-    const disk = await makeTestDisk();
+  it('a disk whose device serves 2 writes a second: CRITICAL once seven rounds have doubled its score', async () => {
+    const disk = await makeTestDisk({ media: true });
     await disk.slow({ writeIops: 2 });
     const cli = startCli(['check', '--raft', disk.dir, '--round-ticks', '5']);
     await waitFor(() => childPids(cli.child.pid!).length > 0, 5000, 'the prober');

@@ -50,7 +50,7 @@ describe.skipIf(gate.skip).concurrent('early warning in watch', () => {
       await waitFor(() => kv().some((line) => typeof line.predicted_breach_probability === 'number'), 75_000, 'a first probability');
       expect(kv().every((line) => line.warning === false)).toBe(true);
       const throttledAfter = kv().at(-1)!.tick as number;
-      await disk.slow({ writeIops: 2 });
+      await disk.throttle({ writeIops: 2 });
       // The next sample (15 s at most) has inspections far over the 200 ms SLA.
       await waitFor(() => kv().some((line) => line.warning === true), 40_000, 'a warning');
       const warned = kv().find((line) => line.warning === true)!;
@@ -58,7 +58,7 @@ describe.skipIf(gate.skip).concurrent('early warning in watch', () => {
       expect(warned).toMatchObject({ predictor_model: 'network' });
       console.log(`early warning live: throttled after tick ${throttledAfter}, warned at tick ${warned.tick as number} (probability ${String(warned.predicted_breach_probability)}, score ${String(warned.score)})`);
     } finally {
-      await disk.unslow();
+      await disk.unthrottle();
       cli.child.kill('SIGINT');
     }
     const result = await cli.done;

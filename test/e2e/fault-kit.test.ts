@@ -75,23 +75,41 @@ describe.skipIf(gate.skip)('fault kit on an ext4 disk with its backing file on t
     expect(disk.majMin).toMatch(/^7:\d+$/);
   });
 
-  it('slow throttles writes in the root blkio group and unslow lifts it', async () => {
-    expect(await twice(() => disk.slow({ writeIops: 5 }))).toMatch(/^throttled /);
+  it("throttle caps the writes of the disk's own device in the root blkio group and unthrottle lifts it", async () => {
+    expect(await twice(() => disk.throttle({ writeIops: 5 }))).toMatch(/^capped /);
     expect(throttleRules('write')).toContain(`${disk.majMin} 5\n`);
     // 10 writes at 5 IOPS take 2 s; the first ones can pass in the throttle's
     // initial slice, hence 1.5.
     expect(await msToWriteDirect(probe, 10)).toBeGreaterThanOrEqual(1500);
 
-    expect(await twice(() => disk.unslow())).toMatch(/^unthrottled /);
+    expect(await twice(() => disk.unthrottle())).toMatch(/^lifted /);
     expect(throttleRules('write')).not.toContain(`${disk.majMin} `);
     expect(await msToWriteDirect(probe, 10)).toBeLessThan(500);
   }, 30_000);
 
-  it('slow sets a read limit too, and unslow lifts both', async () => {
-    await disk.slow({ readIops: 7, writeIops: 9 });
+  it('slow caps the media a disk was made on, so that its own device serves slowly; unslow lifts it; a disk on no media is refused', async () => {
+    const nested = await makeTestDisk({ media: true });
+    const file = join(nested.dir, 'probe');
+    // Allocated first: the media's journal writes stay out of the timings.
+    await writeDirect(file, 10);
+    const said = await twice(() => nested.slow({ writeIops: 5 }));
+    const media = said.match(/^capped the media of \S+ \((\S+), (\d+:\d+)\) at write 5 IOPS$/);
+    expect(media, said).not.toBeNull();
+    expect(throttleRules('write')).toContain(`${media![2]} 5\n`);
+    // Nothing on the disk's own device: its requests wait below it.
+    expect(throttleRules('write')).not.toContain(`${nested.majMin} `);
+    expect(await msToWriteDirect(file, 10)).toBeGreaterThanOrEqual(1500);
+    expect(await twice(() => nested.unslow())).toMatch(/^lifted the caps of the media of /);
+    expect(await msToWriteDirect(file, 10)).toBeLessThan(500);
+    await expect(disk.slow({ writeIops: 5 })).rejects.toThrow(/is not on a media disk: make the disk with make-disk .* --backing-dir MEDIA/);
+    await nested.remove();
+  }, 30_000);
+
+  it('throttle sets a read limit too, and unthrottle lifts both', async () => {
+    await disk.throttle({ readIops: 7, writeIops: 9 });
     expect(throttleRules('read')).toContain(`${disk.majMin} 7\n`);
     expect(throttleRules('write')).toContain(`${disk.majMin} 9\n`);
-    await disk.unslow();
+    await disk.unthrottle();
     expect(throttleRules('read')).not.toContain(`${disk.majMin} `);
     expect(throttleRules('write')).not.toContain(`${disk.majMin} `);
   });
@@ -149,7 +167,7 @@ describe.skipIf(gate.skip)('fault kit on an ext4 disk with its backing file on t
   it('remove-disk leaves no loop device, mount or throttle behind', async () => {
     const loop = basename(disk.device);
     const backingFile = readFileSync(`/sys/block/${loop}/loop/backing_file`, 'utf8').trim();
-    await disk.slow({ readIops: 50, writeIops: 50 });
+    await disk.throttle({ readIops: 50, writeIops: 50 });
     await disk.hang();
 
     expect(await disk.remove()).toMatch(/^removed /);
@@ -212,10 +230,10 @@ describe.skipIf(requireRootFacilities(['root', 'loop', 'blkio', 'fsfreeze']).ski
     const rootRules = () => throttleRules('write').split('\n').filter((rule) => rule.startsWith(`${rootDevice} `));
     const before = rootRules();
     for (const dir of ['/', rootBind]) {
-      const refused = kit('slow', dir, '--write-iops', '1');
+      const refused = kit('throttle', dir, '--write-iops', '1');
       await expect(refused).rejects.toMatchObject({
         code: 1,
-        stderr: expect.stringMatching(/^slow: refusing .*: no disk was made there by make-disk, so it may be a real disk; give --force-real-disk/),
+        stderr: expect.stringMatching(/^throttle: refusing .*: no disk was made there by make-disk, so it may be a real disk; give --force-real-disk/),
       });
     }
     expect(rootRules()).toEqual(before);
@@ -236,7 +254,7 @@ describe.skipIf(requireRootFacilities(['root', 'loop', 'blkio', 'fsfreeze']).ski
     await execFileAsync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'slowdisk-kit-over', disk.dir]);
     try {
       await expect(kit('hang', disk.dir)).rejects.toMatchObject({ stderr: expect.stringMatching(/refusing .*: what is mounted there \(0:\d+\) is not the disk make-disk made/) });
-      await expect(kit('slow', disk.dir, '--write-iops', '1')).rejects.toMatchObject({ stderr: expect.stringContaining('is not the disk make-disk made') });
+      await expect(kit('throttle', disk.dir, '--write-iops', '1')).rejects.toMatchObject({ stderr: expect.stringContaining('is not the disk make-disk made') });
     } finally {
       await execFileAsync('umount', [disk.dir]);
     }

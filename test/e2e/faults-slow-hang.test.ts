@@ -39,7 +39,7 @@ describe.skipIf(gate.skip)('a slow or hung disk under watch, and its recovery', 
     // A fresh disk's first writes may cost a short round a doubling: from a round at 1 on.
     const healthy = await watch.nextRound((round) => stateOf(round, 'kv').startsWith('up ') && scoreOf(round, 'kv') === 1, SHOWS_WITHIN_MS, 0, 'kv up at 1');
 
-    await disk.slow({ writeIops: 2 });
+    await disk.throttle({ writeIops: 2 });
     const top = await watch.nextRound((round) => scoreOf(round, 'kv') === 100, 10 * ROUND_MS + SHOWS_WITHIN_MS, healthy.index, 'kv at 100');
     const rising = watch
       .rounds(healthy.index + 1)
@@ -51,7 +51,7 @@ describe.skipIf(gate.skip)('a slow or hung disk under watch, and its recovery', 
     expect(rising.length).toBeGreaterThanOrEqual(2);
     rising.slice(1).forEach((score, i) => expect(score).toBe(Math.min(100, 2 * rising[i]!)));
 
-    await disk.unslow();
+    await disk.unthrottle();
     const unthrottledAt = performance.now();
     const fromUnthrottle = watch.lines.length;
     const floor = await watch.nextRound((round) => scoreOf(round, 'kv') === 1, MIN_TTR_MS + SHOWS_WITHIN_MS, fromUnthrottle, 'kv back at 1');
@@ -64,7 +64,7 @@ describe.skipIf(gate.skip)('a slow or hung disk under watch, and its recovery', 
     const clean = falling.slice(falling.lastIndexOf(100));
     clean.slice(1).forEach((score, i) => expect(score).toBe(afterCleanRound(clean[i]!)));
     const secondsToFloor = (floor.atMs - unthrottledAt) / 1000;
-    console.log(`slow: score 1 ${secondsToFloor.toFixed(1)} s after unslow (min TTR ${MIN_TTR_MS / 1000} s, round ${ROUND_MS / 1000} s), scores ${[...rising, ...falling].join(' ')}`);
+    console.log(`slow: score 1 ${secondsToFloor.toFixed(1)} s after unthrottle (min TTR ${MIN_TTR_MS / 1000} s, round ${ROUND_MS / 1000} s), scores ${[...rising, ...falling].join(' ')}`);
     // 100 points take MIN_TTR of clean rounds, after the round under way when the throttle
     // was lifted and, at worst, one more that an inspection still late at its start charges.
     expect(secondsToFloor).toBeGreaterThan((MIN_TTR_MS - ROUND_MS) / 1000);

@@ -50,11 +50,11 @@ describe.skipIf(gate.skip)('a disk whose tail slows under watch', () => {
     // Suspect is doubt, not a verdict: the healthy disk is never confirmed.
     expect(watch.lines.slice(judged.index).filter((line) => kvTail('confirmed').test(line.text))).toEqual([]);
 
-    await disk.slow(LIMITS);
+    await disk.throttle(LIMITS);
     const throttledAt = performance.now();
     const confirmed = await watch.next(kvTail('confirmed'), CONFIRMED_WITHIN_MS, beforeThrottle);
 
-    await disk.unslow();
+    await disk.unthrottle();
     const liftedAt = performance.now();
     const released = await watch.next(kvTail('ok'), RELEASED_WITHIN_MS, confirmed.index);
     console.log(

@@ -117,8 +117,8 @@ describe.skipIf(gate.skip)("a real disk's kernel counters", () => {
   afterEach(async () => {
     await kit('thaw', media.dir);
     await kit('thaw', disk.dir);
-    await kit('unslow', media.dir);
     await kit('unslow', disk.dir);
+    await kit('unthrottle', disk.dir);
     await stopWriters();
   });
 
@@ -191,8 +191,8 @@ describe.skipIf(gate.skip)("a real disk's kernel counters", () => {
     expect(rounds.some((r) => r.stalled)).toBe(false);
   });
 
-  it("with the media throttled to 5 write IOPS: each write of the disk takes about the throttle's 200 ms", async () => {
-    await media.slow({ writeIops: 5 });
+  it("with the disk slowed, its media capped at 5 write IOPS: each write of the disk takes about the cap's 200 ms", async () => {
+    await kit('slow', disk.dir, '--write-iops', '5');
     const start = snapshot();
     const dd = await startWriter(join(disk.dir, 'throttled'), 10).done;
     const rates = ratesOf(disk.majMin, start, snapshot());
@@ -206,7 +206,7 @@ describe.skipIf(gate.skip)("a real disk's kernel counters", () => {
   });
 
   it('with the disk itself throttled, its counters show the IOPS cap but not the wait: blk-throttle holds bios before they are requests', async () => {
-    await kit('slow', disk.dir, '--write-iops', '5');
+    await kit('throttle', disk.dir, '--write-iops', '5');
     const start = snapshot();
     await startWriter(join(disk.dir, 'capped'), 10).done;
     const rates = ratesOf(disk.majMin, start, snapshot());

@@ -56,7 +56,7 @@ describe.skipIf(gate.skip)('Prometheus with the shipped rules, scraping watch --
 
   it('fires SlowdiskEvict within a minute of a disk throttled to 2 write IOPS', async () => {
     const disk = await makeTestDisk();
-    await disk.slow({ writeIops: 2 });
+    await disk.throttle({ writeIops: 2 });
     const slowdiskPort = await freePort();
     const prometheusPort = await freePort();
     const base = `http://127.0.0.1:${prometheusPort}`;

@@ -39,9 +39,9 @@ describe.skipIf(gate.skip)('watch --record, then replay', () => {
     // A short min TTR so that the recovery is part of the timeline too.
     const cli = startCli(['watch', '--raft', disk.dir, '--record', trace, '--min-ttr', '6s', '--keep-going']);
     await waitFor(() => / tick 60 /.test(cli.stdout()), 15_000, 'two healthy rounds');
-    await disk.slow({ writeIops: 4 });
+    await disk.throttle({ writeIops: 4 });
     await waitFor(() => /raft \S+ score (?:[4-9]\d*|\d{2,})\.\d\d/.test(cli.stdout()), 30_000, 'the score to rise past 4');
-    await disk.unslow();
+    await disk.unthrottle();
     await waitFor(() => {
       const rounds = [...timeline(cli.stdout()).values()];
       return rounds.length > 12 && rounds.at(-1)!.startsWith('1.00');

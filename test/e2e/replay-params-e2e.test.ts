@@ -66,9 +66,9 @@ describe.skipIf(gate.skip)('check --record with non-default parameters, then rep
       const round = new RegExp(`"type":"store","time":"[^"]*","tick":${slowFrom},`);
       await waitFor(() => round.test(cli.stdout()), 60_000, `round ${slowFrom}`);
       // Every inspection is then a timeout.
-      await disk.slow({ writeIops: 4 });
+      await disk.throttle({ writeIops: 4 });
     } finally {
-      await cli.done.finally(() => disk.unslow());
+      await cli.done.finally(() => disk.unthrottle());
     }
     const live = await cli.done;
     expect(live.stderr).toBe('');

@@ -80,9 +80,9 @@ describe.skipIf(gate.skip)('the service and slowdisk status', () => {
 
   it('a 10 s standalone check on a disk throttled to 25 write IOPS is not OK', async () => {
     const disk = await makeTestDisk();
-    await disk.slow({ writeIops: 25 });
+    await disk.throttle({ writeIops: 25 });
     const result = await runCli(['check', '--kv', disk.dir, '--duration', '10s', '--allow-short', '--format', 'nagios']);
-    await disk.unslow();
+    await disk.unthrottle();
     console.log(`10 s check, 25 write IOPS: exit ${result.code}: ${result.stdout.slice(0, 160)}`);
     expect(result.code).toBeGreaterThanOrEqual(1);
     expect(result.code).toBeLessThanOrEqual(2);
@@ -94,7 +94,7 @@ describe.skipIf(gate.skip)('the service and slowdisk status', () => {
     const [healthy, throttled, frozen] = [await makeTestDisk(), await makeTestDisk(), await makeTestDisk()];
     const port = await freePort();
     await startService(`${tag}-healthy`, ['--kv', healthy.dir, '--listen', `127.0.0.1:${port}`]);
-    await throttled.slow({ writeIops: 25 });
+    await throttled.throttle({ writeIops: 25 });
     await startService(`${tag}-throttled`, ['--kv', throttled.dir]);
     await startService(`${tag}-frozen`, ['--kv', frozen.dir]);
     // Past the first round of the frozen store's disk, then freeze it.
@@ -115,7 +115,7 @@ describe.skipIf(gate.skip)('the service and slowdisk status', () => {
       }
     }
     await frozen.thaw();
-    await throttled.unslow();
+    await throttled.unthrottle();
     console.log(`status wall: median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms over ${times.length} calls`);
     const first = (which: string, state: string) => seen.get(which)!.find((line) => line.startsWith(`SLOWDISK ${state}`));
     expect(first('healthy', 'OK')).toMatch(new RegExp(`^SLOWDISK OK - store '${tag}-healthy' score 1 .* kv 1\\.00 up `));

@@ -48,14 +48,13 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
   }, 60_000);
 
   it('a disk whose own device serves slowly, at a third of its usual rate: device', async () => {
-    const media = await makeTestDisk({ backingTmpfs: true, sizeMiB: 200 });
-    const disk = await makeTestDisk({ backingDir: media.dir, sizeMiB: 160 });
+    const disk = await makeTestDisk({ media: true, sizeMiB: 160 });
     watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS]);
     await waitForRounds(watch, () => causesOf(watch!).filter((cause) => cause === undefined).length >= HEALTHY_ROUNDS, 60_000, 'the healthy rounds');
     const from = diskLines(watch).length;
-    // Capped in the root group, where the disk's loop worker is charged: the media takes the
-    // disk's writes slowly, and the disk's own device serves each of them slowly.
-    await media.slow({ writeIops: 15 });
+    // Its media capped in the root group, where the disk's loop worker is charged: the media
+    // takes the disk's writes slowly, and the disk's own device serves each of them slowly.
+    await disk.slow({ writeIops: 15 });
     await waitForRounds(watch, () => causesOf(watch!, from).includes('device'), 30_000, 'a round whose cause is device');
     expect(causesOf(watch, from).filter((cause) => cause === 'load')).toEqual([]);
     // At the eviction threshold: CRITICAL, as TiKV would evict it, nothing held.

@@ -19,7 +19,19 @@ export interface TestDiskOptions {
   backingTmpfs?: boolean;
   /** The backing file in this directory instead of /dev/shm: on another test disk, whose faults are then the storage's under this one. */
   backingDir?: string;
+  /** The backing file on a media disk of its own, in memory, which slow() slows: needed by slow(). */
+  media?: boolean;
 }
+
+export interface IopsLimits {
+  readIops?: number;
+  writeIops?: number;
+}
+
+const iopsArgs = ({ readIops, writeIops }: IopsLimits) => [
+  ...(readIops === undefined ? [] : ['--read-iops', String(readIops)]),
+  ...(writeIops === undefined ? [] : ['--write-iops', String(writeIops)]),
+];
 
 /** A loop disk made by scripts/fault/make-disk; each method runs the kit script of that name and resolves to what it printed. */
 export interface TestDisk {
@@ -27,8 +39,12 @@ export interface TestDisk {
   /** The loop device, such as /dev/loop3. */
   device: string;
   majMin: string;
-  slow(limits: { readIops?: number; writeIops?: number }): Promise<string>;
+  /** Its own device serves slowly: its media's I/O capped (a disk made with `media`). */
+  slow(limits: IopsLimits): Promise<string>;
   unslow(): Promise<string>;
+  /** Its own device's I/O held at a cap above the device, as a cgroup's limit holds it. */
+  throttle(limits: IopsLimits): Promise<string>;
+  unthrottle(): Promise<string>;
   hang(): Promise<string>;
   thaw(): Promise<string>;
   readonly(): Promise<string>;
@@ -69,6 +85,8 @@ async function removeTestDisk(dir: string): Promise<string> {
 
 /** Makes a disk mounted on `opts.dir`, or on a fresh directory under the system temp dir. */
 export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk> {
+  // Made first and so removed last: the disk's backing file is on it.
+  const media = opts.media ? await makeTestDisk({ backingTmpfs: true, sizeMiB: Math.ceil((opts.sizeMiB ?? (opts.fs === 'xfs' ? 300 : 64)) * 1.25) + 32 }) : undefined;
   const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'slowdisk-test-disk-')));
   liveDisks.add(dir);
   const args = [dir];
@@ -77,7 +95,7 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
   if (opts.backingTmpfs) args.push('--backing-tmpfs');
   // The backing file lives in memory: a journal commit or a neighbour on the
   // machine's own disk could otherwise make a healthy test disk slow.
-  else args.push('--backing-dir', opts.backingDir ?? '/dev/shm');
+  else args.push('--backing-dir', media?.dir ?? opts.backingDir ?? '/dev/shm');
   await runKit('make-disk', args);
 
   const mount = MountTable.read().topmostAt(dir);
@@ -87,13 +105,10 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
     dir,
     device: mount.source,
     majMin: deviceOf(mount),
-    slow: ({ readIops, writeIops }) =>
-      runKit('slow', [
-        dir,
-        ...(readIops === undefined ? [] : ['--read-iops', String(readIops)]),
-        ...(writeIops === undefined ? [] : ['--write-iops', String(writeIops)]),
-      ]),
+    slow: (limits) => runKit('slow', [dir, ...iopsArgs(limits)]),
     unslow: kit('unslow'),
+    throttle: (limits) => runKit('throttle', [dir, ...iopsArgs(limits)]),
+    unthrottle: kit('unthrottle'),
     hang: kit('hang'),
     thaw: kit('thaw'),
     readonly: kit('readonly'),
@@ -104,7 +119,11 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
     free: kit('free'),
     vanish: kit('vanish'),
     restore: kit('restore'),
-    remove: () => removeTestDisk(dir),
+    remove: async () => {
+      const said = await removeTestDisk(dir);
+      if (media) await media.remove();
+      return said;
+    },
   };
 }
 
