@@ -6,6 +6,7 @@
 import { devicesToCount, resolveBlockDevices, type BlockDeviceNode, type CountedDevice, type DeviceRole } from './block-devices.js';
 import { deviceRates, type DeviceRates } from './device-rates.js';
 import { readDiskstats, type DiskCounters } from './diskstats.js';
+import { limitUse, readCgroupIo, type CgroupLevel } from './cgroup-io.js';
 
 /** One device over one round, as every output shows it and traces record it. */
 export type DeviceFigures = Pick<
@@ -27,6 +28,12 @@ export type DeviceFigures = Pick<
   disks: string[];
   /** What the device is to the first of them. */
   role: DeviceRole;
+  /**
+   * The largest share of an I/O limit on the device, set in the cgroup slowdisk runs in or
+   * an ancestor, that the group's I/O used over the round (cgroup-io.ts): 1 is pinned at the
+   * limit. Null where no limit is set.
+   */
+  limitUse: number | null;
 };
 
 const rounded = (value: number, places: number) => Number(value.toFixed(places));
@@ -48,6 +55,7 @@ export function recordedFigures(figures: DeviceFigures): DeviceFigures {
     flushLatencyMs: roundedOrNull(figures.flushLatencyMs, 3),
     averageQueueDepth: rounded(figures.averageQueueDepth, 3),
     utilisation: rounded(figures.utilisation, 4),
+    limitUse: roundedOrNull(figures.limitUse, 3),
   };
 }
 
@@ -61,6 +69,8 @@ export interface DeviceCounterSources {
   /** One snapshot of every device's counters. */
   read: () => Map<string, DiskCounters>;
   resolve: (device: string) => Promise<BlockDeviceNode>;
+  /** The I/O limits of the cgroup slowdisk runs in and its ancestors, with what their I/O did. */
+  readLimits: () => CgroupLevel[];
   /** A monotonic clock, ms. */
   now: () => number;
 }
@@ -68,6 +78,7 @@ export interface DeviceCounterSources {
 const KERNEL_SOURCES: DeviceCounterSources = {
   read: () => readDiskstats(),
   resolve: (device) => resolveBlockDevices(device),
+  readLimits: () => readCgroupIo(),
   now: () => performance.now(),
 };
 
@@ -104,7 +115,7 @@ export class DeviceCounters {
   /** The walks under way, by disk. */
   private readonly resolving = new Map<string, Promise<void>>();
   private disks: string[] = [];
-  private previous: { atMs: number; devices: Map<string, DiskCounters> } | null = null;
+  private previous: { atMs: number; devices: Map<string, DiskCounters>; limits: CgroupLevel[] } | null = null;
   private latest: DeviceFigures[] = [];
 
   constructor(private readonly sources: DeviceCounterSources = KERNEL_SOURCES) {}
@@ -155,7 +166,9 @@ export class DeviceCounters {
       return (this.latest = []);
     }
     const previous = this.previous;
-    this.previous = { atMs, devices };
+    const limits = this.sources.readLimits();
+    this.previous = { atMs, devices, limits };
+    const use = previous && limits.length > 0 ? limitUse(previous.limits, limits, atMs - previous.atMs) : NO_LIMITS;
     const shown = new Map<string, DeviceFigures>();
     for (const disk of this.disks) {
       const resolved = this.resolved.get(disk);
@@ -170,7 +183,7 @@ export class DeviceCounters {
         }
         const already = shown.get(counted.device);
         if (already) already.disks.push(disk);
-        else shown.set(counted.device, { ...figuresOf(rates), disks: [disk], role: counted.role });
+        else shown.set(counted.device, { ...figuresOf(rates), disks: [disk], role: counted.role, limitUse: use.get(counted.device) ?? null });
       }
     }
     return (this.latest = [...shown.values()]);
@@ -196,7 +209,9 @@ export class DeviceCounters {
   }
 }
 
-function figuresOf(rates: DeviceRates): Omit<DeviceFigures, 'disks' | 'role'> {
+const NO_LIMITS: ReadonlyMap<string, number> = new Map();
+
+function figuresOf(rates: DeviceRates): Omit<DeviceFigures, 'disks' | 'role' | 'limitUse'> {
   const { device, name, readIops, writeIops, flushIops, readLatencyMs, writeLatencyMs, flushLatencyMs, inFlight, averageQueueDepth, utilisation, stalled } = rates;
   return { device, name, readIops, writeIops, flushIops, readLatencyMs, writeLatencyMs, flushLatencyMs, inFlight, averageQueueDepth, utilisation, stalled };
 }

@@ -121,6 +121,8 @@ export interface RecordedDevice {
   util: number;
   /** Requests in flight and none completed for the whole round. */
   stalled: boolean;
+  /** The largest share of an I/O limit on the device in slowdisk's cgroup that the group used over the round; absent where none is set. */
+  limit_use?: number;
   /** Wall-clock ms since the epoch; absent from --json, whose lines carry "time". */
   t?: number;
 }
@@ -143,6 +145,7 @@ export function deviceFields(figures: DeviceFigures): Omit<RecordedDevice, 'tick
     avg_in_flight: kept.averageQueueDepth,
     util: kept.utilisation,
     stalled: kept.stalled,
+    ...(kept.limitUse === null ? {} : { limit_use: kept.limitUse }),
   };
 }
 
@@ -163,6 +166,7 @@ export function figuresOfLine(line: Omit<RecordedDevice, 'tick' | 't'>): DeviceF
     averageQueueDepth: line.avg_in_flight,
     utilisation: line.util,
     stalled: line.stalled,
+    limitUse: line.limit_use ?? null,
   };
 }
 

@@ -261,5 +261,6 @@ function deviceLine(json: Json, number: number): TraceLine['device'] {
   const count = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
   for (const key of DEVICE_COUNTS) expect(count(json[key]), key, 'a number, 0 or more');
   for (const key of DEVICE_COUNTS_OR_NULL) expect(json[key] === null || count(json[key]), key, 'a number, 0 or more, or null');
+  expect(json.limit_use === undefined || count(json.limit_use), 'limit_use', 'a number, 0 or more');
   return figuresOfLine(json as unknown as RecordedDevice);
 }

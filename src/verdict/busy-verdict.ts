@@ -1,5 +1,5 @@
-// A disk slow because it is busy (slow-cause.ts: others' I/O on a device under it, or a prober
-// that waited for a CPU) has no fault to evict it for: evicting it moves the load elsewhere,
+// A disk slow because it is busy (slow-cause.ts: others' I/O on a device under it, a prober
+// that waited for a CPU, or an I/O limit of slowdisk's cgroup used to its edge) has no fault to evict it for: evicting it moves the load elsewhere,
 // and the store may lose a healthy replica. By default such a disk at the eviction threshold makes the verdict WARNING, not
 // CRITICAL, and runs no evict hook: it is *held*. `--busy critical` lets the score alone decide,
 // as TiKV and PD do. The score, its rounds and its events are TiKV's either way. A hung disk is
@@ -19,13 +19,13 @@ export const BUSY_SPEC: ChoiceSpec<'busy'> = Object.freeze({
   kind: 'choice',
   default: 'warning',
   choices: BUSY_VERDICTS,
-  meaning: "a disk at the eviction threshold slow from others' I/O or a starved prober (cause load or cpu): warning, and no evict hook; critical: the score alone decides, as in TiKV",
+  meaning: "a disk at the eviction threshold slow from others' I/O, a starved prober or an I/O limit (cause load, cpu or throttle): warning, and no evict hook; critical: the score alone decides, as in TiKV",
   group: 'scoring',
   trace: 'busy',
 });
 
 /** The causes that say a disk is busy, not failing. */
-const BUSY_CAUSES: ReadonlySet<SlowCause> = new Set(['load', 'cpu']);
+const BUSY_CAUSES: ReadonlySet<SlowCause> = new Set(['load', 'cpu', 'throttle']);
 
 export function isBusyCause(cause: SlowCause | undefined): boolean {
   return cause !== undefined && BUSY_CAUSES.has(cause);

@@ -6,6 +6,9 @@
 //   for a CPU (its run delay) during or before their inspections; in a round without any, the
 //   thread waited for a CPU for half of its inspections' time: the disk answered, the prober
 //   was not running to see it;
+// - `throttle`: an I/O limit in slowdisk's cgroup on the disk's own device (or the whole disk
+//   its partition is on) was used to half of it or more, in the round or the one before, and
+//   the device did not serve slowly: the requests were held above the device;
 // - `load`: a device under it completed several times its usual requests per second: others'
 //   I/O keeps it busy, and a healthy device that is busy is slower per request;
 // - `shared`: a device under it served its requests slowly at no more than its usual load (or
@@ -13,13 +16,13 @@
 //   fault is in what they share (a backing disk, a controller);
 // - `device`: the same, with no other slow disk sharing its chain;
 // - `unknown`: the devices look as usual, or have no healthy rounds to be compared with yet.
-//   An I/O limit above the devices or a filesystem's journal look so (their own counters are
-//   not read yet). A disk is never called `device` on less than a slow device.
+//   A limit not in slowdisk's cgroup (a cloud volume's cap) or a filesystem's journal look so.
+//   A disk is never called `device` on less than a slow device.
 //
 // The cause says what the round looked like; it changes no score, state or verdict.
 import type { DeviceFigures } from '../kernel/device-counters.js';
 
-export const SLOW_CAUSES = ['device', 'load', 'cpu', 'shared', 'unknown'] as const;
+export const SLOW_CAUSES = ['device', 'load', 'cpu', 'throttle', 'shared', 'unknown'] as const;
 export type SlowCause = (typeof SLOW_CAUSES)[number];
 
 export interface CauseParams {
@@ -27,6 +30,12 @@ export interface CauseParams {
   cpuShare: number;
   /** ... and this many ms in all (a wait of a few microseconds in a fast round is no starvation). */
   cpuMinMs: number;
+  /**
+   * A limit on the disk's own device used to this share of it over the round, or the round
+   * before, holds its requests (a round of a second holds a few requests of a limit of a few
+   * a second: 4 of 5 is as pinned as it gets, and some rounds see 1 or none).
+   */
+  throttleUse: number;
   /** A device that completes this many times its healthy rounds' requests per second is loaded ... */
   loadFactor: number;
   /** ... when that is also this many more per second (an idle device's 1 to 3 is no load). */
@@ -50,6 +59,7 @@ export interface CauseParams {
 export const DEFAULT_CAUSE_PARAMS: Readonly<CauseParams> = Object.freeze({
   cpuShare: 0.5,
   cpuMinMs: 2,
+  throttleUse: 0.5,
   loadFactor: 3,
   loadMinIops: 50,
   slowFactor: 2,
@@ -95,7 +105,10 @@ function latencyOf(device: DeviceFigures): number | null {
   return requests === 0 ? null : ms / requests;
 }
 
-type DeviceFinding = 'loaded' | 'slow' | 'usual';
+type DeviceFinding = 'throttled' | 'loaded' | 'slow' | 'usual';
+
+/** The devices a process's requests are submitted to, where a limit of its cgroup holds them. */
+const LIMITED_ROLES: ReadonlySet<DeviceFigures['role']> = new Set(['filesystem', 'whole-disk']);
 
 /** A disk's inspections that came back in a round. */
 export interface RoundInspections {
@@ -115,6 +128,8 @@ const NO_INSPECTIONS: ReadonlyMap<string, RoundInspections> = new Map();
 
 export class SlowCauses {
   private readonly baselines = new Map<string, DeviceBaseline>();
+  /** Each device's use of its limit in the last round, where one was set. */
+  private lastLimitUses: ReadonlyMap<string, number> = new Map();
 
   constructor(private readonly params: CauseParams = DEFAULT_CAUSE_PARAMS) {}
 
@@ -124,12 +139,15 @@ export class SlowCauses {
    */
   round(devices: readonly DeviceFigures[], slow: ReadonlySet<string>, inspections: ReadonlyMap<string, RoundInspections> = NO_INSPECTIONS): Map<string, SlowCause> {
     const findings = new Map<string, DeviceFinding>();
+    const limitUses = new Map<string, number>();
     for (const device of devices) {
       const baseline = this.baselines.get(device.device);
       // Judged only when some disk needs a cause: most rounds of most runs have none.
       if (slow.size > 0) findings.set(device.device, this.finding(device, baseline));
       if (!device.disks.some((disk) => slow.has(disk))) this.learn(device, baseline);
+      if (device.limitUse !== null) limitUses.set(device.device, device.limitUse);
     }
+    this.lastLimitUses = limitUses;
     const causes = new Map<string, SlowCause>();
     for (const disk of slow) causes.set(disk, this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow));
     return causes;
@@ -155,7 +173,9 @@ export class SlowCauses {
     for (const device of devices) {
       if (!device.disks.includes(disk)) continue;
       const finding = findings.get(device.device);
-      // Others' I/O decides: a loaded device is slower per request, and that is no fault.
+      // A limit holding slowdisk's own requests decides, then others' I/O: a loaded device is
+      // slower per request, and that is no fault.
+      if (finding === 'throttled') return 'throttle';
       if (finding === 'loaded') return 'load';
       if (finding === 'slow') slowDevice = true;
       if (device.disks.some((other) => other !== disk && slow.has(other))) sharedWithSlow = true;
@@ -167,7 +187,19 @@ export class SlowCauses {
   private finding(device: DeviceFigures, baseline: DeviceBaseline | undefined): DeviceFinding {
     // A stall is the device's own: requests waited on it and none completed.
     if (device.stalled) return 'slow';
-    if (!baseline || baseline.iops.length < this.params.minHealthyRounds) return 'usual';
+    // A device seen serving slowly is slow, whatever limit is also in use: a throttle holds
+    // requests before the queue and leaves the time per request as it was.
+    const measured = baseline && baseline.iops.length >= this.params.minHealthyRounds ? this.measured(device, baseline) : 'usual';
+    if (measured === 'slow') return 'slow';
+    // A limit still set holds as it did the round before: a round in which it let through
+    // one request of a few, or none, is a round it held.
+    const use = device.limitUse === null ? null : Math.max(device.limitUse, this.lastLimitUses.get(device.device) ?? 0);
+    if (use !== null && use >= this.params.throttleUse && LIMITED_ROLES.has(device.role)) return 'throttled';
+    return measured;
+  }
+
+  /** The device's round against its healthy rounds. */
+  private measured(device: DeviceFigures, baseline: DeviceBaseline): DeviceFinding {
     const { loadFactor, loadMinIops, slowFactor, slowMinMs, usualLoadFactor } = this.params;
     const iops = iopsOf(device);
     const usualIops = median(baseline.iops)!;

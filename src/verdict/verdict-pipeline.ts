@@ -11,7 +11,7 @@ import { detectorSeverity } from '../statistical/severity.js';
 import { feedDetector } from '../statistical/tick-feed.js';
 import { TailDetector, type TailState } from '../statistical/tail-detector.js';
 import { tailParams, type TailParams } from '../statistical/tail-params.js';
-import type { DeviceFigures } from '../kernel/device-counters.js';
+import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { predictionSeverity } from '../early-warning/prediction-severity.js';
 import { PredictorFeed } from '../early-warning/predictor-feed.js';
@@ -475,7 +475,8 @@ export class VerdictPipeline {
     }
     this.chargedAtRound = charged;
     const inspections = new Map(this.inspectedList.map((disk) => [disk.name, disk.round]));
-    this.lastCauses = this.causes.round(devices ?? NO_DEVICES, slow, inspections);
+    // To the places a trace keeps, so that a replay finds the same causes.
+    this.lastCauses = this.causes.round(devices ? devices.map(recordedFigures) : NO_DEVICES, slow, inspections);
     for (const [name, cause] of this.lastCauses) this.inspected.get(name)!.slowCause = cause;
     for (const disk of this.inspectedList) disk.round = emptyRound();
     return this.lastCauses;

@@ -19,6 +19,7 @@ export function deviceRound(name: string, disks: string[], more: Partial<DeviceF
     averageQueueDepth: 0.05,
     utilisation: 0.02,
     stalled: false,
+    limitUse: null,
     ...more,
   };
 }

@@ -118,6 +118,13 @@ describe('a busy disk at the eviction threshold', () => {
     expect(exitCode).toBe(EXIT_WARNING);
   });
 
+  it("an I/O limit of slowdisk's cgroup on its device, used to its edge: throttle, held, WARNING", () => {
+    const { last, exitCode } = run({ writeIops: 2, flushIops: 2, limitUse: 1 });
+    expect(last.storeScore).toBe(100);
+    expect(last.held).toEqual(new Map([['kv', 'throttle']]));
+    expect(exitCode).toBe(EXIT_WARNING);
+  });
+
   it('a timeout no inspection can beat, the thread waiting a few ms to wake: each tick slow of itself, not cpu', () => {
     const { last, exitCode } = run({}, { score: { ...score, timeoutMs: 0.001 }, kvMs: 0.3, kvWaitMs: 0.01, kvStartWaitMs: 3 });
     expect(last.storeScore).toBe(100);

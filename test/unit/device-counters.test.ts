@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { BlockDeviceNode } from '../../src/kernel/block-devices.js';
 import { DeviceCounters, INCOMPLETE_RETRY_MS, type DeviceCounterSources } from '../../src/kernel/device-counters.js';
 import { parseDiskstats, type DiskCounters } from '../../src/kernel/diskstats.js';
+import type { CgroupLevel } from '../../src/kernel/cgroup-io.js';
 
 const node = (device: string, name: string | null, more: Partial<BlockDeviceNode> = {}): BlockDeviceNode => ({ device, name, wholeDisk: null, members: [], ...more });
 const nvme = node('259:0', 'nvme0n1');
@@ -35,15 +36,17 @@ function diskstats(devices: Record<string, Line>): Map<string, DiskCounters> {
 function fakeKernel() {
   let now = 0;
   let counters = new Map<string, DiskCounters>();
+  let limits: CgroupLevel[] = [];
   const resolve = vi.fn(async (device: string) => TREES[device] ?? node(device, null, { reason: `sysfs has no block device ${device}` }));
-  const sources: DeviceCounterSources = { read: () => counters, resolve, now: () => now };
+  const sources: DeviceCounterSources = { read: () => counters, resolve, readLimits: () => limits, now: () => now };
   return {
     sources,
     resolve,
-    /** The next round's counters, 3 s on. */
-    round(devices: Record<string, Line>) {
+    /** The next round's counters, 3 s on, and the cgroup's limits and counts then. */
+    round(devices: Record<string, Line>, cgroup: CgroupLevel[] = []) {
       now += 3000;
       counters = diskstats(devices);
+      limits = cgroup;
     },
     advance(ms: number) {
       now += ms;
@@ -71,6 +74,22 @@ describe('DeviceCounters', () => {
     expect(figures.map(({ name, disks, role }) => `${name} ${disks.join(',')} ${role}`)).toEqual(['loop3 raft filesystem', 'nvme0n1 raft,kv backing', 'loop4 kv filesystem']);
     expect(figures[0]).toMatchObject({ device: '7:3', readIops: 0, writeIops: 10, flushIops: 5, readLatencyMs: null, writeLatencyMs: 2, flushLatencyMs: 1, utilisation: 0.1, stalled: false });
     expect(figures[1]).toMatchObject({ writeIops: 100, writeLatencyMs: 0.5, inFlight: 1, stalled: false });
+  });
+
+  it("gives a device with an I/O limit in slowdisk's cgroup the share of it used over the round; none to the others", async () => {
+    const kernel = fakeKernel();
+    const counters = new DeviceCounters(kernel.sources);
+    const group = (writes: number): CgroupLevel[] => [{ dir: '/sys/fs/cgroup/blkio/', limits: new Map([['7:3', { writeIops: 20 }]]), done: new Map([['7:3', { readIops: 0, writeIops: writes, readBps: 0, writeBps: 0 }]]) }];
+    kernel.round({ '7:3:loop3': {}, '7:4:loop4': {}, '259:0:nvme0n1': {} }, group(100));
+    await counters.follow([{ name: 'raft', device: '7:3' }, { name: 'kv', device: '7:4' }]);
+    counters.sample();
+    // 57 writes in 3 s against a limit of 20 a second: 0.95 of it.
+    kernel.round({ '7:3:loop3': { writes: [57, 57] }, '7:4:loop4': {}, '259:0:nvme0n1': {} }, group(157));
+    expect(counters.sample().map(({ name, limitUse }) => [name, limitUse])).toEqual([
+      ['loop3', 0.95],
+      ['nvme0n1', null],
+      ['loop4', null],
+    ]);
   });
 
   it('flags a device that completed nothing with requests in flight all round, for each disk behind it', async () => {

@@ -106,7 +106,7 @@ describe('the metrics', () => {
     const metrics = new SlowdiskMetrics(DEFAULT_SCORE_PARAMS, false);
     metrics.begin([raft, kvSkipped], 0);
     metrics.round(round([raft, kvSkipped], 1), new Map(), 3000);
-    const causes = ['device', 'load', 'cpu', 'shared', 'unknown'];
+    const causes = ['device', 'load', 'cpu', 'throttle', 'shared', 'unknown'];
     expect(await samples(metrics, 'slowdisk_slow_cause')).toEqual(causes.map((cause) => `slowdisk_slow_cause{disk="raft",cause="${cause}"} 0`));
     expect(await samples(metrics, 'slowdisk_disk_held')).toEqual(['slowdisk_disk_held{disk="raft"} 0']);
     metrics.round(round([{ ...raft, score: 100, cause: 'cpu', held: 'cpu' }, kvSkipped], 100), new Map(), 6000);

@@ -30,6 +30,7 @@ function figures(name: string, disks: string[], role: DeviceFigures['role'], ext
     averageQueueDepth: 0.5,
     utilisation: 0.1,
     stalled: false,
+    limitUse: null,
     disks,
     role,
     ...extra,

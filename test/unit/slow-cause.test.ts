@@ -58,9 +58,31 @@ describe('the cause of a slow disk', () => {
     expect(causes.round(twoDisks(slowLoop, slowLoop), new Set(['a', 'b']))).toEqual(new Map([['a', 'shared'], ['b', 'shared']]));
   });
 
-  it('devices as usual (a limit that holds requests above them, a starved CPU): unknown', () => {
+  it("a limit of slowdisk's cgroup on its own device used to its edge: throttle, though the device serves fast", () => {
     const causes = learned();
-    // Throttled above the queue: fewer requests, each as fast as ever.
+    // Held above the queue: fewer requests, each as fast as ever.
+    expect(causes.round(twoDisks({ writeIops: 19, flushIops: 5, limitUse: 0.95 }), new Set(['a']))).toEqual(new Map([['a', 'throttle']]));
+    // With no baseline yet too: the limit is read, not inferred.
+    expect(new SlowCauses().round(twoDisks({ limitUse: 1 }), new Set(['a']))).toEqual(new Map([['a', 'throttle']]));
+  });
+
+  it('a limit still set that let few requests through after a round at its edge: still throttle', () => {
+    const causes = learned();
+    expect(causes.round(twoDisks({ writeIops: 4, limitUse: 0.8 }), new Set(['a'])).get('a')).toBe('throttle');
+    expect(causes.round(twoDisks({ writeIops: 0, limitUse: 0 }), new Set(['a'])).get('a')).toBe('throttle');
+    // Two rounds under half of it: no longer.
+    expect(causes.round(twoDisks({ writeIops: 1, limitUse: 0.2 }), new Set(['a'])).get('a')).toBe('unknown');
+  });
+
+  it('a limit not used to its edge, or one on the device under it (the loop worker\'s, not slowdisk\'s I/O): not throttle', () => {
+    const causes = learned();
+    expect(causes.round(twoDisks({ writeIops: 19, flushIops: 5, limitUse: 0.3 }), new Set(['a']))).toEqual(new Map([['a', 'unknown']]));
+    const slowLoop = { writeIops: 13, writeLatencyMs: 200, flushLatencyMs: 250 };
+    expect(causes.round(twoDisks(slowLoop, {}, { limitUse: 1 }), new Set(['a']))).toEqual(new Map([['a', 'device']]));
+  });
+
+  it('devices as usual and no limit (a cloud volume at its cap, a journal): unknown', () => {
+    const causes = learned();
     expect(causes.round(twoDisks({ writeIops: 19, flushIops: 5 }), new Set(['a']))).toEqual(new Map([['a', 'unknown']]));
     expect(causes.round(twoDisks(), new Set(['b']))).toEqual(new Map([['b', 'unknown']]));
   });

@@ -167,6 +167,7 @@ const STALLED_LOOP: DeviceFigures = {
   averageQueueDepth: 1.0004,
   utilisation: 0.99966,
   stalled: true,
+  limitUse: null,
 };
 
 describe('device lines', () => {
@@ -193,6 +194,12 @@ describe('device lines', () => {
     const { lines } = await linesOf(`{"tick":29,"disk":"raft","ms":1}\n${JSON.stringify(line)}\n`);
     expect(lines[1]).toMatchObject({ tick: 30, disk: null, ms: null, late: false });
     expect(lines[1].device).toEqual({ ...STALLED_LOOP, writeIops: 0.333, flushIops: null, averageQueueDepth: 1, utilisation: 0.9997 });
+  });
+
+  it("carry the share of an I/O limit used where one is set, and none where the line has none", async () => {
+    const { lines } = await linesOf(`${JSON.stringify({ ...line, limit_use: 0.95 })}\n${JSON.stringify({ ...line, tick: 60 })}\n`);
+    expect(lines.map((read) => read.device?.limitUse)).toEqual([0.95, null]);
+    expect((await errorOf(`${JSON.stringify({ ...line, limit_use: -0.5 })}\n`)).message).toBe('line 1: a device line\'s "limit_use" must be a number, 0 or more, got -0.5');
   });
 
   it('with a figure missing or of the wrong kind, stop at their line', async () => {
