@@ -5,6 +5,7 @@ import type { Prediction } from '../early-warning/predictor.js';
 import type { SessionEvent, DiskStatus } from '../live/session-events.js';
 import { describeError } from '../live/shown-error.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
+import { isBusyCause } from '../verdict/busy-verdict.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { DiskSummary } from './disk-summary.js';
 import { LATENCY_PHASES } from './phase-latencies.js';
@@ -92,6 +93,16 @@ export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'w
   return prediction.warning ? ` warning (${figure})` : ` ${figure}`;
 }
 
+/**
+ * Why the disk was slow in the last round, if it was: ` busy: load` (or cpu, throttle: no
+ * fault of the disk), ` slow: device` (or shared, unknown). Nothing for a disk held at the
+ * eviction threshold, whose state already says `busy (load)`.
+ */
+export function formatCause(disk: Pick<DiskStatus, 'cause' | 'held'>): string {
+  if (disk.cause === undefined || disk.held !== undefined) return '';
+  return ` ${isBusyCause(disk.cause) ? 'busy' : 'slow'}: ${disk.cause}`;
+}
+
 /** The tail detector's state once it is not ok: ` tail suspect`, ` tail confirmed` (tail-slow). */
 export function formatTail(tail: string | undefined): string {
   return tail === undefined || tail === 'ok' ? '' : ` tail ${tail}`;
@@ -134,7 +145,7 @@ export function formatDiskLine(disk: DiskStatus, buffered: boolean, summary?: Di
   if (disk.state === 'skipped') return `${disk.name} ${where} ${formatState(disk)}${flagText}`;
   const phases = summary ? ` ${formatSummary(summary, disk)}` : disk.state === 'up' ? ` ${formatPhases(disk)}` : '';
   const statistical = disk.statistical ? ` stat ${shownStatistical(disk)}` : '';
-  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk, shownWaitMs)}${phases}${statistical}${formatTail(disk.tail)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name} ${where} score ${formatScore(disk.score)} ${formatState(disk, shownWaitMs)}${phases}${statistical}${formatTail(disk.tail)}${formatCause(disk)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function rateAndLatency(kind: string, iops: number | null, latencyMs: number | null): string {

@@ -11,7 +11,7 @@ import { visible } from '../common/visible-text.js';
 import { describeError } from '../live/shown-error.js';
 import { downSeverity, isUnwritable } from '../verdict/down-verdict.js';
 import { actedScoreOf } from '../verdict/busy-verdict.js';
-import { diskFlags, formatDeviceLine, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from './format.js';
+import { diskFlags, formatCause, formatDeviceLine, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from './format.js';
 
 /** What makes the view's verdict, in a word: the worst thing true now. */
 export type ViewReason = 'ok' | 'evict' | 'hung' | 'down' | 'busy' | 'slow' | 'confirmed' | 'warning';
@@ -187,16 +187,18 @@ function diskForms(disk: DiskStatus, nameWidth: number, frame: LiveFrame): Part[
   const statistical = disk.statistical ? part(`stat ${disk.statistical}`, disk.statistical === 'confirmed' ? 'warn' : undefined) : null;
   const notOk = disk.statistical === 'ok' ? null : statistical;
   const prediction = part(formatPrediction(disk.prediction).trim(), disk.prediction?.warning ? 'warn' : undefined);
+  const causeText = formatCause(disk).trim();
+  const cause = causeText === '' ? null : part(causeText, 'warn');
   const stalled = disk.stalledDevices?.length ? part(`STALLED ${disk.stalledDevices.join(',')}`, 'warn') : null;
   const devices = disk.blockDevices?.length ? part(`on ${disk.blockDevices.join(',')}`) : null;
   const line = (detail: string, ...more: (Part | null)[]) => joined([name, score, state.word, part(detail), ...more]);
   return [
-    line(state.long, statistical, prediction, stalled, flagPart, devices, where),
-    line(state.long, statistical, prediction, stalled, flagPart, devices),
-    line(state.long, statistical, prediction, stalled, flagPart),
-    line(state.short, statistical, prediction, stalled, flagPart),
-    line(state.short, notOk, prediction, stalled, flagPart),
-    line(state.short, notOk, disk.prediction?.warning ? part('warning', 'warn') : null, stalled, flagPart),
+    line(state.long, statistical, cause, prediction, stalled, flagPart, devices, where),
+    line(state.long, statistical, cause, prediction, stalled, flagPart, devices),
+    line(state.long, statistical, cause, prediction, stalled, flagPart),
+    line(state.short, statistical, cause, prediction, stalled, flagPart),
+    line(state.short, notOk, cause, prediction, stalled, flagPart),
+    line(state.short, notOk, cause, disk.prediction?.warning ? part('warning', 'warn') : null, stalled, flagPart),
   ];
 }
 

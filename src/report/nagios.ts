@@ -8,7 +8,7 @@ import { SEVERITY_LABELS, reportedScore, shownScore } from '../score/store-score
 import { verdictNotes } from './verdict-notes.js';
 import type { DiskStatus } from '../live/session-events.js';
 import { storeText, type CheckOutcome } from './check-summary.js';
-import { diskFlags, formatBlockDevices, formatElapsed, formatScore, formatState, formatTail, lastLineWaitMs, shownPrediction, shownStatistical } from './format.js';
+import { diskFlags, formatBlockDevices, formatCause, formatElapsed, formatScore, formatState, formatTail, lastLineWaitMs, shownPrediction, shownStatistical } from './format.js';
 import { LATENCY_PHASES } from './phase-latencies.js';
 
 /** A label in single quotes, a quote in it doubled, as the guidelines ask. */
@@ -32,7 +32,7 @@ function diskText(disk: DiskStatus, buffered: boolean, shownWaitMs: number): str
   const flagText = flags.length > 0 ? ` [${flags.join('; ')}]` : '';
   const score = disk.state === 'skipped' ? '' : ` ${formatScore(disk.score)}`;
   const statistical = disk.statistical ? ` stat ${shownStatistical(disk)}` : '';
-  return `${disk.name}${score} ${formatState(disk, shownWaitMs)}${statistical}${formatTail(disk.tail)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
+  return `${disk.name}${score} ${formatState(disk, shownWaitMs)}${statistical}${formatTail(disk.tail)}${formatCause(disk)}${shownPrediction(disk)}${formatBlockDevices(disk)}${flagText}`;
 }
 
 function statusText(outcome: CheckOutcome, params: ScoreParams, buffered: boolean): string {

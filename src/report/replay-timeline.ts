@@ -5,7 +5,7 @@
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import { formatDuration } from '../common/durations.js';
 import type { ScoreParams } from '../score/score-params.js';
-import { formatBlockDevices, formatDeviceLine, formatElapsed, formatScore, formatTail, shownPrediction, shownStatistical } from './format.js';
+import { formatBlockDevices, formatCause, formatDeviceLine, formatElapsed, formatScore, formatTail, shownPrediction, shownStatistical } from './format.js';
 import { visible } from '../common/visible-text.js';
 import { SEVERITY_LABELS, reportedScore } from '../score/store-score.js';
 import type { ReplayResult, ScoreUpdate } from '../replay/replay-engine.js';
@@ -41,7 +41,9 @@ export class Timeline {
       const shown = { blockDevices: this.blockDevices.get(name), stalledDevices: stalledBehind(name, devices) };
       const statistical = shownStatistical({ statistical: update.statistical.get(name), statisticalJudged: update.statisticalJudged.get(name) });
       const prediction = shownPrediction({ prediction: update.predictions.get(name), inspected: true, state: 'up' });
-      return `${name} ${formatScore(score)} stat ${statistical}${formatTail(update.tail.get(name))}${prediction}${formatBlockDevices(shown)}`;
+      const cause = formatCause({ cause: update.causes.get(name), held: update.held.get(name) });
+      const held = update.held.has(name) ? ` busy (${update.held.get(name)})` : '';
+      return `${name} ${formatScore(score)}${held} stat ${statistical}${formatTail(update.tail.get(name))}${cause}${prediction}${formatBlockDevices(shown)}`;
     });
     const at = `${formatElapsed(update.timeMs)} tick ${update.tick}`;
     this.write([`${at} store ${reported} (${formatScore(update.storeScore)})`, ...disks].join(' | '));

@@ -214,4 +214,13 @@ describe("a busy disk in check's line", () => {
     expect(checkSummary(outcome, score, false)).toMatch(/^WARNING: store score 100 after 30\.0s \(max reported 100, slow at 80, evict at 100; busy, not evicted: kv \(load\)\) \| kv \/data\/kv score 100 busy \(load\) /);
     expect(nagiosLine(outcome, score, false)).toMatch(/^SLOWDISK WARNING - busy, not evicted: kv \(load\); store score 100 .* kv 100 busy \(load\) /);
   });
+
+  it('a disk slow in the last round and not held says why, busy or slow, in the check line and the Nagios line', () => {
+    const verdict = new RunVerdict(score);
+    verdict.observe(8, 'ok', 8);
+    const disk = (name: string, cause: DiskStatus['cause']): DiskStatus => ({ name, dir: `/data/${name}`, inspected: true, device: '7:1', memoryBacked: false, state: 'up', score: 8, inspections: 300, errors: 0, cause });
+    const outcome = { verdict, storeScore: 8, elapsedMs: 30_000, disks: [disk('raft', 'cpu'), disk('kv', 'device')], summaries: new Map(), exitCode: 0 };
+    expect(checkSummary(outcome, score, false)).toMatch(/\| raft \/data\/raft score 8\.00 up [^|]* busy: cpu [^|]*\| kv \/data\/kv score 8\.00 up [^|]* slow: device /);
+    expect(nagiosLine(outcome, score, false)).toMatch(/; raft 8\.00 up busy: cpu [^,]*, kv 8\.00 up slow: device /);
+  });
 });

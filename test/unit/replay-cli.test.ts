@@ -64,16 +64,16 @@ describe('slowdisk replay', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`${file}: interval 100ms, timeout 100ms, 30-tick rounds, ratio 0.1, min TTR 5m, slow at 80, evict at 100`);
     expect(lines.slice(1, 11)).toEqual([
-      '3.0s tick 30 store 2 (2.00) | raft 2.00 stat warming up predict warming up',
-      '6.0s tick 60 store 4 (4.00) | raft 4.00 stat warming up predict warming up',
-      '9.0s tick 90 store 8 (8.00) | raft 8.00 stat warming up predict warming up',
-      '12.0s tick 120 store 16 (16.00) | raft 16.00 stat warming up predict warming up',
-      '15.0s tick 150 store 32 (32.00) | raft 32.00 stat warming up predict warming up',
-      '18.0s tick 180 store 64 (64.00) | raft 64.00 stat warming up predict warming up',
-      '21.0s tick 210 store 100 (100) | raft 100 stat warming up predict warming up',
+      '3.0s tick 30 store 2 (2.00) | raft 2.00 stat warming up slow: unknown predict warming up',
+      '6.0s tick 60 store 4 (4.00) | raft 4.00 stat warming up slow: unknown predict warming up',
+      '9.0s tick 90 store 8 (8.00) | raft 8.00 stat warming up slow: unknown predict warming up',
+      '12.0s tick 120 store 16 (16.00) | raft 16.00 stat warming up slow: unknown predict warming up',
+      '15.0s tick 150 store 32 (32.00) | raft 32.00 stat warming up slow: unknown predict warming up',
+      '18.0s tick 180 store 64 (64.00) | raft 64.00 stat warming up slow: unknown predict warming up',
+      '21.0s tick 210 store 100 (100) | raft 100 stat warming up slow: unknown predict warming up',
       '21.0s tick 210: slow threshold 80 first reached',
       '21.0s tick 210: eviction threshold 100 first reached',
-      '24.0s tick 240 store 100 (100) | raft 100 stat warming up predict warming up',
+      '24.0s tick 240 store 100 (100) | raft 100 stat warming up slow: unknown predict warming up',
     ]);
     expect(lines).toContain('27.0s tick 270 store 99 (99.00) | raft 99.00 stat warming up predict warming up');
     expect(lines).toContain('321.0s tick 3210: recovered to 1 (peak 100)');
@@ -141,7 +141,7 @@ describe('slowdisk replay', () => {
       const plain = await runInProcess(['replay', file]);
       expect(plain.stderr).toBe('');
       const rounds = plain.stdout.split('\n').filter((line) => /^\d+\.\ds tick/.test(line));
-      expect(rounds).toEqual(['3.0s tick 30 store 1 (1.00) | raft 1.00 stat warming up predict warming up on loop3,nvme0n1', '6.0s tick 60 store 2 (2.00) | raft 2.00 stat warming up predict warming up on loop3,nvme0n1 STALLED loop3']);
+      expect(rounds).toEqual(['3.0s tick 30 store 1 (1.00) | raft 1.00 stat warming up predict warming up on loop3,nvme0n1', '6.0s tick 60 store 2 (2.00) | raft 2.00 stat warming up slow: device predict warming up on loop3,nvme0n1 STALLED loop3']);
       const verbose = await runInProcess(['replay', file, '--verbose']);
       expect(verbose.stdout.split('\n').slice(1, 7)).toEqual([
         rounds[0],
