@@ -127,7 +127,7 @@ fault_state_set() {
 fault_state_load() {
   local file
   file=$(fault_state_file "$1")
-  unset state_created_dir state_temp_dir state_tmpfs state_backing state_loop state_fs
+  unset state_created_dir state_temp_dir state_tmpfs state_backing state_loop state_fs state_load_pids
   [[ -f $file ]] || return 1
   # shellcheck source=/dev/null
   source "$file"
@@ -238,6 +238,32 @@ fault_lift_iops() {
   else
     echo "$what is not capped; nothing to do"
   fi
+}
+
+# The writers load started on DIR that still run: a recorded pid counts only
+# while it is still the loop load started for one of DIR's load files, never
+# a process that has taken the number since.
+fault_load_running() {
+  local pid running=''
+  fault_state_load "$1" || return 0
+  for pid in ${state_load_pids:-}; do
+    if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$1/.slowdisk-fault-load-"; then
+      running+="${running:+ }$pid"
+    fi
+  done
+  printf '%s' "$running"
+}
+
+# Ends the writers of load on DIR, each with its dd (by process group), and
+# deletes their files.
+fault_unload() {
+  local pid
+  for pid in $(fault_load_running "$1"); do
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  done
+  rm -f -- "$1"/.slowdisk-fault-load-*
+  fault_state_set "$1" load_pids ''
 }
 
 # The mount point of the disk DIR's backing file lives on: a disk make-disk

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -104,6 +104,19 @@ describe.skipIf(gate.skip)('fault kit on an ext4 disk with its backing file on t
     await expect(disk.slow({ writeIops: 5 })).rejects.toThrow(/is not on a media disk: make the disk with make-disk .* --backing-dir MEDIA/);
     await nested.remove();
   }, 30_000);
+
+  it('load keeps the disk busy with direct writers until unload, which ends them and deletes their files', async () => {
+    const said = await twice(() => disk.load(2));
+    const pids = said.match(/^loading \S+ with 2 direct writers \((\d+) (\d+)\)$/)!.slice(1).map(Number);
+    const writes = () => Number(readFileSync('/proc/diskstats', 'utf8').split('\n').find((line) => line.split(/\s+/)[3] === basename(disk.device))!.split(/\s+/)[10]);
+    const before = writes();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // 1 MiB writes: hundreds of sectors each.
+    expect(writes() - before).toBeGreaterThan(2048);
+    expect(await twice(() => disk.unload())).toMatch(/^unloaded /);
+    for (const pid of pids) expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(readdirSync(disk.dir).filter((name) => name.startsWith('.slowdisk-fault-load-'))).toEqual([]);
+  });
 
   it('throttle sets a read limit too, and unthrottle lifts both', async () => {
     await disk.throttle({ readIops: 7, writeIops: 9 });

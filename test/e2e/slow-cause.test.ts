@@ -2,7 +2,6 @@
 // device serves slowly (its image on a "media" disk whose writes are capped) is `device`, and
 // at the eviction threshold CRITICAL; a healthy disk busy with another process's direct writes
 // is `load`, never `device`, and at the threshold held there: WARNING, no evict hook.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,28 +18,12 @@ const HEALTHY_ROUNDS = 6;
 
 type Watch = ReturnType<typeof startCli>;
 
-const writers = new Set<ChildProcess>();
-
-/** Another process's direct writes, 1 MiB at a time, over and over, until it is killed. */
-function startWriter(file: string): void {
-  const child = spawn('sh', ['-c', 'while :; do dd if=/dev/zero of="$0" bs=1M count=32 oflag=direct conv=notrunc 2>/dev/null; done', file], { stdio: 'ignore', detached: true });
-  writers.add(child);
-  child.on('close', () => writers.delete(child));
-}
-
 const gate = requireRootFacilities(['root', 'loop', 'blkio']);
 
 describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
   let watch: Watch | undefined;
   afterEach(async () => {
-    // The writers' shells and their dd, by their process groups.
-    await Promise.all(
-      [...writers].map(async (child) => {
-        const gone = new Promise((resolve) => child.once('close', resolve));
-        process.kill(-child.pid!, 'SIGKILL');
-        await gone;
-      }),
-    );
+    // remove-disk stops a disk's writers first.
     if (watch && watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
     await watch?.done;
     watch = undefined;
@@ -74,7 +57,7 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '2ms', '--on-evict', `touch ${evicted}`]);
     await waitForRounds(watch, () => causesOf(watch!).filter((cause) => cause === undefined).length >= HEALTHY_ROUNDS, 60_000, 'the healthy rounds');
     const from = diskLines(watch).length;
-    for (let i = 0; i < 4; i += 1) startWriter(`${disk.dir}/load-${i}`);
+    await disk.load(4);
     await waitForRounds(watch, () => causesOf(watch!, from).includes('load'), 30_000, 'a round whose cause is load');
     // A few more rounds of it: still never the device.
     const seen = diskLines(watch).length;

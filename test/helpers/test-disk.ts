@@ -45,6 +45,9 @@ export interface TestDisk {
   /** Its own device's I/O held at a cap above the device, as a cgroup's limit holds it. */
   throttle(limits: IopsLimits): Promise<string>;
   unthrottle(): Promise<string>;
+  /** Busy with others' I/O: `writers` processes writing 1 MiB direct, over and over. */
+  load(writers?: number): Promise<string>;
+  unload(): Promise<string>;
   hang(): Promise<string>;
   thaw(): Promise<string>;
   readonly(): Promise<string>;
@@ -109,6 +112,8 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
     unslow: kit('unslow'),
     throttle: (limits) => runKit('throttle', [dir, ...iopsArgs(limits)]),
     unthrottle: kit('unthrottle'),
+    load: (writers) => runKit('load', [dir, ...(writers === undefined ? [] : ['--writers', String(writers)])]),
+    unload: kit('unload'),
     hang: kit('hang'),
     thaw: kit('thaw'),
     readonly: kit('readonly'),
