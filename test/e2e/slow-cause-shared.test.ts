@@ -1,7 +1,9 @@
-// Two disks slow together through what they share, on real devices: both images on one media
-// disk, whose device the fault kit's slow caps. Each disk's own device serves slowly and so
-// does the other's, in the same rounds: the cause is `shared`, never `device` alone, and the
-// store is CRITICAL as TiKV would have it (nothing held).
+// Two disks slow together through what they share, on real devices, both images on one media
+// disk. The media's device capped by the fault kit's slow: each disk's own device serves
+// slowly and so does the other's, in the same rounds: the cause is `shared`, never `device`
+// alone, and the store is CRITICAL as TiKV would have it (nothing held). The media kept busy
+// by writers on one of them: the idle one is slow too, from its neighbour's load: `load` for
+// both, never `device`.
 import { afterAll, describe, expect, it } from 'vitest';
 import { diskLines, storeLines, waitForRounds } from '../helpers/cause-rounds.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
@@ -38,5 +40,26 @@ describe.skipIf(requireRootFacilities(['root', 'loop', 'blkio']).skip)('the caus
     expect([...diskLines(watch, 'a'), ...diskLines(watch, 'b')].filter((line) => line.held !== undefined)).toEqual([]);
     await waitFor(() => storeLines(watch!).at(-1)!.evict === true, 10_000, 'the store at the eviction threshold');
     await a.unslow();
+  }, 150_000);
+
+  it("one disk busy with direct writers, the other idle on the same media: load for both, never device", async () => {
+    if (watch && watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
+    await watch?.done;
+    await removeAllTestDisks();
+    const media = await makeTestDisk({ backingTmpfs: true, sizeMiB: 300 });
+    const a = await makeTestDisk({ backingDir: media.dir, sizeMiB: 100 });
+    const b = await makeTestDisk({ backingDir: media.dir, sizeMiB: 100 });
+    // A 2 ms timeout: a busy healthy disk's 1.5 to 3.5 ms inspections are slow rounds for certain (slow-cause.test.ts).
+    watch = startCli(['watch', '--path', `a=${a.dir}`, '--path', `b=${b.dir}`, ...FLAGS, '--timeout', '2ms']);
+    const healthy = (disk: string) => diskLines(watch!, disk).filter((line) => line.cause === undefined).length >= HEALTHY_ROUNDS;
+    await waitForRounds(watch, () => healthy('a') && healthy('b'), 60_000, 'the healthy rounds');
+    const from = { a: diskLines(watch, 'a').length, b: diskLines(watch, 'b').length };
+    await b.load(4);
+    const causes = (disk: 'a' | 'b') => diskLines(watch!, disk).slice(from[disk]).map((line) => line.cause as string | undefined);
+    await waitForRounds(watch, () => causes('a').includes('load') && causes('b').includes('load'), 30_000, 'rounds whose cause is load for both');
+    const seen = diskLines(watch, 'a').length;
+    await waitFor(() => diskLines(watch!, 'a').length >= seen + 5, 15_000, 'five more rounds');
+    expect([...causes('a'), ...causes('b')].filter((cause) => cause === 'device' || cause === 'shared')).toEqual([]);
+    await b.unload();
   }, 150_000);
 });
