@@ -76,6 +76,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         prediction: update.predictions.get(name),
         cause: update.causes.get(name),
         held: update.held.get(name),
+        warningOf: update.warningOf.get(name),
         blockDevices: trace.blockDevices.get(name),
         stalledDevices: shown.length > 0 ? stalledBehind(name, shown) : undefined,
       }));

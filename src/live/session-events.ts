@@ -10,6 +10,7 @@ import type { PhaseTimings, SerializedProbeError } from '../prober/protocol.js';
 import type { Severity } from '../score/store-score.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import type { SlowCause } from '../verdict/slow-cause.js';
+import type { WarningBasis } from '../verdict/busy-verdict.js';
 
 /** `hung`: an inspection has been in flight for --hang-after, from the clock, whatever the score says yet. */
 /** `contested`: each probe file made in its directory has its name taken by someone else; nothing of the disk is seen, nothing charged. */
@@ -50,6 +51,8 @@ export interface DiskStatus extends DiskPlacement {
   cause?: SlowCause;
   /** At the eviction threshold, held from eviction because it is busy: the cause that says so (src/verdict/busy-verdict.ts). */
   held?: SlowCause;
+  /** In state warning: what the warning is of, load or the device (src/verdict/busy-verdict.ts). */
+  warningOf?: WarningBasis;
   /** Another filesystem was mounted onto its directory during the run, or since the last run that remembers it: WARNING. */
   filesystemChanged?: boolean;
   /** The filesystem it was on before that change, as describeFilesystem says it. */

@@ -30,6 +30,7 @@ export function diskStatuses(disks: Iterable<DiskRecord>, pipeline: VerdictPipel
     if (verdict.prediction) status.prediction = verdict.prediction;
     if (verdict.cause) status.cause = verdict.cause;
     if (verdict.held) status.held = verdict.held;
+    if (verdict.warningOf) status.warningOf = verdict.warningOf;
     if (verdict.waitingMs !== undefined) status.waitingMs = verdict.waitingMs;
     if (disk.contested && !verdict.hung) status.state = 'contested';
     if (verdict.hung) {

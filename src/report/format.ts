@@ -5,7 +5,7 @@ import type { Prediction } from '../early-warning/predictor.js';
 import type { SessionEvent, DiskStatus } from '../live/session-events.js';
 import { describeError } from '../live/shown-error.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
-import { isBusyCause } from '../verdict/busy-verdict.js';
+import { isBusyCause, type WarningBasis } from '../verdict/busy-verdict.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { DiskSummary } from './disk-summary.js';
 import { LATENCY_PHASES } from './phase-latencies.js';
@@ -86,11 +86,12 @@ export function formatBlockDevices(disk: Pick<DiskStatus, 'blockDevices' | 'stal
  * clears); and at the sample whose warning ended, ` warning cleared: steady` (or `gap`) with no
  * figure, which would read as the warning's.
  */
-export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'warning' | 'cleared'> | undefined): string {
+export function formatPrediction(prediction: Pick<Prediction, 'probability' | 'warning' | 'cleared'> | undefined, warningOf?: WarningBasis): string {
   if (prediction?.probability == null) return '';
   if (prediction.cleared) return ` warning cleared: ${prediction.cleared}`;
   const figure = `predict ${prediction.probability.toFixed(2)}`;
-  return prediction.warning ? ` warning (${figure})` : ` ${figure}`;
+  const of = warningOf === undefined ? '' : `, of ${warningOf}`;
+  return prediction.warning ? ` warning (${figure}${of})` : ` ${figure}`;
 }
 
 /**
@@ -118,9 +119,9 @@ export function shownStatistical(disk: Pick<DiskStatus, 'statistical' | 'statist
 }
 
 /** The early warning of an inspected disk, ` predict warming up` until the predictor has a probability. */
-export function shownPrediction(disk: Pick<DiskStatus, 'prediction' | 'inspected' | 'state'>): string {
+export function shownPrediction(disk: Pick<DiskStatus, 'prediction' | 'inspected' | 'state' | 'warningOf'>): string {
   if (disk.prediction?.probability == null) return disk.inspected && disk.state !== 'skipped' ? ` predict ${WARMING_UP}` : '';
-  return formatPrediction(disk.prediction);
+  return formatPrediction(disk.prediction, disk.warningOf);
 }
 
 /** A disk's summary: "max 8.00 inspections 70 timeouts 30 errors 0 median/p99/max write 0.13ms/1.20ms/3.00ms sync ... read ...". */

@@ -22,7 +22,7 @@ import { LATENCY_PHASES } from './phase-latencies.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged' | 'cause' | 'held'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged' | 'cause' | 'held' | 'warningOf'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -118,6 +118,7 @@ function predictionFields(disk: RoundDisk): Json {
   return {
     predicted_breach_probability: prediction.probability,
     warning: prediction.warning,
+    ...(prediction.warning && disk.warningOf ? { warning_of: disk.warningOf } : {}),
     warning_cleared: prediction.cleared,
     predictor_model: prediction.model,
   };

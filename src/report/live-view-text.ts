@@ -186,7 +186,7 @@ function diskForms(disk: DiskStatus, nameWidth: number, frame: LiveFrame): Part[
   const score = part(formatScore(disk.score).padStart(5), scoreTone(disk.score, frame.params));
   const statistical = disk.statistical ? part(`stat ${disk.statistical}`, disk.statistical === 'confirmed' ? 'warn' : undefined) : null;
   const notOk = disk.statistical === 'ok' ? null : statistical;
-  const prediction = part(formatPrediction(disk.prediction).trim(), disk.prediction?.warning ? 'warn' : undefined);
+  const prediction = part(formatPrediction(disk.prediction, disk.warningOf).trim(), disk.prediction?.warning ? 'warn' : undefined);
   const causeText = formatCause(disk).trim();
   const cause = causeText === '' ? null : part(causeText, 'warn');
   const stalled = disk.stalledDevices?.length ? part(`STALLED ${disk.stalledDevices.join(',')}`, 'warn') : null;

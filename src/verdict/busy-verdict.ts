@@ -31,6 +31,18 @@ export function isBusyCause(cause: SlowCause | undefined): boolean {
   return cause !== undefined && BUSY_CAUSES.has(cause);
 }
 
+/**
+ * What an early warning forecasts, from the cause of the disk's round (slow-cause.ts, judged
+ * for a warned disk too): `load`, a busy disk's latency climbing with its load, which ends
+ * with it; `device`, its device serving slowly; `unknown` where the round does not tell.
+ */
+export type WarningBasis = 'load' | 'device' | 'unknown';
+
+export function warningBasisOf(cause: SlowCause): WarningBasis {
+  if (isBusyCause(cause)) return 'load';
+  return cause === 'device' || cause === 'shared' ? 'device' : 'unknown';
+}
+
 /** "busy, not evicted: kv (load)", or '': why a store at the eviction threshold is WARNING. */
 export function busyNotes(disks: readonly { name: string; held?: SlowCause }[]): string {
   const held = disks.filter((disk) => disk.held !== undefined);

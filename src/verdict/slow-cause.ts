@@ -125,6 +125,7 @@ export interface RoundInspections {
 export const emptyRound = (): RoundInspections => ({ ms: 0, waitMs: 0, slowOfItself: 0, slowForCpu: 0 });
 
 const NO_INSPECTIONS: ReadonlyMap<string, RoundInspections> = new Map();
+const NO_DISKS: ReadonlySet<string> = new Set();
 
 export class SlowCauses {
   private readonly baselines = new Map<string, DeviceBaseline>();
@@ -134,22 +135,28 @@ export class SlowCauses {
   constructor(private readonly params: CauseParams = DEFAULT_CAUSE_PARAMS) {}
 
   /**
-   * The cause of each disk in `slow`, from its inspections of the round and the round's
-   * devices; the devices of the disks not slow in it, and only theirs, grow their baselines.
+   * The cause of each disk in `slow`, and in `also` (judged as if slow, without counting as
+   * slow for another), from its inspections of the round and the round's devices; the devices
+   * of the other disks, and only theirs, grow their baselines.
    */
-  round(devices: readonly DeviceFigures[], slow: ReadonlySet<string>, inspections: ReadonlyMap<string, RoundInspections> = NO_INSPECTIONS): Map<string, SlowCause> {
+  round(
+    devices: readonly DeviceFigures[],
+    slow: ReadonlySet<string>,
+    inspections: ReadonlyMap<string, RoundInspections> = NO_INSPECTIONS,
+    also: ReadonlySet<string> = NO_DISKS,
+  ): Map<string, SlowCause> {
     const findings = new Map<string, DeviceFinding>();
     const limitUses = new Map<string, number>();
     for (const device of devices) {
       const baseline = this.baselines.get(device.device);
       // Judged only when some disk needs a cause: most rounds of most runs have none.
-      if (slow.size > 0) findings.set(device.device, this.finding(device, baseline));
-      if (!device.disks.some((disk) => slow.has(disk))) this.learn(device, baseline);
+      if (slow.size + also.size > 0) findings.set(device.device, this.finding(device, baseline));
+      if (!device.disks.some((disk) => slow.has(disk) || also.has(disk))) this.learn(device, baseline);
       if (device.limitUse !== null) limitUses.set(device.device, device.limitUse);
     }
     this.lastLimitUses = limitUses;
     const causes = new Map<string, SlowCause>();
-    for (const disk of slow) causes.set(disk, this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow));
+    for (const disk of new Set([...slow, ...also])) causes.set(disk, this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow));
     return causes;
   }
 

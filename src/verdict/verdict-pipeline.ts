@@ -28,7 +28,7 @@ import { RunVerdict } from './run-verdict.js';
 import { ThresholdCrossings, type ThresholdCrossing } from './threshold-crossings.js';
 import { emptyRound, SlowCauses, type RoundInspections, type SlowCause } from './slow-cause.js';
 import { microseconds } from '../common/microseconds.js';
-import { actedScoreOf, isBusyCause, type BusyVerdict } from './busy-verdict.js';
+import { actedScoreOf, isBusyCause, warningBasisOf, type BusyVerdict, type WarningBasis } from './busy-verdict.js';
 
 export interface PipelineParams {
   score: ScoreParams;
@@ -103,6 +103,8 @@ export interface RoundVerdict {
   crossings: readonly ThresholdCrossing[];
   /** Why each disk slow in the round was slow (slow-cause.ts); the others have none. */
   causes: ReadonlyMap<string, SlowCause>;
+  /** What each disk in state warning is warned of, from its round judged as a slow one's. */
+  warningOf: ReadonlyMap<string, WarningBasis>;
   /** The disks at the eviction threshold held from it because they are busy, with the cause that says so (busy-verdict.ts). */
   held: ReadonlyMap<string, SlowCause>;
   /** The store's score over the disks not held: what the verdict and the evict hook act on; the store score when none is held. */
@@ -156,6 +158,8 @@ export interface DiskVerdict {
   cause?: SlowCause;
   /** It was held from eviction at the last round because it is busy: the cause that says so. */
   held?: SlowCause;
+  /** In state warning at the last round: what the warning is of. */
+  warningOf?: WarningBasis;
 }
 
 /** The counts of a disk's inspections since the start: one that leaves or restarts keeps them. */
@@ -208,6 +212,7 @@ export class VerdictPipeline {
   private chargedAtRound: ReadonlyMap<string, number> = new Map();
   private lastCauses: ReadonlyMap<string, SlowCause> = new Map();
   private lastHeld: ReadonlyMap<string, SlowCause> = new Map();
+  private lastWarningOf: ReadonlyMap<string, WarningBasis> = new Map();
   private readonly counts = new Map<string, InspectionCounts>();
   /** The inspected disks, also as a list for the rules on them. */
   private readonly inspected = new Map<string, InspectedDisk>();
@@ -369,6 +374,8 @@ export class VerdictPipeline {
     if (cause) verdict.cause = cause;
     const held = this.lastHeld.get(name);
     if (held) verdict.held = held;
+    const warningOf = this.lastWarningOf.get(name);
+    if (warningOf) verdict.warningOf = warningOf;
     if (waiting !== null) verdict.inFlightSinceMs = inspected.inFlight.sinceMs(nowMs)!;
     if (waiting !== null && waiting > this.params.score.intervalMs) verdict.waitingMs = waiting;
     return verdict;
@@ -436,14 +443,15 @@ export class VerdictPipeline {
     const detected = worseSeverity(detectorSeverity(statistical.values(), { confirmedIsCritical }), detectorSeverity(tail.values(), { confirmedIsCritical }));
     const down = downSeverity(this.inspectedList.map((disk) => disk.unwritable));
     const moved: Severity = this.inspectedList.some((disk) => disk.filesystemChanged) ? 'slow' : 'ok';
-    const causes = this.roundCauses(devices, statistical, tail);
+    const causes = this.roundCauses(devices, statistical, tail, predictions);
     const held = this.heldDisks(scores);
     const actedScore = held.size === 0 ? storeScore : actedScoreOf([...scores].map(([name, score]) => ({ score, held: held.get(name) })));
     const heldSeverity: Severity = held.size === 0 ? 'ok' : 'slow';
     const also = [predictionSeverity(predictions.values()), down, moved, heldSeverity].reduce(worseSeverity, detected);
     const severity = this.verdict.observe(storeScore, also, actedScore);
     const crossings = this.crossings.round(storeScore, scores);
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings, causes, held, actedScore };
+    const warningOf = this.lastWarningOf;
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings, causes, warningOf, held, actedScore };
   }
 
   /** The disks at the eviction threshold whose last slow round was busy, not hung: held from eviction unless --busy critical. */
@@ -463,9 +471,15 @@ export class VerdictPipeline {
   /**
    * The cause of each disk slow in the round: charged a timeout in it, hung, or doubted by a
    * detector. Without the devices' figures (a trace recorded without them) only the
-   * inspections' wait for a CPU can tell it.
+   * inspections' wait for a CPU can tell it. A disk in state warning is judged as a slow one
+   * (its devices learn nothing while it is), for what its warning is of.
    */
-  private roundCauses(devices: readonly DeviceFigures[] | undefined, statistical: ReadonlyMap<string, DetectorState>, tail: ReadonlyMap<string, TailState>): ReadonlyMap<string, SlowCause> {
+  private roundCauses(
+    devices: readonly DeviceFigures[] | undefined,
+    statistical: ReadonlyMap<string, DetectorState>,
+    tail: ReadonlyMap<string, TailState>,
+    predictions: ReadonlyMap<string, Prediction>,
+  ): ReadonlyMap<string, SlowCause> {
     const charged = this.ticks.chargedTimeouts();
     const slow = new Set<string>();
     for (const disk of this.inspectedList) {
@@ -475,8 +489,17 @@ export class VerdictPipeline {
     }
     this.chargedAtRound = charged;
     const inspections = new Map(this.inspectedList.map((disk) => [disk.name, disk.round]));
+    const warned = new Set<string>();
+    for (const [name, prediction] of predictions) if (prediction.warning) warned.add(name);
     // To the places a trace keeps, so that a replay finds the same causes.
-    this.lastCauses = this.causes.round(devices ? devices.map(recordedFigures) : NO_DEVICES, slow, inspections);
+    const causes = this.causes.round(devices ? devices.map(recordedFigures) : NO_DEVICES, slow, inspections, warned);
+    const warningOf = new Map<string, WarningBasis>();
+    for (const [name, cause] of causes) {
+      if (predictions.get(name)?.warning) warningOf.set(name, warningBasisOf(cause));
+      if (!slow.has(name)) causes.delete(name);
+    }
+    this.lastCauses = causes;
+    this.lastWarningOf = warningOf;
     for (const [name, cause] of this.lastCauses) this.inspected.get(name)!.slowCause = cause;
     for (const disk of this.inspectedList) disk.round = emptyRound();
     return this.lastCauses;

@@ -30,16 +30,17 @@ const LOADED: Partial<DeviceFigures> = { writeIops: 1000, writeLatencyMs: 6, ave
 const SLOW: Partial<DeviceFigures> = { writeIops: 13, flushIops: 3, writeLatencyMs: 200, flushLatencyMs: 250, utilisation: 1 };
 
 /**
- * raft healthy throughout; kv healthy for 10 s, then for 30 s every inspection takes 150 ms
- * (a timeout at 100 ms ticks) while its loop device looks `kvDevice`, or no inspection of it
- * comes back at all (`hang`); of the 150 ms (or `kvMs`), the probe thread waited `kvWaitMs`
- * for a CPU, and `kvStartWaitMs` before it; `kvLate`: each came back after its tick ended.
+ * raft healthy throughout; kv healthy for 10 s, then to the last of `ticks` (400: 30 s) every
+ * inspection takes 150 ms (a timeout at 100 ms ticks) while its loop device looks `kvDevice`,
+ * or no inspection of it comes back at all (`hang`); of the 150 ms (or `kvMs`), the probe
+ * thread waited `kvWaitMs` for a CPU, and `kvStartWaitMs` before it; `kvLate`: each came
+ * back after its tick ended.
  */
 function run(
   kvDevice: Partial<DeviceFigures>,
-  options: Partial<PipelineParams> & { hang?: boolean; kvMs?: number; kvWaitMs?: number; kvStartWaitMs?: number; kvLate?: boolean } = {},
+  options: Partial<PipelineParams> & { hang?: boolean; kvMs?: number; kvWaitMs?: number; kvStartWaitMs?: number; kvLate?: boolean; ticks?: number } = {},
 ) {
-  const { kvMs = 150, kvWaitMs = 0, kvStartWaitMs = 0.01, kvLate = false, hang, ...params } = options;
+  const { kvMs = 150, kvWaitMs = 0, kvStartWaitMs = 0.01, kvLate = false, ticks = 400, hang, ...params } = options;
   const pipeline = new VerdictPipeline({
     score,
     statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
@@ -52,7 +53,7 @@ function run(
   pipeline.disks(['raft', 'kv']);
   const rounds: RoundVerdict[] = [];
   const slowFrom = 100;
-  for (let tick = 1; tick <= 400; tick += 1) {
+  for (let tick = 1; tick <= ticks; tick += 1) {
     const slow = tick > slowFrom;
     pipeline.tick({ tick, atMs: tick * I });
     const round = pipeline.devices({ tick, devices: [device('loop0', 'raft'), device('loop1', 'kv', slow ? kvDevice : {})] });
@@ -64,7 +65,7 @@ function run(
     pipeline.inspection({ tick, disk: 'kv', ms, ...waits, late: slow && kvLate, atMs: tick * I + ms });
   }
   const last = rounds.at(-1)!;
-  return { rounds, last, exitCode: pipeline.exitCode(), kv: pipeline.disk('kv', 400 * I)! };
+  return { rounds, last, exitCode: pipeline.exitCode(), kv: pipeline.disk('kv', ticks * I)! };
 }
 
 describe('a busy disk at the eviction threshold', () => {
@@ -138,6 +139,22 @@ describe('a busy disk at the eviction threshold', () => {
     expect(last.causes.get('kv')).toBe('device');
     expect(last.held.size).toBe(0);
     expect(exitCode).toBe(EXIT_CRITICAL);
+  });
+
+  it('an early warning says what it is of: load on a loaded device, the device on a slow one', () => {
+    // An SLA under the disk's 150 ms inspections: the predictor warns within the slow stretch.
+    const predictor = predictorParams({ timeoutMs: score.timeoutMs, slaMs: 20 });
+    // Two minutes of it: a probability needs four samples of 15 s.
+    const loaded = run(LOADED, { predictor, ticks: 1300 });
+    const warned = loaded.rounds.filter((round) => round.predictions.get('kv')?.warning);
+    expect(warned.length).toBeGreaterThan(0);
+    expect(warned.map((round) => round.warningOf.get('kv'))).toEqual(warned.map(() => 'load'));
+    expect(loaded.kv.warningOf).toBe('load');
+    const slow = run(SLOW, { predictor, ticks: 1300 });
+    expect(slow.kv.prediction?.warning).toBe(true);
+    expect(slow.kv.warningOf).toBe('device');
+    // Never for a disk not in state warning.
+    expect(loaded.rounds.filter((round) => !round.predictions.get('raft')?.warning).every((round) => !round.warningOf.has('raft'))).toBe(true);
   });
 
   it('hung on a loaded device, no inspection coming back: CRITICAL whatever the cause', () => {
