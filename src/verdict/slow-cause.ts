@@ -112,6 +112,8 @@ const LIMITED_ROLES: ReadonlySet<DeviceFigures['role']> = new Set(['filesystem',
 
 /** A disk's inspections that came back in a round. */
 export interface RoundInspections {
+  /** How many came back. */
+  count: number;
   /** What they took in all ... */
   ms: number;
   /** ... and of that, how long the probe thread waited for a CPU (where known). */
@@ -122,7 +124,7 @@ export interface RoundInspections {
   slowForCpu: number;
 }
 
-export const emptyRound = (): RoundInspections => ({ ms: 0, waitMs: 0, slowOfItself: 0, slowForCpu: 0 });
+export const emptyRound = (): RoundInspections => ({ count: 0, ms: 0, waitMs: 0, slowOfItself: 0, slowForCpu: 0 });
 
 const NO_INSPECTIONS: ReadonlyMap<string, RoundInspections> = new Map();
 const NO_DISKS: ReadonlySet<string> = new Set();

@@ -500,7 +500,12 @@ export class VerdictPipeline {
     }
     this.lastCauses = causes;
     this.lastWarningOf = warningOf;
-    for (const [name, cause] of this.lastCauses) this.inspected.get(name)!.slowCause = cause;
+    for (const [name, cause] of this.lastCauses) {
+      const disk = this.inspected.get(name)!;
+      // A round in which nothing of the disk came back and its devices told nothing is no
+      // evidence: what its score is charged to stays what the last round with some said.
+      if (cause !== 'unknown' || disk.round.count > 0 || disk.slowCause === undefined) disk.slowCause = cause;
+    }
     for (const disk of this.inspectedList) disk.round = emptyRound();
     return this.lastCauses;
   }
@@ -514,6 +519,7 @@ export class VerdictPipeline {
     const { timeoutMs, intervalMs } = this.params.score;
     const waitMs = event.waitMs == null ? 0 : microseconds(event.waitMs);
     const startWaitMs = event.startWaitMs == null ? 0 : microseconds(event.startWaitMs);
+    round.count += 1;
     round.ms += microseconds(ms);
     round.waitMs += waitMs;
     if (ms - waitMs >= timeoutMs) round.slowOfItself += 1;

@@ -34,13 +34,14 @@ const SLOW: Partial<DeviceFigures> = { writeIops: 13, flushIops: 3, writeLatency
  * inspection takes 150 ms (a timeout at 100 ms ticks) while its loop device looks `kvDevice`,
  * or no inspection of it comes back at all (`hang`); of the 150 ms (or `kvMs`), the probe
  * thread waited `kvWaitMs` for a CPU, and `kvStartWaitMs` before it; `kvLate`: each came
- * back after its tick ended.
+ * back after its tick ended; `kvSilentEvery`: every so many rounds, none of kv's came back
+ * in the round.
  */
 function run(
   kvDevice: Partial<DeviceFigures>,
-  options: Partial<PipelineParams> & { hang?: boolean; kvMs?: number; kvWaitMs?: number; kvStartWaitMs?: number; kvLate?: boolean; ticks?: number } = {},
+  options: Partial<PipelineParams> & { hang?: boolean; kvMs?: number; kvWaitMs?: number; kvStartWaitMs?: number; kvLate?: boolean; kvSilentEvery?: number; ticks?: number } = {},
 ) {
-  const { kvMs = 150, kvWaitMs = 0, kvStartWaitMs = 0.01, kvLate = false, ticks = 400, hang, ...params } = options;
+  const { kvMs = 150, kvWaitMs = 0, kvStartWaitMs = 0.01, kvLate = false, kvSilentEvery = 0, ticks = 400, hang, ...params } = options;
   const pipeline = new VerdictPipeline({
     score,
     statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
@@ -60,6 +61,8 @@ function run(
     if (round) rounds.push(round);
     pipeline.inspection({ tick, disk: 'raft', ms: 0.1, waitMs: 0.01, startWaitMs: 0.01, atMs: tick * I + 1 });
     if (slow && hang) continue;
+    // Every kvSilentEvery-th round of the slow stretch, nothing of kv comes back in it.
+    if (slow && kvSilentEvery > 0 && Math.floor(tick / score.roundTicks) % kvSilentEvery === 0) continue;
     const ms = slow ? kvMs : 0.1;
     const waits = slow ? { waitMs: kvWaitMs, startWaitMs: kvStartWaitMs } : { waitMs: 0.01, startWaitMs: 0.01 };
     pipeline.inspection({ tick, disk: 'kv', ms, ...waits, late: slow && kvLate, atMs: tick * I + ms });
@@ -110,6 +113,14 @@ describe('a busy disk at the eviction threshold', () => {
     expect(last.severity).toBe('slow');
     expect(exitCode).toBe(EXIT_WARNING);
     expect(busyNotes([{ name: 'kv', held: kv.held }])).toBe('busy, not evicted: kv (cpu)');
+  });
+
+  it('a round in which nothing of the starved disk came back says nothing new: the hold stays', () => {
+    const { rounds, last, exitCode } = run({}, { kvWaitMs: 140, kvSilentEvery: 3 });
+    expect(rounds.some((round) => round.causes.get('kv') === 'unknown')).toBe(true);
+    expect(last.storeScore).toBe(100);
+    expect(rounds.filter((round) => round.storeScore === 100).every((round) => round.held.get('kv') === 'cpu')).toBe(true);
+    expect(exitCode).toBe(EXIT_WARNING);
   });
 
   it('ticks answered after their end because the probe thread woke late for want of a CPU: cpu, held', () => {

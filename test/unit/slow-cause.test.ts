@@ -94,7 +94,7 @@ describe('the cause of a slow disk', () => {
 
   it('most of its ticks past the timeout only by its waits for a CPU: cpu, whatever the devices show', () => {
     const causes = learned();
-    const starved = new Map([['a', { ms: 950, waitMs: 920, slowForCpu: 3, slowOfItself: 1 }]]);
+    const starved = new Map([['a', { count: 4, ms: 950, waitMs: 920, slowForCpu: 3, slowOfItself: 1 }]]);
     expect(causes.round(twoDisks(), new Set(['a']), starved)).toEqual(new Map([['a', 'cpu']]));
     // A starved machine starves the loop device's worker too: its device looks slow.
     expect(causes.round(twoDisks({ writeIops: 13, writeLatencyMs: 200 }), new Set(['a']), starved)).toEqual(new Map([['a', 'cpu']]));
@@ -105,14 +105,14 @@ describe('the cause of a slow disk', () => {
   it('ticks past the timeout of themselves as many as by a wait for a CPU: not cpu', () => {
     const causes = learned();
     const slowLoop = { writeIops: 13, writeLatencyMs: 200, flushLatencyMs: 250 };
-    expect(causes.round(twoDisks(slowLoop), new Set(['a']), new Map([['a', { ms: 1500, waitMs: 300, slowForCpu: 2, slowOfItself: 2 }]]))).toEqual(new Map([['a', 'device']]));
+    expect(causes.round(twoDisks(slowLoop), new Set(['a']), new Map([['a', { count: 10, ms: 1500, waitMs: 300, slowForCpu: 2, slowOfItself: 2 }]]))).toEqual(new Map([['a', 'device']]));
     // A timeout no inspection can beat: every tick is past it of itself, whatever the waits.
-    expect(causes.round(twoDisks(), new Set(['a']), new Map([['a', { ms: 1.5, waitMs: 1, slowForCpu: 0, slowOfItself: 5 }]]))).toEqual(new Map([['a', 'unknown']]));
+    expect(causes.round(twoDisks(), new Set(['a']), new Map([['a', { count: 5, ms: 1.5, waitMs: 1, slowForCpu: 0, slowOfItself: 5 }]]))).toEqual(new Map([['a', 'unknown']]));
   });
 
   it('no tick past the timeout (a detector doubts): cpu when half of the time, and 2 ms, went waiting', () => {
     const causes = learned();
-    const doubted = (ms: number, waitMs: number) => new Map([['a', { ms, waitMs, slowForCpu: 0, slowOfItself: 0 }]]);
+    const doubted = (ms: number, waitMs: number) => new Map([['a', { count: 10, ms, waitMs, slowForCpu: 0, slowOfItself: 0 }]]);
     expect(causes.round(twoDisks(), new Set(['a']), doubted(60, 45))).toEqual(new Map([['a', 'cpu']]));
     expect(causes.round(twoDisks(), new Set(['a']), doubted(60, 20))).toEqual(new Map([['a', 'unknown']]));
     expect(causes.round(twoDisks(), new Set(['a']), doubted(1.5, 1.2))).toEqual(new Map([['a', 'unknown']]));
