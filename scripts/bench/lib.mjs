@@ -386,6 +386,24 @@ export function makeDisk(dir, sizeMib, { backingDir } = {}) {
   return { dir, loop: match[1], fs: match[2], majmin: match[3], remove: removeNow };
 }
 
+/** Busy with others' I/O: `writers` processes writing 1 MiB direct, until unloadDisk (or its removal). */
+export function loadDisk(disk, writers) {
+  kit('load', [disk.dir, '--writers', String(writers)]);
+}
+
+export function unloadDisk(disk) {
+  kit('unload', [disk.dir]);
+}
+
+/** Its own device serves slowly: the media it was made on (makeDisk's backingDir, another kit disk) capped. */
+export function slowDisk(disk, writeIops) {
+  kit('slow', [disk.dir, '--write-iops', String(writeIops)]);
+}
+
+export function unslowDisk(disk) {
+  kit('unslow', [disk.dir]);
+}
+
 export function throttleDisk(disk, writeIops) {
   kit('throttle', [disk.dir, '--write-iops', String(writeIops)]);
 }
