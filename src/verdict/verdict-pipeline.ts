@@ -470,9 +470,10 @@ export class VerdictPipeline {
 
   /**
    * The cause of each disk slow in the round: charged a timeout in it, hung, or doubted by a
-   * detector. Without the devices' figures (a trace recorded without them) only the
-   * inspections' wait for a CPU can tell it. A disk in state warning is judged as a slow one
-   * (its devices learn nothing while it is), for what its warning is of.
+   * detector; none for a disk that cannot be written: it is down, not slow. Without
+   * the devices' figures (a trace recorded without them) only the inspections' wait for a CPU
+   * can tell it. A disk in state warning is judged as a slow one (its devices learn nothing
+   * while it is), for what its warning is of.
    */
   private roundCauses(
     devices: readonly DeviceFigures[] | undefined,
@@ -484,6 +485,8 @@ export class VerdictPipeline {
     const slow = new Set<string>();
     for (const disk of this.inspectedList) {
       const { name } = disk;
+      // A disk that cannot be written is down, not slow: its error is what its score is charged to.
+      if (disk.unwritable) continue;
       const timedOut = (charged.get(name) ?? 0) > (this.chargedAtRound.get(name) ?? 0);
       if (timedOut || disk.state === 'hung' || (statistical.get(name) ?? 'ok') !== 'ok' || (tail.get(name) ?? 'ok') !== 'ok') slow.add(name);
     }

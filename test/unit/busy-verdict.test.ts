@@ -39,9 +39,9 @@ const SLOW: Partial<DeviceFigures> = { writeIops: 13, flushIops: 3, writeLatency
  */
 function run(
   kvDevice: Partial<DeviceFigures>,
-  options: Partial<PipelineParams> & { hang?: boolean; kvMs?: number; kvWaitMs?: number; kvStartWaitMs?: number; kvLate?: boolean; kvSilentEvery?: number; ticks?: number } = {},
+  options: Partial<PipelineParams> & { hang?: boolean; kvError?: string; kvMs?: number; kvWaitMs?: number; kvStartWaitMs?: number; kvLate?: boolean; kvSilentEvery?: number; ticks?: number } = {},
 ) {
-  const { kvMs = 150, kvWaitMs = 0, kvStartWaitMs = 0.01, kvLate = false, kvSilentEvery = 0, ticks = 400, hang, ...params } = options;
+  const { kvMs = 150, kvWaitMs = 0, kvStartWaitMs = 0.01, kvLate = false, kvSilentEvery = 0, ticks = 400, hang, kvError, ...params } = options;
   const pipeline = new VerdictPipeline({
     score,
     statistical: statisticalParams({ failureLatencyMs: score.timeoutMs }),
@@ -61,6 +61,10 @@ function run(
     if (round) rounds.push(round);
     pipeline.inspection({ tick, disk: 'raft', ms: 0.1, waitMs: 0.01, startWaitMs: 0.01, atMs: tick * I + 1 });
     if (slow && hang) continue;
+    if (slow && kvError) {
+      pipeline.inspection({ tick, disk: 'kv', ms: null, error: kvError, atMs: tick * I + 1 });
+      continue;
+    }
     // Every kvSilentEvery-th round of the slow stretch, nothing of kv comes back in it.
     if (slow && kvSilentEvery > 0 && Math.floor(tick / score.roundTicks) % kvSilentEvery === 0) continue;
     const ms = slow ? kvMs : 0.1;
@@ -172,6 +176,14 @@ describe('a busy disk at the eviction threshold', () => {
     const { last, exitCode } = run(LOADED, { hang: true });
     expect(last.storeScore).toBe(100);
     expect(last.causes.get('kv')).toBe('load');
+    expect(last.held.size).toBe(0);
+    expect(last.severity).toBe('evict');
+    expect(exitCode).toBe(EXIT_CRITICAL);
+  });
+
+  it('cannot be written on a loaded device: down, not slow, no cause and nothing held; CRITICAL', () => {
+    const { rounds, last, exitCode } = run(LOADED, { kvError: 'EROFS' });
+    expect(rounds.filter((round) => round.tick > 100).every((round) => !round.causes.has('kv'))).toBe(true);
     expect(last.held.size).toBe(0);
     expect(last.severity).toBe('evict');
     expect(exitCode).toBe(EXIT_CRITICAL);
