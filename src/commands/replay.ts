@@ -71,6 +71,7 @@ export async function runReplay(trace: Trace, request: ReplayRequest): Promise<v
         score,
         statistical: update.statistical.get(name),
         statisticalJudged: update.statisticalJudged.get(name),
+        confirmation: update.confirmations.get(name),
         tail: update.tail.get(name),
         tailJudged: update.tailJudged.get(name),
         prediction: update.predictions.get(name),

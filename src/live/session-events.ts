@@ -3,7 +3,7 @@
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { FilesystemIdentity } from '../layout/filesystem-memory.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { DetectorState } from '../statistical/statistical-detector.js';
+import type { Confirmation, DetectorState } from '../statistical/statistical-detector.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { TailState } from '../statistical/tail-detector.js';
 import type { PhaseTimings, SerializedProbeError } from '../prober/protocol.js';
@@ -43,6 +43,8 @@ export interface DiskStatus extends DiskPlacement {
   prediction?: Prediction;
   /** The statistical detector has judged it against a baseline (else its state is no verdict yet: warming up). */
   statisticalJudged?: boolean;
+  /** Confirmed by the statistical detector: by which path, and how long after its deviation began. */
+  confirmation?: Confirmation;
   /** The tail detector has a baseline for it (else its state is no verdict yet: warming up). */
   tailJudged?: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */

@@ -21,6 +21,7 @@ export function diskStatuses(disks: Iterable<DiskRecord>, pipeline: VerdictPipel
     status.score = verdict.score;
     status.statistical = verdict.statistical;
     status.statisticalJudged = verdict.statisticalJudged;
+    if (verdict.confirmation) status.confirmation = verdict.confirmation;
     status.evictionInMs = verdict.evictionInMs;
     if (verdict.filesystemChanged) status.filesystemChanged = true;
     status.tail = verdict.tail;

@@ -113,9 +113,15 @@ export function formatTail(tail: string | undefined): string {
 /** What a detector without the data it needs says, in every human output: never `ok`. */
 export const WARMING_UP = 'warming up';
 
-/** The statistical detector's state of a disk, or `warming up` while it has judged none of its steps. */
-export function shownStatistical(disk: Pick<DiskStatus, 'statistical' | 'statisticalJudged'>): string | undefined {
-  return disk.statistical === 'ok' && disk.statisticalJudged === false ? WARMING_UP : disk.statistical;
+/**
+ * The statistical detector's state of a disk, or `warming up` while it has judged none of its
+ * steps; a confirmation says how it was reached: `confirmed (fast, 15.0s)`, `confirmed
+ * (rules, 72.0s)`, the time from the start of the deviation.
+ */
+export function shownStatistical(disk: Pick<DiskStatus, 'statistical' | 'statisticalJudged' | 'confirmation'>): string | undefined {
+  if (disk.statistical === 'ok' && disk.statisticalJudged === false) return WARMING_UP;
+  if (disk.statistical === 'confirmed' && disk.confirmation) return `confirmed (${disk.confirmation.path}, ${formatElapsed(disk.confirmation.afterMs)})`;
+  return disk.statistical;
 }
 
 /** The early warning of an inspected disk, ` predict warming up` until the predictor has a probability. */

@@ -22,7 +22,7 @@ import { LATENCY_PHASES } from './phase-latencies.js';
 type Thresholds = Pick<ScoreParams, 'slowThreshold' | 'evictThreshold'>;
 
 /** A disk at a round: replay knows its name and score, a live run its whole status. */
-export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'tailJudged' | 'cause' | 'held' | 'warningOf'>>) | DiskStatus;
+export type RoundDisk = (Pick<DiskStatus, 'name' | 'score' | 'statistical' | 'tail'> & Partial<Pick<DiskStatus, 'blockDevices' | 'stalledDevices' | 'prediction' | 'statisticalJudged' | 'confirmation' | 'tailJudged' | 'cause' | 'held' | 'warningOf'>>) | DiskStatus;
 
 export interface JsonRound {
   tick: number;
@@ -68,6 +68,12 @@ function placementFields(disk: DiskPlacement): Json {
     memory_backed: disk.memoryBacked,
     vanished: disk.vanished,
   };
+}
+
+/** A statistical confirmation: by which path (`fast` or `rules`), and the seconds from the start of the deviation. */
+function confirmationFields(disk: RoundDisk): Json {
+  if (disk.statistical !== 'confirmed' || !disk.confirmation) return {};
+  return { statistical_by: disk.confirmation.path, statistical_after_seconds: disk.confirmation.afterMs / 1000 };
 }
 
 /** A detector that has not had the data it needs: null, with the reason, never `ok`; live and replayed alike. */
@@ -192,7 +198,7 @@ export class JsonLines implements Reporter {
       const cause = disk.cause ? { cause: disk.cause } : {};
       // Only a disk held from eviction because it is busy has `held`.
       const held = disk.held ? { held: disk.held } : {};
-      lines.push({ type: 'disk', ...at, disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, tail: disk.tail, ...cause, ...held, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
+      lines.push({ type: 'disk', ...at, disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, ...confirmationFields(disk), tail: disk.tail, ...cause, ...held, ...predicted, ...devices, ...status, ...warmingUpFields(disk) });
     }
     for (const device of round.devices ?? []) lines.push({ type: 'device', ...at, ...deviceFields(device) });
     const reported = reportedScore(round.storeScore);
@@ -234,7 +240,7 @@ export class JsonLines implements Reporter {
 
   /** A disk in the summary: every field of its disk line, and its summary over the check. */
   private summaryDisk(disk: DiskStatus, summary: DiskSummary | undefined): Json {
-    const fields: Json = { disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical };
+    const fields: Json = { disk: disk.name, score: shownScore(disk.score), statistical: disk.statistical, ...confirmationFields(disk) };
     if (disk.inspected) Object.assign(fields, predictionFields(disk));
     Object.assign(fields, { block_devices: disk.blockDevices, stalled_devices: disk.stalledDevices }, statusFields(disk, this.live!.buffered), warmingUpFields(disk));
     if (!summary || !disk.inspected) return fields;

@@ -11,7 +11,7 @@ import { visible } from '../common/visible-text.js';
 import { describeError } from '../live/shown-error.js';
 import { downSeverity, isUnwritable } from '../verdict/down-verdict.js';
 import { actedScoreOf } from '../verdict/busy-verdict.js';
-import { diskFlags, formatCause, formatDeviceLine, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from './format.js';
+import { diskFlags, formatCause, formatDeviceLine, shownStatistical, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from './format.js';
 
 /** What makes the view's verdict, in a word: the worst thing true now. */
 export type ViewReason = 'ok' | 'evict' | 'hung' | 'down' | 'busy' | 'slow' | 'confirmed' | 'warning';
@@ -184,7 +184,7 @@ function diskForms(disk: DiskStatus, nameWidth: number, frame: LiveFrame): Part[
     return [joined([name, state.word, part(state.long), where, flagPart]), joined([name, state.word, part(state.long), flagPart]), joined([name, state.word, part(state.short), flagPart])];
   }
   const score = part(formatScore(disk.score).padStart(5), scoreTone(disk.score, frame.params));
-  const statistical = disk.statistical ? part(`stat ${disk.statistical}`, disk.statistical === 'confirmed' ? 'warn' : undefined) : null;
+  const statistical = disk.statistical ? part(`stat ${shownStatistical(disk)}`, disk.statistical === 'confirmed' ? 'warn' : undefined) : null;
   const notOk = disk.statistical === 'ok' ? null : statistical;
   const prediction = part(formatPrediction(disk.prediction, disk.warningOf).trim(), disk.prediction?.warning ? 'warn' : undefined);
   const causeText = formatCause(disk).trim();

@@ -39,7 +39,7 @@ export class Timeline {
     const reported = reportedScore(update.storeScore);
     const disks = [...update.scores].map(([name, score]) => {
       const shown = { blockDevices: this.blockDevices.get(name), stalledDevices: stalledBehind(name, devices) };
-      const statistical = shownStatistical({ statistical: update.statistical.get(name), statisticalJudged: update.statisticalJudged.get(name) });
+      const statistical = shownStatistical({ statistical: update.statistical.get(name), statisticalJudged: update.statisticalJudged.get(name), confirmation: update.confirmations.get(name) });
       const prediction = shownPrediction({ prediction: update.predictions.get(name), inspected: true, state: 'up', warningOf: update.warningOf.get(name) });
       const cause = formatCause({ cause: update.causes.get(name), held: update.held.get(name) });
       const held = update.held.has(name) ? ` busy (${update.held.get(name)})` : '';

@@ -51,6 +51,23 @@
 //   in a row, and is not itself suspect or confirmed, is `host-wide` (until `fallbackMs` in a
 //   row without it). Its baseline keeps following it, so a lasting load change is learnt and
 //   host-wide ends by itself once the baselines have caught up (a minute or so).
+// - Fast path. Beside the 60 s observation, a suspect disk is confirmed as soon as a
+//   sequential probability ratio test says so, from the first step of its deviating run.
+//   Steps `statisticMs` apart judge statistics that share no inspection, so each is fresh
+//   evidence; the run's steps fall into that many interleaved sequences (the 1st, 6th, 11th
+//   step; the 2nd, 7th, ...), each a test of its own that sums the log-likelihood ratio of a
+//   deviation of 1.5 times `threshold` MADs against one of `threshold`, the deviation read as
+//   Gaussian with the baseline's spread. The disk is confirmed once one sum reaches
+//   ln(sequences / fastBudget): by Wald's bound and a union over the sequences, a disk whose
+//   deviation sits at the threshold or below (the doubt the article's minute of observation
+//   is for) gets there with at most `fastBudget`. The sequences let the test start where the
+//   slowdown had filled the statistic, not only at the run's first step, which barely crosses
+//   the line. No one step counts for more than a quarter of the threshold: the slowdown must
+//   hold through four statistics that share no inspection, some 15 s of it, so a congestion
+//   of a few seconds, or two or three of them back to back, is not confirmed. A step in which
+//   the host is slow as a whole adds nothing for. A x2 slowdown is confirmed some 5 s after
+//   the disk turns suspect; a marginal one still takes the article's minute, or is not
+//   confirmed.
 // - Failures. A tick with no result (an I/O error, or an inspection still in flight at the
 //   tick, which the slow score charges as a timeout) counts as one inspection of
 //   `failureLatencyMs` (100 ms, TiKV's timeout). A hung disk deviates like a very slow one;
@@ -80,6 +97,17 @@ export interface DetectorBaseline {
   atMs: number;
 }
 
+/** How a disk's confirmation was reached. */
+export interface Confirmation {
+  /** 'fast': the sequential test's evidence reached its threshold; 'rules': the article's observation. */
+  path: 'fast' | 'rules';
+  /** From the start of the first deviating step to the confirmation, on the caller's clock. */
+  afterMs: number;
+  /** The fast path's evidence (a log-likelihood ratio) at the confirmation, and its threshold. */
+  evidence: number;
+  threshold: number;
+}
+
 export interface StateChange {
   disk: string;
   from: DetectorState;
@@ -100,6 +128,9 @@ const MIN_PEER_FACTOR = 1e-3;
 
 /** The spread of the median of n samples is about this many times the spread of one, over sqrt(n). */
 const MEDIAN_EFFICIENCY = Math.sqrt(Math.PI / 2);
+
+/** A Gaussian's standard deviation over its mean absolute deviation: the deviation, in MADs, to standard units. */
+const SIGMA_PER_MAD = Math.sqrt(Math.PI / 2);
 
 /** What a disk's statistic is divided by for its ratio to its baseline: the median, never 0. */
 function baselineDivisor(base: DetectorBaseline): number {
@@ -157,6 +188,10 @@ class DiskTrack {
   /** Deviating steps in a row, and when the run began. */
   run = 0;
   runStartMs = 0;
+  /** The fast path: steps since the deviating run began, and each interleaved sequence's evidence. */
+  runSteps = 0;
+  evidence: Float64Array;
+  confirmation: Confirmation | null = null;
   /** While suspect. */
   observed = 0;
   observedDeviating = 0;
@@ -215,6 +250,7 @@ class DiskTrack {
     this.sinceMs = firstSeenMs;
     this.recent = new Uint8Array(recentSize);
     this.steps = Array.from({ length: statisticSteps }, () => []);
+    this.evidence = new Float64Array(statisticSteps);
     this.stepIndex = new Float64Array(statisticSteps).fill(-Infinity);
   }
 
@@ -241,6 +277,13 @@ class DiskTrack {
       for (let j = 0; j < step.length; j += 1) values[at++] = step[j];
     }
     return medianInPlace(values, n);
+  }
+
+  /** The fast path's strongest sequence of evidence. */
+  strongest(): number {
+    let most = -Infinity;
+    for (let i = 0; i < this.evidence.length; i += 1) if (this.evidence[i] > most) most = this.evidence[i];
+    return most;
   }
 
   get state(): DetectorState {
@@ -332,6 +375,10 @@ export class StatisticalDetector {
   private readonly stepScratch = { values: new Float64Array(256) };
   private readonly observeWindows: number;
   private readonly statisticSteps: number;
+  /** The fast path: the evidence that confirms, and the deviations it tells apart, in standard units. */
+  private readonly fastThreshold: number;
+  private readonly fastDoubt: number;
+  private readonly fastSlow: number;
 
   constructor(
     params: Partial<StatisticalParams> = DEFAULT_STATISTICAL_PARAMS,
@@ -340,6 +387,9 @@ export class StatisticalDetector {
     this.params = Object.freeze(statisticalParams(params));
     this.observeWindows = Math.max(1, Math.round(this.params.observeMs / this.params.shortWindowMs));
     this.statisticSteps = Math.max(1, Math.round(this.params.statisticMs / this.params.shortWindowMs));
+    this.fastThreshold = this.params.fastBudget > 0 ? Math.log(this.statisticSteps / this.params.fastBudget) : Infinity;
+    this.fastDoubt = this.params.threshold / SIGMA_PER_MAD;
+    this.fastSlow = 1.5 * this.fastDoubt;
   }
 
   /** An inspection of `disk` that took `latencyMs`, started at `tMs` on the caller's clock. */
@@ -367,6 +417,11 @@ export class StatisticalDetector {
   /** `ok` for a disk never seen. */
   state(disk: string): DetectorState {
     return this.tracks.get(disk)?.state ?? 'ok';
+  }
+
+  /** How the disk's standing confirmation was reached; null when it is not confirmed. */
+  confirmation(disk: string): Confirmation | null {
+    return this.tracks.get(disk)?.confirmation ?? null;
   }
 
   /** Whether a step of the disk has been judged against its baseline yet: until then its `ok` is no verdict. */
@@ -475,8 +530,11 @@ export class StatisticalDetector {
           if (track.run === 0) {
             track.runStartMs = startMs;
             track.peerBaselines = this.peerBaselinesOf(track);
+            track.runSteps = 0;
+            track.evidence.fill(0);
           }
           track.run += 1;
+          this.gather(track, result, hostSlow);
           track.holdWindow(result.median, result.count);
           if (track.run * short >= p.suspectAfterMs) {
             // The baseline freezes at what it was before the run began; the run is dropped.
@@ -485,6 +543,7 @@ export class StatisticalDetector {
             track.observed = 0;
             track.observedDeviating = 0;
             track.fallbackRun = 0;
+            if (track.strongest() >= this.fastThreshold) this.confirm(track, 'fast', endMs);
           }
         } else {
           if (track.run > 0) {
@@ -499,6 +558,11 @@ export class StatisticalDetector {
         }
         break;
       case 'suspect': {
+        this.gather(track, result, hostSlow);
+        if (deviating && track.strongest() >= this.fastThreshold) {
+          this.confirm(track, 'fast', endMs);
+          break;
+        }
         track.observed += 1;
         if (deviating) {
           track.observedDeviating += 1;
@@ -508,10 +572,8 @@ export class StatisticalDetector {
         const reachable = track.observedDeviating + (this.observeWindows - track.observed);
         if (track.fallbackRun * short >= p.fallbackMs || reachable <= needed) this.clear(track, endMs);
         else if (track.observed >= this.observeWindows) {
-          if (track.observedDeviating > p.confirmShare * track.observed) {
-            track.own = 'confirmed';
-            track.resetRecent();
-          } else this.clear(track, endMs);
+          if (track.observedDeviating > p.confirmShare * track.observed) this.confirm(track, 'rules', endMs);
+          else this.clear(track, endMs);
         }
         break;
       }
@@ -543,6 +605,26 @@ export class StatisticalDetector {
     }
   }
 
+  /**
+   * The fast path's evidence from one step of a deviating run, to its sequence (the steps
+   * `statisticMs` apart, whose statistics share no inspection): the log-likelihood ratio of a
+   * deviation of 1.5 times `threshold` MADs against one of `threshold`, at most a quarter of
+   * the threshold; nothing for a step in which the host is slow as a whole.
+   */
+  private gather(track: DiskTrack, result: Judged, hostSlow: boolean): void {
+    const sequence = track.runSteps % this.statisticSteps;
+    track.runSteps += 1;
+    const z = result.deviation / SIGMA_PER_MAD;
+    const ratio = Math.min((this.fastSlow - this.fastDoubt) * z - (this.fastSlow ** 2 - this.fastDoubt ** 2) / 2, this.fastThreshold / 4);
+    track.evidence[sequence] += hostSlow ? Math.min(ratio, 0) : ratio;
+  }
+
+  private confirm(track: DiskTrack, path: Confirmation['path'], endMs: number): void {
+    track.own = 'confirmed';
+    track.resetRecent();
+    track.confirmation = { path, afterMs: endMs - track.runStartMs, evidence: track.strongest(), threshold: this.fastThreshold };
+  }
+
   /** The other disks' baseline medians now (those whose baselines follow their disks). */
   private peerBaselinesOf(track: DiskTrack): Map<DiskTrack, number> {
     const held = new Map<DiskTrack, number>();
@@ -564,6 +646,7 @@ export class StatisticalDetector {
     track.peerBaselines = null;
     track.dropHeld();
     track.resetRecent();
+    track.confirmation = null;
     // The next steps' statistics still reach back into the suspect time.
     track.quarantine = this.statisticSteps - 1;
   }

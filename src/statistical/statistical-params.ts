@@ -64,6 +64,16 @@ export interface StatisticalParams {
    * history together, they are `host-wide` rather than slow: the load, a controller, a cable.
    */
   hostWideShare: number;
+  /**
+   * The fast path's false-confirmation budget: a suspect disk whose deviation is in truth at
+   * `threshold` MADs or less (Gaussian, the baseline's spread) is confirmed by the fast path
+   * with at most this probability. The evidence it needs, ln(sequences / budget), is summed by
+   * sequential probability ratio tests over steps whose statistics share no inspection (as
+   * many sequences as the statistic has steps), for a deviation of 1.5 times `threshold`
+   * against one of `threshold`; no one step counts for more than a quarter of it. 0: the
+   * article's rules alone.
+   */
+  fastBudget: number;
 }
 
 export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.freeze({
@@ -82,6 +92,7 @@ export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.fr
   minBaselineWindows: 30,
   peerCondition: true,
   hostWideShare: 0.5,
+  fastBudget: 1e-4,
 });
 
 /** The detector's flags, all recorded in a trace; its durations are at least the step (--stat-step, 1 s). */
@@ -98,6 +109,7 @@ export const STATISTICAL_SPECS: readonly ParamSpec<keyof StatisticalParams>[] = 
   { key: 'madFloorMs', flag: '--stat-mad-floor <duration>', kind: 'duration', default: DEFAULT_STATISTICAL_PARAMS.madFloorMs, range: { minMs: 0.001, maxMs: 3_600_000 }, meaning: 'the MAD never counts as less than this ...', group: 'statistical', trace: 'stat_mad_floor_ms' },
   { key: 'madFloorRatio', flag: '--stat-mad-floor-ratio <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.madFloorRatio, min: 0, max: 1, meaning: "... nor than this share of the baseline's median (not both 0)", group: 'statistical', trace: 'stat_mad_floor_ratio' },
   { key: 'minBaselineWindows', flag: '--stat-min-baseline <n>', kind: 'integer', default: DEFAULT_STATISTICAL_PARAMS.minBaselineWindows, min: 1, max: 1e6, meaning: "a disk is judged once its baseline holds this many steps' statistics", group: 'statistical', trace: 'stat_min_baseline_steps' },
+  { key: 'fastBudget', flag: '--stat-fast-budget <p>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.fastBudget, min: 0, max: 0.5, meaning: 'the fast path confirms a suspect disk deviating by the threshold or less with at most this probability (0: off)', group: 'statistical', trace: 'stat_fast_budget' },
   { key: 'hostWideShare', flag: '--stat-host-wide-share <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.hostWideShare, min: 0, max: 0.99, meaning: 'more than this share of the disks deviating together are host-wide, not slow', group: 'statistical', trace: 'stat_host_wide_share' },
 ]);
 
@@ -143,6 +155,7 @@ export function statisticalParams(overrides: Partial<StatisticalParams> = {}): S
   if (params.madFloorMs === 0 && params.madFloorRatio === 0) {
     throw new RangeError('statistical detector: madFloorMs and madFloorRatio cannot both be 0 (a MAD of 0 would divide by zero)');
   }
+  if (!(params.fastBudget >= 0 && params.fastBudget < 1)) throw new RangeError('statistical detector: fastBudget must be in [0, 1)');
   for (const key of ['confirmShare', 'hostWideShare'] as const) {
     if (!(params[key] >= 0 && params[key] < 1)) throw new RangeError(`statistical detector: ${key} must be in [0, 1)`);
   }

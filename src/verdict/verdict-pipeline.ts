@@ -5,7 +5,7 @@
 // and owns what they make: the store's tick semantics (StoreTicks), the statistical
 // detector and the tail detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
 // exit code. Pure: no I/O, no timers, and the clock is the events'.
-import { StatisticalDetector, type DetectorState } from '../statistical/statistical-detector.js';
+import { StatisticalDetector, type Confirmation, type DetectorState } from '../statistical/statistical-detector.js';
 import type { StatisticalParams } from '../statistical/statistical-params.js';
 import { detectorSeverity } from '../statistical/severity.js';
 import { feedDetector } from '../statistical/tick-feed.js';
@@ -91,6 +91,8 @@ export interface RoundVerdict {
   statistical: ReadonlyMap<string, DetectorState>;
   /** Whether the detector has judged a step of each disk yet: until then its state is no verdict (warming up). */
   statisticalJudged: ReadonlyMap<string, boolean>;
+  /** How each confirmed disk's statistical confirmation was reached: the fast path or the article's rules. */
+  confirmations: ReadonlyMap<string, Confirmation>;
   /** Whether the tail detector has a baseline for each disk yet: until then its state is no verdict. */
   tailJudged: ReadonlyMap<string, boolean>;
   /** Each disk's tail detector state, in the order of the disks. */
@@ -148,6 +150,8 @@ export interface DiskVerdict {
   hung: boolean;
   /** The statistical detector has judged a step of it against a baseline: its state is a verdict, not a default. */
   statisticalJudged: boolean;
+  /** Confirmed by the statistical detector: by which path, and how long after its deviation began. */
+  confirmation?: Confirmation;
   /** The tail detector has a baseline for it: its state is a verdict, not a default. */
   tailJudged: boolean;
   /** How long a continuous run repeating its recent rounds would take to evict it: null if never. */
@@ -368,6 +372,8 @@ export class VerdictPipeline {
       filesystemChanged: inspected.filesystemChanged,
       evictionInMs: this.ticks.projectedEvictionMs(name),
     };
+    const confirmation = this.detector.confirmation(name);
+    if (confirmation) verdict.confirmation = confirmation;
     const prediction = this.predictions.predictionOf(name);
     if (prediction) verdict.prediction = prediction;
     const cause = this.lastCauses.get(name);
@@ -431,8 +437,11 @@ export class VerdictPipeline {
     const tail = new Map<string, TailState>();
     const tailJudged = new Map<string, boolean>();
     const predictions = new Map<string, Prediction>();
+    const confirmations = new Map<string, Confirmation>();
     for (const disk of scores.keys()) {
       statistical.set(disk, this.detector.state(disk));
+      const confirmation = this.detector.confirmation(disk);
+      if (confirmation) confirmations.set(disk, confirmation);
       statisticalJudged.set(disk, this.detector.judged(disk));
       tail.set(disk, this.tail.state(disk));
       tailJudged.set(disk, this.tail.judged(disk));
@@ -451,7 +460,7 @@ export class VerdictPipeline {
     const severity = this.verdict.observe(storeScore, also, actedScore);
     const crossings = this.crossings.round(storeScore, scores);
     const warningOf = this.lastWarningOf;
-    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, tail, tailJudged, predictions, severity, crossings, causes, warningOf, held, actedScore };
+    return { tick, timeMs: tick * this.params.score.intervalMs, scores, storeScore, statistical, statisticalJudged, confirmations, tail, tailJudged, predictions, severity, crossings, causes, warningOf, held, actedScore };
   }
 
   /** The disks at the eviction threshold whose last slow round was busy, not hung: held from eviction unless --busy critical. */

@@ -61,8 +61,10 @@ function run(disks: Record<string, Latency>, seconds: number, params: Partial<St
 const changesOf = (r: Run, disk: string) => r.changes.filter((c) => c.disk === disk);
 const firstChange = (r: Run, disk: string, to: DetectorState) => changesOf(r, disk).find((c) => c.to === to)?.atMs ?? null;
 
-describe('the statistical detector: layered rule on one disk (own history only)', () => {
+describe("the statistical detector: the article's layered rule on one disk (own history only)", () => {
   const ONSET = 120;
+  /** The article's rules alone: the fast path off. */
+  const RULES = { fastBudget: 0 };
 
   it('stays ok on a healthy disk', () => {
     const r = run({ a: healthy(1) }, 600);
@@ -81,7 +83,7 @@ describe('the statistical detector: layered rule on one disk (own history only)'
   });
 
   it('confirms after 60 s more of observation, and the baseline stays frozen at the healthy disk', () => {
-    const r = run({ a: step(healthy(1), healthy(2), ONSET) }, ONSET + 400);
+    const r = run({ a: step(healthy(1), healthy(2), ONSET) }, ONSET + 400, RULES);
     const suspect = firstChange(r, 'a', 'suspect')!;
     const confirmed = firstChange(r, 'a', 'confirmed')!;
     expect(confirmed - suspect).toBe(60_000);
@@ -91,7 +93,7 @@ describe('the statistical detector: layered rule on one disk (own history only)'
   });
 
   it('cancels the suspicion when the deviation falls back (a short congestion)', () => {
-    const r = run({ a: step(healthy(1), healthy(3), ONSET, ONSET + 25) }, ONSET + 200);
+    const r = run({ a: step(healthy(1), healthy(3), ONSET, ONSET + 25) }, ONSET + 200, RULES);
     expect(firstChange(r, 'a', 'suspect')).not.toBeNull();
     expect(firstChange(r, 'a', 'confirmed')).toBeNull();
     const cancelled = changesOf(r, 'a').find((c) => c.from === 'suspect' && c.to === 'ok')!;
@@ -107,7 +109,7 @@ describe('the statistical detector: layered rule on one disk (own history only)'
 
   it('confirms when more than 70 % of the observed steps deviate, cancels at 70 % or less', () => {
     // One-second statistic, so that each step is exactly the second it judges.
-    const params = { statisticMs: 1000 };
+    const params = { statisticMs: 1000, ...RULES };
     // Slow, except for healthy seconds: 1 in 5 (80 % deviate), then 2 in 5 (60 % deviate).
     const pattern = (healthyEvery: number[]) =>
       step(healthy(1), (tick, rng) => (healthyEvery.includes(Math.floor((tick * TICK) / 1000) % 5) ? rng.lognormal(1, 0.3) : rng.lognormal(2, 0.3)), ONSET + 12);
@@ -133,7 +135,7 @@ describe('the statistical detector: layered rule on one disk (own history only)'
   });
 
   it('counts a tick without a result as a 100 ms inspection: a hang is confirmed in about 70 s', () => {
-    const r = run({ a: step(healthy(1), () => null, ONSET) }, ONSET + 120);
+    const r = run({ a: step(healthy(1), () => null, ONSET) }, ONSET + 120, RULES);
     const confirmed = firstChange(r, 'a', 'confirmed')!;
     expect(confirmed - ONSET * 1000).toBeGreaterThanOrEqual(70_000);
     expect(confirmed - ONSET * 1000).toBeLessThanOrEqual(75_000);
@@ -144,6 +146,78 @@ describe('the statistical detector: layered rule on one disk (own history only)'
     expect(r.detector.judged('a')).toBe(false);
     expect(r.changes).toEqual([]);
     expect(run({ a: healthy(5) }, 40).detector.judged('a')).toBe(true);
+  });
+});
+
+describe('the fast path', () => {
+  const ONSET = 120;
+
+  it('confirms a x2 slowdown once four fresh statistics show it, under 20 s after the onset, and says so', () => {
+    const r = run({ a: step(healthy(1), healthy(2), ONSET) }, ONSET + 60);
+    const confirmed = firstChange(r, 'a', 'confirmed')!;
+    expect(confirmed - ONSET * 1000).toBeGreaterThanOrEqual(15_000);
+    expect(confirmed - ONSET * 1000).toBeLessThanOrEqual(20_000);
+    const confirmation = r.detector.confirmation('a')!;
+    expect(confirmation.path).toBe('fast');
+    // Four statistics 5 s apart, the first where the slowdown had filled it: 15 s at least.
+    expect(confirmation.afterMs).toBeGreaterThanOrEqual(15_000);
+    expect(confirmation.afterMs).toBeLessThanOrEqual(19_000);
+    // ln(5 sequences / the budget of 1e-4).
+    expect(confirmation.threshold).toBeCloseTo(Math.log(5e4), 6);
+    expect(confirmation.evidence).toBeGreaterThanOrEqual(confirmation.threshold);
+    // The article's rules alone would take their minute of observation.
+    const rules = run({ a: step(healthy(1), healthy(2), ONSET) }, ONSET + 120, { fastBudget: 0 });
+    expect(firstChange(rules, 'a', 'confirmed')! - firstChange(rules, 'a', 'suspect')!).toBe(60_000);
+    expect(rules.detector.confirmation('a')!.path).toBe('rules');
+  });
+
+  it('does not confirm a congestion of 12 s, however strong; one of 20 s it does', () => {
+    const short = run({ a: step(healthy(1), healthy(10), ONSET, ONSET + 12) }, ONSET + 120);
+    expect(firstChange(short, 'a', 'suspect')).not.toBeNull();
+    expect(firstChange(short, 'a', 'confirmed')).toBeNull();
+    const longer = run({ a: step(healthy(1), healthy(10), ONSET, ONSET + 20) }, ONSET + 120);
+    expect(firstChange(longer, 'a', 'confirmed')).not.toBeNull();
+  });
+
+  it('confirms a x3 congestion of 25 s as the article would not, and lets it go within a minute of its end', () => {
+    const r = run({ a: step(healthy(1), healthy(3), ONSET, ONSET + 25) }, ONSET + 200);
+    expect(r.detector.confirmation('a')).toBeNull();
+    const cleared = changesOf(r, 'a').find((c) => c.from === 'confirmed' && c.to === 'ok')!;
+    expect(firstChange(r, 'a', 'confirmed')! - ONSET * 1000).toBeLessThanOrEqual(20_000);
+    expect(cleared.atMs - (ONSET + 25) * 1000).toBeLessThanOrEqual(50_000);
+  });
+
+  it('leaves a deviation at the threshold to the article\'s rules: no fast confirmation', () => {
+    // x1.3: 3.75 MADs of the 8 % floor, 3 standard deviations, what the test holds as doubt.
+    for (const seed of [1, 2, 3]) {
+      const paths: string[] = [];
+      let suspicions = 0;
+      const detector = new StatisticalDetector({}, {
+        onChange: (c) => {
+          if (c.to === 'suspect') suspicions += 1;
+          if (c.to === 'confirmed') paths.push(detector.confirmation('a')!.path);
+        },
+      });
+      const rng = new Rng(seed);
+      const latency = step(healthy(1), healthy(1.3), ONSET);
+      for (let tick = 1; tick <= ((ONSET + 300) * 1000) / TICK; tick += 1) detector.observe('a', tick * TICK, latency(tick, rng)!);
+      // Seen: suspect at least once; never confirmed by the fast path.
+      expect(suspicions).toBeGreaterThan(0);
+      expect(paths).not.toContain('fast');
+    }
+  });
+
+  it('a smaller budget needs more evidence: x1.5 is confirmed later, or by the rules', () => {
+    const slowdown = { a: step(healthy(1), healthy(1.5), ONSET) };
+    const loose = run(slowdown, ONSET + 200, { fastBudget: 1e-2 });
+    const strict = run(slowdown, ONSET + 200, { fastBudget: 1e-12 });
+    expect(loose.detector.confirmation('a')!.path).toBe('fast');
+    expect(firstChange(strict, 'a', 'confirmed')!).toBeGreaterThan(firstChange(loose, 'a', 'confirmed')!);
+  });
+
+  it('never confirms what slows every disk together', () => {
+    const r = run({ a: step(healthy(1), healthy(4), ONSET), b: step(healthy(1), healthy(4), ONSET), c: step(healthy(1), healthy(4), ONSET) }, ONSET + 200);
+    expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
   });
 });
 

@@ -8,9 +8,9 @@ import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
 const traceOf = scenarioTraceFiles('slowdisk-statistical-');
 
 // 6 HDD-like disks, one of them x2 slower from 120 s on: invisible to the slow score. The
-// onset comes after a full baseline (1000 inspections, 100 s at one a tick); the confirmation
-// takes some 75 s (a 5 s statistic, suspect after 10 s, observed for 60 s), so the last 45 s
-// of the 240 s show the disk confirmed.
+// onset comes after a full baseline (1000 inspections, 100 s at one a tick); the fast path
+// confirms it some 15 s later (the article's rules alone, some 75 s: a 5 s statistic, suspect
+// after 10 s, observed for 60 s), so the last 45 s of the 240 s show it confirmed either way.
 const slow = { kind: 'slow', seed: 7, disks: 6, media: 'hdd', factor: 2, onsetMs: 120_000, slowDisk: 3, durationMs: 240_000 } as const;
 
 // Each trace is read, never changed, by the cases that replay it.
@@ -29,8 +29,11 @@ describe('the statistical detector in replay', () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     const last = (disk: string) => lines.filter((line) => line.type === 'disk' && line.disk === disk).at(-1)!;
-    expect(last('disk4')).toMatchObject({ statistical: 'confirmed' });
+    expect(last('disk4')).toMatchObject({ statistical: 'confirmed', statistical_by: 'fast' });
+    expect(last('disk4').statistical_after_seconds).toBeGreaterThanOrEqual(11);
+    expect(last('disk4').statistical_after_seconds).toBeLessThanOrEqual(20);
     expect(last('disk1')).toMatchObject({ statistical: 'ok' });
+    expect(last('disk1')).not.toHaveProperty('statistical_by');
     // The slow score never gets near a verdict: the slowdown stays far under the 100 ms timeout.
     const reported = lines.filter((line) => line.type === 'store').map((line) => line.reported_score as number);
     expect(Math.max(...reported)).toBeLessThan(80);
@@ -39,7 +42,16 @@ describe('the statistical detector in replay', () => {
   it('--critical-on any makes the confirmation CRITICAL', async () => {
     const result = await runInProcess(['replay', slowTrace, '--critical-on', 'any']);
     expect(result.code).toBe(2);
-    expect(result.stdout).toMatch(/disk4 1\.00 stat confirmed/);
+    expect(result.stdout).toMatch(/disk4 1\.00 stat confirmed \(fast, 1\d\.\ds\)/);
+  });
+
+  it('--stat-fast-budget 0: the article\'s rules alone confirm it, a minute later, and say so', async () => {
+    const result = await runInProcess(['replay', slowTrace, '--json', '--stat-fast-budget', '0']);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const confirmed = lines.filter((line) => line.type === 'disk' && line.disk === 'disk4' && line.statistical === 'confirmed');
+    expect(confirmed.at(-1)).toMatchObject({ statistical_by: 'rules' });
+    expect(confirmed.at(-1)!.statistical_after_seconds).toBeGreaterThanOrEqual(70);
   });
 
   it('a healthy host is never confirmed: exit 0', async () => {
