@@ -5,7 +5,7 @@
 // refused before node starts, with one line and exit 3. `node bin/slowdisk.js` checks the
 // same below.
 // First of all: SIGUSR1 opens no inspector here (src/common/debug-signal.ts).
-import '../dist/common/debug-signal.js';
+import '../dist/bundle/debug-signal.js';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
@@ -25,9 +25,9 @@ if (soft !== undefined && Number(soft) < MIN_FILE_DESCRIPTORS) {
 if (process.argv[2] === 'watch' || process.argv[2] === 'check') setFlagsFromString('--max-opt=1');
 // status loads none of the probe's modules: it answers within its budget on a busy host.
 if (process.argv[2] === 'status') {
-  const { statusMain } = await import('../dist/cli/status-main.js');
+  const { statusMain } = await import('../dist/bundle/status-main.js');
   await statusMain(process.argv);
 } else {
-  const { main } = await import('../dist/cli/main.js');
+  const { main } = await import('../dist/bundle/main.js');
   await main(process.argv);
 }

@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import type { FromWriter, ToWriter, WriterLink } from './protocol.js';
 import { OUTPUT_THREADS } from './params.js';
 
-// Both src/output and dist/output sit two levels below the package root.
-const CHILD_PATH = fileURLToPath(new URL('../../dist/output/writer-child.js', import.meta.url));
+// Built and bundled (scripts/build/bundle.mjs); src/output and dist/bundle both sit two levels
+// below the package root.
+const CHILD_PATH = fileURLToPath(new URL('../../dist/bundle/writer-child.js', import.meta.url));
 
 export class WriterProcess implements WriterLink {
   private child: ChildProcess;

@@ -104,15 +104,22 @@ describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed
       'scripts/install/install.mjs',
       'binding.gyp',
       'native/addon.cc',
-      'dist/cli/main.js',
+      // What each process loads, bundled with its dependencies: the CLI, status, the prober
+      // and the writer; and the native layer's typed API.
+      'dist/bundle/main.js',
+      'dist/bundle/status-main.js',
+      'dist/bundle/prober.js',
+      'dist/bundle/writer-child.js',
+      'dist/bundle/addon.js',
+      // What finds the addon, and what a build from source compiles against.
       'node_modules/node-gyp-build/index.js',
-      'node_modules/commander/package.json',
-      // Dependencies of dependencies, bundled too.
-      'node_modules/chalk/package.json',
-      'node_modules/tdigest/package.json',
+      'node_modules/node-addon-api/package.json',
     ]) {
       expect(files).toContain(shipped);
     }
+    // The rest of the JavaScript is in the bundles: no module tsc wrote, no other package.
+    expect(files.filter((file) => file.startsWith('dist/') && !file.startsWith('dist/bundle/'))).toEqual([]);
+    expect(files.filter((file) => file.startsWith('node_modules/') && !/^node_modules\/(node-gyp-build|node-addon-api)\//.test(file))).toEqual([]);
     // The package's own files: its bundled dependencies ship as they were published.
     const own = files.filter((file) => !file.startsWith('node_modules/'));
     const devOnly = own.filter((file) => /^(src|test|dev|dist-dev|data|build|scripts\/(?!install\/))\//.test(file) || file.endsWith('.map') || file === 'dist/.tsbuildinfo');
@@ -196,7 +203,7 @@ describe.skipIf(gate.skip)('the package, packed with its prebuilds and installed
     const script = path.join(work, 'inspect-once.mjs');
     writeFileSync(
       script,
-      `const { ProbeWorker, listenForRecords, flushRecordsEvery } = await import(${JSON.stringify(path.join(unpacked, 'package/dist/native/addon.js'))});
+      `const { ProbeWorker, listenForRecords, flushRecordsEvery } = await import(${JSON.stringify(path.join(unpacked, 'package/dist/bundle/addon.js'))});
 const { readdirSync } = await import('node:fs');
 const worker = new ProbeWorker('arm64');
 const startMs = Number(process.hrtime.bigint()) / 1e6;

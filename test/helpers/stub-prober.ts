@@ -1,5 +1,5 @@
 // A prober that plays generated inspections on the session's clock, in the test's own process:
-// the CLI forks prober-with-outputs.js (src/output/prober-program.ts), and a test that mocks
+// the CLI forks the prober (PROBER_WITH_OUTPUTS, src/output/prober-program.ts), and a test that mocks
 // node:child_process with withStubProber gets this child instead. It speaks the prober's
 // protocol (src/prober/protocol.ts) to the real ProberClient, so the session, the run, the
 // watchdog and the outputs run as they do live; only the timings are made up, each
@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { MONOTONIC_CLOCK } from '../../src/common/monotonic-clock.js';
 import { ProbeWorker, type ErrorFields, type ProbeError } from '../../src/native/addon.js';
 import { OutputService } from '../../src/output/output-service.js';
+import { PROBER_WITH_OUTPUTS } from '../../src/output/prober-program.js';
 import type { ToWriter } from '../../src/output/protocol.js';
 import type { BatchRecord, FromProber, Placement, ProberSchedule, ProbeTarget, ToProber } from '../../src/prober/protocol.js';
 
@@ -264,7 +265,7 @@ type Fork = typeof import('node:child_process').fork;
  */
 export function withStubProber<T extends { fork: Fork }>(original: T): T {
   const fork = ((entry: string, ...rest: unknown[]) => {
-    if (String(entry).endsWith('prober-with-outputs.js')) return new StubProberChild(state.script);
+    if (entry === PROBER_WITH_OUTPUTS.entry) return new StubProberChild(state.script);
     return (original.fork as (...args: unknown[]) => unknown)(entry, ...rest);
   }) as unknown as Fork;
   return { ...original, fork, default: { ...(original as { default?: object }).default, fork } };

@@ -1,0 +1,33 @@
+// Bundles what each process of slowdisk loads into dist/bundle/, the JavaScript the package
+// ships: the CLI (main.js), `status` on its own (status-main.js), the prober (prober.js), the
+// output writer (writer-child.js), what bin/slowdisk.js loads before any of them
+// (debug-signal.js) and the native layer's typed API (addon.js), their shared code in chunks
+// beside them, their dependencies inlined. A process then reads a handful of files at start,
+// not the 100 or so modules tsc writes, which is most of what a cron check or a Nagios
+// `status` costs before it does anything. dist/bundle/ sits two levels below the package
+// root, as every dist/ room does, so the paths the code finds from import.meta.url (the
+// package.json, the addon, the prober's entry) are the same bundled or not.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = (file) => path.join(ROOT, 'dist', file);
+
+export const ENTRIES = {
+  main: dist('cli/main.js'),
+  'status-main': dist('cli/status-main.js'),
+  prober: dist('output/prober-with-outputs.js'),
+  'writer-child': dist('output/writer-child.js'),
+  'debug-signal': dist('common/debug-signal.js'),
+  addon: dist('native/addon.js'),
+};
+
+await build({
+  input: ENTRIES,
+  platform: 'node',
+  // The addon is found at run time (node-gyp-build, from the package root): never bundled.
+  external: ['node-gyp-build'],
+  logLevel: 'warn',
+  output: { dir: dist('bundle'), format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunk-[hash].js', cleanDir: true },
+});
