@@ -6,7 +6,7 @@
 // same below.
 // First of all: SIGUSR1 opens no inspector here (src/common/debug-signal.ts).
 import '../dist/bundle/debug-signal.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
 const MIN_FILE_DESCRIPTORS = 256;
@@ -14,6 +14,18 @@ const soft = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', '
 if (soft !== undefined && Number(soft) < MIN_FILE_DESCRIPTORS) {
   process.stderr.write(`slowdisk: ulimit -n is ${soft}: slowdisk needs at least ${MIN_FILE_DESCRIPTORS} file descriptors (raise it: ulimit -n 1024, or LimitNOFILE= in a unit)\n`);
   process.exit(3);
+}
+
+// --version alone loads no CLI: the version is package.json's, as the CLI's own
+// (src/common/version.ts). A stdout that cannot be written is exit 3, as for any output.
+if (process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V')) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  try {
+    writeSync(1, `${version}\n`);
+  } catch {
+    process.exit(3);
+  }
+  process.exit(0);
 }
 
 // watch and check: JS no higher than the baseline compiler (Sparkplug). Their hot code is a
