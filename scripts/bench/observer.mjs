@@ -23,7 +23,8 @@ import { performance } from 'node:perf_hooks';
 
 const out = process.env.SLOWDISK_BENCH_OBSERVE;
 const keepSamples = process.env.SLOWDISK_BENCH_SAMPLES === '1';
-const { ProbeSession } = await import(new URL('../../dist/live/probe-session.js', import.meta.url).href);
+// The bundle's entry: the class the bundled CLI runs (a copy in dist/live/ would go unseen).
+const { ProbeSession } = await import(new URL('../../dist/bundle/probe-session.js', import.meta.url).href);
 
 const { onBatch, start } = ProbeSession.prototype;
 if (typeof onBatch !== 'function' || typeof start !== 'function' || typeof ProbeSession.open !== 'function') {

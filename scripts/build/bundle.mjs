@@ -2,7 +2,9 @@
 // ships: the CLI (main.js), `status` on its own (status-main.js), the prober (prober.js), the
 // output writer (writer-child.js), what bin/slowdisk.js loads before any of them
 // (debug-signal.js) and the native layer's typed API (addon.js), their shared code in chunks
-// beside them, their dependencies inlined. A process then reads a handful of files at start,
+// beside them, their dependencies inlined. The session (probe-session.js) is an entry too, so
+// that the benchmarks' observer (scripts/bench/observer.mjs) reaches the very class the CLI
+// runs. A process then reads a handful of files at start,
 // not the 100 or so modules tsc writes, which is most of what a cron check or a Nagios
 // `status` costs before it does anything. dist/bundle/ sits two levels below the package
 // root, as every dist/ room does, so the paths the code finds from import.meta.url (the
@@ -21,6 +23,7 @@ export const ENTRIES = {
   'writer-child': dist('output/writer-child.js'),
   'debug-signal': dist('common/debug-signal.js'),
   addon: dist('native/addon.js'),
+  'probe-session': dist('live/probe-session.js'),
 };
 
 await build({
