@@ -101,8 +101,8 @@ const open = ProbeSession.open;
 if (out) ProbeSession.open = async function observedOpen(...args) {
   const opened = await open.apply(this, args);
   session = opened;
-  // open(targets, score, ...): whatever else it takes is passed through untouched.
-  timeoutMs = args[1]?.timeoutMs ?? timeoutMs;
+  // open({ targets, score, ... }): whatever else it takes is passed through untouched.
+  timeoutMs = args[0]?.score?.timeoutMs ?? timeoutMs;
   opened.on('inspection', (record) => {
     const disk = diskOf(record.disk);
     disk.ticks.push(record.tick);

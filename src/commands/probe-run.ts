@@ -97,7 +97,8 @@ export async function runProbe(options: RunOptions): Promise<void> {
   const buffered = !probe.direct;
   let session: ProbeSession;
   try {
-    session = await ProbeSession.open(options.targets, score, probe, options.statistical, options.tail, options.predictor, options.verdict, PROBER_WITH_OUTPUTS);
+    const { targets, statistical, tail, predictor, verdict } = options;
+    session = await ProbeSession.open({ targets, score, probe, statistical, tail, predictor, verdict, program: PROBER_WITH_OUTPUTS });
   } catch (error) {
     if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
     throw error;

@@ -32,6 +32,18 @@ import { StuckProbers, tellIfRegistryUnusable } from './stuck-probers.js';
 /** How long a check's end waits for the prober's last records, at least. */
 const CATCH_UP_MIN_MS = 200;
 
+/** What a session is opened with: the paths, every parameter group, and the prober's program. */
+export interface ProbeSessionOptions {
+  targets: ProbeTarget[];
+  score: ScoreParams;
+  probe: ProbeParams;
+  statistical: StatisticalParams;
+  tail: TailParams;
+  predictor: PredictorParams;
+  verdict: VerdictParams;
+  program: ProberProgram;
+}
+
 export class ProbeSession extends EventEmitter<SessionEvents> {
   private readonly pipeline: VerdictPipeline;
   private readonly feeder: BatchFeeder;
@@ -85,16 +97,8 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   }
 
   /** Starts the prober and resolves every path; a path that does not exist fails here. */
-  static async open(
-    targets: ProbeTarget[],
-    score: ScoreParams,
-    probe: ProbeParams,
-    statistical: StatisticalParams,
-    tail: TailParams,
-    predictor: PredictorParams,
-    verdict: VerdictParams,
-    program: ProberProgram,
-  ): Promise<ProbeSession> {
+  static async open(options: ProbeSessionOptions): Promise<ProbeSession> {
+    const { targets, score, probe, statistical, tail, predictor, verdict, program } = options;
     const params = { score, statistical, tail, predictor, ...verdict, hangAfterMs: probe.hangAfterMs };
     const session = new ProbeSession(targets, score, params, new RestartingProber(program, targets, probe));
     tellIfRegistryUnusable();
