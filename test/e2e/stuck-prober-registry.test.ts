@@ -73,6 +73,10 @@ describe.skipIf(gate.skip)('a prober stuck on a frozen disk, and the registry th
         const result = await cli.done;
         expect(result.code).toBe(1);
         summaries.push(jsonLines(result.stdout).at(-1)!);
+        // The prober left behind records itself stuck once its inspection has been in flight
+        // for --hang-after; a run that starts before that cannot know it is (runs from cron
+        // come minutes apart). The next run starts once it has.
+        if (run === 0) await waitFor(() => entriesOn(disk).some((entry) => entry.stuck_since !== null), BESIDE_MS, 'the first prober to record itself stuck');
       }
       probers.forEach((pid) => stuck.add(pid));
       const [first] = probers;
