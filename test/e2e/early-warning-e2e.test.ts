@@ -83,7 +83,7 @@ describe.skipIf(gate.skip).concurrent('early warning in watch', () => {
     const result = await runCli(['check', '--kv', disk.dir, '--duration', '70s', '--sla', '0.1ms', '--warn-probability', '0.5', '--timeout', '1s', '--format', 'nagios']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^SLOWDISK WARNING - store score 1 \(slow at 80, evict at 100\) after 70\.\ds; kv 1\.00 up stat (warming up|\S+)(?: (?:busy|slow): \w+)? warning \(predict 1\.00, of \w+\) on \S+ \| /);
+    expect(result.stdout).toMatch(/^SLOWDISK WARNING - store score 1 \(slow at 80, evict at 100\) after 70\.\ds; kv 1\.00 up stat (warming up|confirmed \((?:fast|rules), \d+\.\ds\)|\S+)(?: (?:busy|slow): \w+)? warning \(predict 1\.00, of \w+\) on \S+ \| /);
     expect(result.stdout).toMatch(/ 'kv_breach_probability'=1;0\.5;;0;1\n$/);
   });
 });
