@@ -4,9 +4,9 @@
 // (debug-signal.js) and the native layer's typed API (addon.js), their shared code in chunks
 // beside them, their dependencies inlined. The session (probe-session.js) is an entry too, so
 // that the benchmarks' observer (scripts/bench/observer.mjs) reaches the very class the CLI
-// runs. A process then reads a handful of files at start,
-// not the 100 or so modules tsc writes, which is most of what a cron check or a Nagios
-// `status` costs before it does anything. dist/bundle/ sits two levels below the package
+// runs. A process then reads a handful of files at start, not the 100 or so modules tsc
+// writes, which is most of what a cron check or a Nagios `status` costs before it does
+// anything. dist/bundle/ sits two levels below the package
 // root, as every dist/ room does, so the paths the code finds from import.meta.url (the
 // package.json, the addon, the prober's entry) are the same bundled or not.
 import path from 'node:path';
@@ -16,7 +16,7 @@ import { build } from 'rolldown';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = (file) => path.join(ROOT, 'dist', file);
 
-export const ENTRIES = {
+const ENTRIES = {
   main: dist('cli/main.js'),
   'status-main': dist('cli/status-main.js'),
   prober: dist('output/prober-with-outputs.js'),

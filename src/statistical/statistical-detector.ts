@@ -375,10 +375,14 @@ export class StatisticalDetector {
   private readonly stepScratch = { values: new Float64Array(256) };
   private readonly observeWindows: number;
   private readonly statisticSteps: number;
-  /** The fast path: the evidence that confirms, and the deviations it tells apart, in standard units. */
+  /**
+   * The fast path: the evidence that confirms, and a step's log-likelihood ratio as a line in
+   * its deviation z (standard units), slope * z - offset, for a deviation of 1.5 times the
+   * threshold against one of the threshold.
+   */
   private readonly fastThreshold: number;
-  private readonly fastDoubt: number;
-  private readonly fastSlow: number;
+  private readonly fastSlope: number;
+  private readonly fastOffset: number;
 
   constructor(
     params: Partial<StatisticalParams> = DEFAULT_STATISTICAL_PARAMS,
@@ -388,8 +392,10 @@ export class StatisticalDetector {
     this.observeWindows = Math.max(1, Math.round(this.params.observeMs / this.params.shortWindowMs));
     this.statisticSteps = Math.max(1, Math.round(this.params.statisticMs / this.params.shortWindowMs));
     this.fastThreshold = this.params.fastBudget > 0 ? Math.log(this.statisticSteps / this.params.fastBudget) : Infinity;
-    this.fastDoubt = this.params.threshold / SIGMA_PER_MAD;
-    this.fastSlow = 1.5 * this.fastDoubt;
+    const doubt = this.params.threshold / SIGMA_PER_MAD;
+    const slow = 1.5 * doubt;
+    this.fastSlope = slow - doubt;
+    this.fastOffset = (slow ** 2 - doubt ** 2) / 2;
   }
 
   /** An inspection of `disk` that took `latencyMs`, started at `tMs` on the caller's clock. */
@@ -615,7 +621,7 @@ export class StatisticalDetector {
     const sequence = track.runSteps % this.statisticSteps;
     track.runSteps += 1;
     const z = result.deviation / SIGMA_PER_MAD;
-    const ratio = Math.min((this.fastSlow - this.fastDoubt) * z - (this.fastSlow ** 2 - this.fastDoubt ** 2) / 2, this.fastThreshold / 4);
+    const ratio = Math.min(this.fastSlope * z - this.fastOffset, this.fastThreshold / 4);
     track.evidence[sequence] += hostSlow ? Math.min(ratio, 0) : ratio;
   }
 
