@@ -153,22 +153,30 @@ function resolve(dir: ProbedDir): void {
   );
 }
 
-/**
- * Removes every probe file, each after its directory's pending I/O, saying so path by path
- * (a CLI leaving a hung disk behind waits for the others only), then exits. The paths in
- * `leaving` (all those with an inspection in flight, when the CLI is gone unannounced) are
- * recorded as stuck at once: this prober stays there until the disk lets it go. A stop the
- * CLI asked for leaves a busy host its channel until the CLI lets go of it.
- */
-async function shutdown(leaving: readonly string[] | 'in-flight'): Promise<void> {
-  if (stopping) return;
-  stopping = true;
+/** Records the paths in `leaving` that have an inspection in flight as stuck since it started. */
+function recordLeft(leaving: readonly string[] | 'in-flight'): void {
   for (const dir of dirs) {
     const name = dir.placed?.name;
     const inFlight = dir.worker.inFlightSince();
     if (name === undefined || inFlight === null) continue;
     if (leaving === 'in-flight' || leaving.includes(name)) registration.stuck(name, Math.round(inFlight.wallMs));
   }
+}
+
+/**
+ * Removes every probe file, each after its directory's pending I/O, saying so path by path
+ * (a CLI leaving a hung disk behind waits for the others only), then exits. The paths in
+ * `leaving` (all those with an inspection in flight, when the CLI is gone unannounced) are
+ * recorded as stuck at once: this prober stays there until the disk lets it go. A CLI that
+ * goes while a stop it asked for still waits on a path leaves that path behind too: it is
+ * recorded then, not only once its inspection has been in flight for hangAfterMs, so that a
+ * run started meanwhile finds it. A stop the CLI asked for leaves a busy host its channel
+ * until the CLI lets go of it.
+ */
+async function shutdown(leaving: readonly string[] | 'in-flight'): Promise<void> {
+  recordLeft(leaving);
+  if (stopping) return;
+  stopping = true;
   send({ type: 'stopping' });
   await Promise.allSettled(
     dirs.map(async (dir) => {
