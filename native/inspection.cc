@@ -13,7 +13,6 @@
 #include "block_io.h"
 #include "probe_dir.h"
 #include "probe_file.h"
-#include "run_delay.h"
 #include "sys_error.h"
 
 namespace {
@@ -117,12 +116,6 @@ InspectionBuffers& BuffersFor(const InspectRequest& r, const std::string& path) 
   return buffers;
 }
 
-// The thread's run delay as its last inspection ended; -1 before its first.
-thread_local int64_t runDelayAtLastEnd = -1;
-
-// b - a, or -1 where either is unknown.
-int64_t Since(int64_t a, int64_t b) { return a < 0 || b < a ? -1 : b - a; }
-
 }  // namespace
 
 InspectResult Inspect(const InspectRequest& r) {
@@ -134,7 +127,6 @@ InspectResult Inspect(const InspectRequest& r) {
   FillPattern(written, r.ioSize, r.seed, r.block % r.blocks);
 
   InspectResult result{};
-  const int64_t runDelayAtStart = ThreadRunDelayNs();
   const uint64_t start = NowNs();
   bool sameDir = false;
   UniqueFd dirFd = OpenProbeDir(r, path, sameDir);
@@ -200,7 +192,6 @@ InspectResult Inspect(const InspectRequest& r) {
   const uint64_t closing = NowNs();
   if (fd.Close() != 0) ThrowErrno(errno, "close", path);
   const uint64_t end = NowNs();
-  const int64_t runDelayAtEnd = ThreadRunDelayNs();
 
   result.openNs = opened - start;
   result.writeNs = wrote - opened;
@@ -208,9 +199,6 @@ InspectResult Inspect(const InspectRequest& r) {
   result.readNs = readDone - synced;
   result.closeNs = end - closing;
   result.totalNs = end - start;
-  result.waitNs = Since(runDelayAtStart, runDelayAtEnd);
-  result.startWaitNs = Since(runDelayAtLastEnd, runDelayAtStart);
-  runDelayAtLastEnd = runDelayAtEnd;
 
   // Untimed. A file made just now has just been given all its blocks.
   if (r.freshBlock && !result.created) {

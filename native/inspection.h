@@ -29,11 +29,6 @@ struct InspectResult {
   uint64_t readNs;
   uint64_t closeNs;
   uint64_t totalNs;
-  // The time the probe thread was ready to run and waited for a CPU
-  // (run_delay.h) during totalNs, and before it since the thread's last
-  // inspection ended (its wake-up for this tick); -1 where not known.
-  int64_t waitNs;
-  int64_t startWaitNs;
   bool created;
   // Another directory had taken the path's place: the old file is in the old
   // directory, wherever that went.

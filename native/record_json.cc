@@ -96,7 +96,8 @@ void Error(std::string& out, const SysError& e) {
   }
 }
 
-void Timings(std::string& out, const InspectResult& t) {
+void Timings(std::string& out, const LoopRecord& r) {
+  const InspectResult& t = r.result;
   Key(out, "openMs", true);
   Number(out, Ms(t.openNs));
   Key(out, "writeMs");
@@ -110,9 +111,9 @@ void Timings(std::string& out, const InspectResult& t) {
   Key(out, "totalMs");
   Number(out, Ms(t.totalNs));
   Key(out, "waitMs");
-  Number(out, WaitMs(t.waitNs));
+  Number(out, WaitMs(r.waitNs));
   Key(out, "startWaitMs");
-  Number(out, WaitMs(t.startWaitNs));
+  Number(out, WaitMs(r.startWaitNs));
 }
 
 // ,"staleRemoved":[paths] when a file made removed any.
@@ -136,7 +137,7 @@ void TimedRow(std::string& out, const LoopRecord& r) {
   for (double value : {static_cast<double>(r.tick), r.atMs, Ms(t.openNs),
                        Ms(t.writeNs), Ms(t.syncNs), Ms(t.readNs),
                        Ms(t.closeNs), Ms(t.totalNs), r.startedMs,
-                       WaitMs(t.waitNs), WaitMs(t.startWaitNs)}) {
+                       WaitMs(r.waitNs), WaitMs(r.startWaitNs)}) {
     out += ',';
     Number(out, value);
   }
@@ -158,7 +159,7 @@ void AppendRecordJson(std::string& out, const LoopRecord& r) {
                                                       : ",\"created\":false";
       StaleRemoved(out, r);
       out += ",\"timings\":{";
-      Timings(out, r.result);
+      Timings(out, r);
       out += "}}";
       return;
     case LoopRecord::Kind::kFailed:

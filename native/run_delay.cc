@@ -7,6 +7,9 @@
 
 #include "unique_fd.h"
 
+namespace {
+
+// The thread's whole run delay so far, in ns; -1 where the kernel does not say.
 int64_t ThreadRunDelayNs() {
   // Opened once per thread, read again from its start each time.
   thread_local UniqueFd fd(
@@ -24,4 +27,16 @@ int64_t ThreadRunDelayNs() {
   unsigned long long ns = std::strtoull(delay, &end, 10);
   if (end == delay) return -1;
   return static_cast<int64_t>(ns);
+}
+
+}  // namespace
+
+int64_t ThreadRunDelaySinceLastNs() {
+  // The counter starts at 0 with the thread.
+  thread_local int64_t last = 0;
+  const int64_t now = ThreadRunDelayNs();
+  if (now < 0 || now < last) return -1;
+  const int64_t since = now - last;
+  last = now;
+  return since;
 }

@@ -17,6 +17,7 @@
 #include "js_error.h"
 #include "monotonic.h"
 #include "record_batch.h"
+#include "run_delay.h"
 #include "sys_error.h"
 #include "tick_loop.h"
 
@@ -134,6 +135,26 @@ void ProbeThread::Handle::WithLoop(
 
 namespace {
 
+// The thread's wait for a CPU, read only where it may tell something (see
+// DueTick): on a tick answered in time, by a thread that woke in time, it
+// cannot, and two reads every tick would be most of the tick's syscalls
+// beside its I/O.
+
+int64_t WaitBefore(const DueTick& due) {
+  return due.readWaitBefore ? ThreadRunDelaySinceLastNs() : -1;
+}
+
+void ReadWaitAfter(const DueTick& due, int64_t startWaitNs, TickLoop& loop,
+                   LoopRecord& record) {
+  if (record.kind != LoopRecord::Kind::kInspected) return;
+  record.startWaitNs = startWaitNs;
+  const bool explained = MonotonicMs() >= due.explainAtMs;
+  if (explained) loop.Explained(due.tick);
+  if (due.closesRound || explained) {
+    record.waitNs = ThreadRunDelaySinceLastNs();
+  }
+}
+
 // The tick's request, for the file made as part of it.
 InspectRequest RequestFor(InspectRequest r, const ProbeFile& file) {
   r.resolvedDir = file.resolvedDir;
@@ -155,6 +176,7 @@ void ProbeThread::RunDue(State& state, const DueTick& due) {
     case DueTick::Work::kInspect: {
       std::optional<InspectResult> result;
       std::optional<SysError> error;
+      const int64_t startWaitNs = WaitBefore(due);
       try {
         result = Inspect(due.request);
       } catch (...) {
@@ -163,12 +185,14 @@ void ProbeThread::RunDue(State& state, const DueTick& due) {
       std::lock_guard<std::mutex> lock(state.mutex);
       records.push_back(state.loop.Inspected(
           due, result ? &*result : nullptr, error ? &*error : nullptr, urgent));
+      ReadWaitAfter(due, startWaitNs, state.loop, records.back());
       break;
     }
     case DueTick::Work::kMakeAndInspect: {
       std::optional<MadeProbeFile> made;
       std::optional<InspectResult> result;
       std::optional<SysError> error;
+      const int64_t startWaitNs = WaitBefore(due);
       try {
         made = MakeProbeFile(due.spec);
         result = Inspect(RequestFor(due.request, made->file));
@@ -179,6 +203,7 @@ void ProbeThread::RunDue(State& state, const DueTick& due) {
       records.push_back(state.loop.Made(due, made ? &*made : nullptr,
                                         result ? &*result : nullptr,
                                         error ? &*error : nullptr, urgent));
+      ReadWaitAfter(due, startWaitNs, state.loop, records.back());
       break;
     }
     case DueTick::Work::kLost: {

@@ -14,13 +14,16 @@ export interface PhaseTimings {
   closeMs: number;
   totalMs: number;
   /**
-   * Of totalMs, the time the probe thread was ready to run and waited for a CPU (its run
-   * delay). Null where the kernel does not say.
+   * The time the probe thread was ready to run and waited for a CPU (its run delay) since
+   * startWaitMs was read, or else since the thread last read it: read after an inspection
+   * answered late enough to be charged (LoopSchedule's explainAfterMs) and after a round's
+   * last. Null on other ticks, and where the kernel does not say.
    */
   waitMs: number | null;
   /**
-   * The same, from the end of the thread's last inspection to this one's start: its wake-up
-   * for this tick. Null where the kernel does not say, and for a thread's first inspection.
+   * The same, from the thread's last reading to the inspection's start: read when the thread
+   * woke a millisecond or more after the tick's deadline, or one of the last round's ticks was
+   * answered late enough to be charged. Null on other ticks.
    */
   startWaitMs: number | null;
 }
@@ -28,7 +31,7 @@ export interface PhaseTimings {
 /**
  * A plain inspection's result, the bulk of every batch, kept short: name, tick, atMs, then
  * PhaseTimings' six durations in order, then when it started (its tick's lateness is that
- * less the tick's deadline), then its waits for a CPU, during it and before it.
+ * less the tick's deadline), then its waits for a CPU, during it and before it, where read.
  */
 export type TimedRow = [
   name: string,

@@ -68,9 +68,13 @@ export interface RecordedInspection {
   write_ms: number;
   sync_ms: number;
   read_ms: number;
-  /** Of `ms`, the time the probe thread waited for a CPU; absent where the kernel did not say, and in older traces. */
+  /**
+   * The time the probe thread waited for a CPU, to the inspection's end, since start_wait_ms's
+   * reading or the thread's last (PhaseTimings' waitMs): absent where not read, where the
+   * kernel did not say, and in older traces.
+   */
   wait_ms?: number;
-  /** The same, from the end of the thread's last inspection to this one's start (its wake-up for the tick); absent where not known. */
+  /** The same, to the inspection's start, where read (PhaseTimings' startWaitMs); absent where not. */
   start_wait_ms?: number;
   /** Wall-clock time of the result, ms since the epoch. */
   t: number;
