@@ -146,11 +146,22 @@ async function runCase(name, index) {
   return { perDisk, verdict, held, evictEvent: after.some((line) => line.type === 'event' && line.event === 'evict') };
 }
 
+/** BENCH_CAUSES=load,cpu runs those cases alone (every case by default). */
+function caseNames() {
+  const asked = process.env.BENCH_CAUSES;
+  if (!asked) return Object.keys(CASES);
+  const names = asked.split(',');
+  const unknown = names.filter((name) => !(name in CASES));
+  if (unknown.length > 0) throw new Error(`BENCH_CAUSES: no case ${unknown.join(', ')} (cases: ${Object.keys(CASES).join(', ')})`);
+  return names;
+}
+
 async function cause() {
   const results = {};
   const unstarted = {};
-  const confusion = Object.fromEntries(Object.keys(CASES).map((name) => [name, Object.fromEntries(CAUSES.map((c) => [c, 0]))]));
-  for (const name of Object.keys(CASES)) {
+  const names = caseNames();
+  const confusion = Object.fromEntries(names.map((name) => [name, Object.fromEntries(CAUSES.map((c) => [c, 0]))]));
+  for (const name of names) {
     results[name] = [];
     for (let i = 0; i < RUNS; i += 1) {
       const spin = progress(`cause: ${name}, run ${i + 1} of ${RUNS}`);
