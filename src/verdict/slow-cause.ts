@@ -2,15 +2,15 @@
 // block devices under it did over the round against their own healthy rounds, and from the
 // other disks slow with it (docs/causes.md):
 //
-// - `cpu`: most of the round's ticks past the timeout were so only by the probe thread's wait
-//   for a CPU (its run delay) during or before their inspections; in a round without any, the
-//   thread waited for a CPU for half of its inspections' time: the disk answered, the prober
-//   was not running to see it;
 // - `throttle`: an I/O limit in slowdisk's cgroup on the disk's own device (or the whole disk
 //   its partition is on) was used to half of it or more, in the round or the one before, and
 //   the device did not serve slowly: the requests were held above the device;
 // - `load`: a device under it completed several times its usual requests per second: others'
 //   I/O keeps it busy, and a healthy device that is busy is slower per request;
+// - `cpu`: most of the round's ticks past the timeout were so only by the probe thread's wait
+//   for a CPU (its run delay) during or before their inspections; in a round without any, the
+//   thread waited for a CPU for half of its inspections' time: the disk answered, the prober
+//   was not running to see it;
 // - `shared`: a device under it served its requests slowly at no more than its usual load (or
 //   stalled), and another disk slow in the same round goes through a device of its chain: the
 //   fault is in what they share (a backing disk, a controller);
@@ -158,7 +158,7 @@ export class SlowCauses {
     }
     this.lastLimitUses = limitUses;
     const causes = new Map<string, SlowCause>();
-    for (const disk of new Set([...slow, ...also])) causes.set(disk, this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow));
+    for (const disk of new Set([...slow, ...also])) causes.set(disk, this.heldAbove(disk, devices, findings) ?? (this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow)));
     return causes;
   }
 
@@ -176,16 +176,30 @@ export class SlowCauses {
     return waitMs >= cpuMinMs && waitMs >= cpuShare * ms;
   }
 
+  /**
+   * A limit holding slowdisk's own requests, then others' I/O, decide before the inspections'
+   * waits: a loaded device is slower per request, and that is no fault; and the others' I/O,
+   * with the loop workers and writers behind it, keeps the CPUs busy too, so the probe thread
+   * waits for one as well. A starved machine completes fewer requests, never three times its
+   * usual.
+   */
+  private heldAbove(disk: string, devices: readonly DeviceFigures[], findings: ReadonlyMap<string, DeviceFinding>): SlowCause | null {
+    let loaded = false;
+    for (const device of devices) {
+      if (!device.disks.includes(disk)) continue;
+      const finding = findings.get(device.device);
+      if (finding === 'throttled') return 'throttle';
+      if (finding === 'loaded') loaded = true;
+    }
+    return loaded ? 'load' : null;
+  }
+
   private causeOf(disk: string, devices: readonly DeviceFigures[], findings: ReadonlyMap<string, DeviceFinding>, slow: ReadonlySet<string>): SlowCause {
     let slowDevice = false;
     let sharedWithSlow = false;
     for (const device of devices) {
       if (!device.disks.includes(disk)) continue;
       const finding = findings.get(device.device);
-      // A limit holding slowdisk's own requests decides, then others' I/O: a loaded device is
-      // slower per request, and that is no fault.
-      if (finding === 'throttled') return 'throttle';
-      if (finding === 'loaded') return 'load';
       if (finding === 'slow') slowDevice = true;
       if (device.disks.some((other) => other !== disk && slow.has(other))) sharedWithSlow = true;
     }

@@ -126,6 +126,13 @@ describe('a busy disk at the eviction threshold', () => {
     expect(busyNotes([{ name: 'kv', held: kv.held }])).toBe('busy, not evicted: kv (cpu)');
   });
 
+  it("others' I/O on its device that keeps the CPUs busy too, its prober waiting for one: load, held", () => {
+    const { last, exitCode } = run(LOADED, { kvWaitMs: 140 });
+    expect(last.causes.get('kv')).toBe('load');
+    expect(last.held).toEqual(new Map([['kv', 'load']]));
+    expect(exitCode).toBe(EXIT_WARNING);
+  });
+
   it('a round in which nothing of the starved disk came back says nothing new: the hold stays', () => {
     const { rounds, last, exitCode } = run({}, { kvWaitMs: 140, kvSilentEvery: 3 });
     expect(rounds.some((round) => round.causes.get('kv') === 'unknown')).toBe(true);
