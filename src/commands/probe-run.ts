@@ -14,9 +14,11 @@ import { MetricsExport } from '../report/metrics-export.js';
 import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
 import { SessionRecorder } from '../record/session-recorder.js';
 import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
+import { Teardown } from '../common/teardown.js';
 import { ProbeSession } from '../live/probe-session.js';
 import { StartupError } from '../live/session-layout.js';
 import type { DriveRequest } from '../drives/params.js';
+import type { DriveJudgement } from '../drives/drive-monitor.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';
@@ -80,77 +82,97 @@ function realDevicePath(device: string): string {
   }
 }
 
-/** The run's exit code with the drives': a signal or UNKNOWN stays; else the worse of the two. */
 /** The snapshot's `problems`, when there are some. */
 function problemsOf(...problems: (string | null)[]): { problems?: string[] } {
   const present = problems.filter((problem) => problem !== null);
   return present.length > 0 ? { problems: present } : {};
 }
 
+/** The run's exit code with the drives': a signal or UNKNOWN stays; else the worse of the two. */
 function withDrives(code: number, drives: number): number {
   if (code !== EXIT_OK && code !== EXIT_WARNING) return code;
   return Math.max(code, drives);
 }
 
 export async function runProbe(options: RunOptions): Promise<void> {
-  const { mode, score, probe } = options;
-  const buffered = !probe.direct;
-  let session: ProbeSession;
-  try {
-    const { targets, statistical, tail, predictor, verdict } = options;
-    session = await ProbeSession.open({ targets, score, probe, statistical, tail, predictor, verdict, program: PROBER_WITH_OUTPUTS });
-  } catch (error) {
-    if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
-    throw error;
-  }
+  const teardown = new Teardown();
+  const session = await openSession(options);
+  teardown.add(() => session.stop());
   // A path not where it must be (its disk not mounted, say) is CRITICAL before anything is probed there.
   const misplaced = misplacedPaths(session.statuses(), options.mountpoints ?? [], realDevicePath);
   if (misplaced.length > 0) {
-    await session.stop();
+    await teardown.release();
     process.stdout.write(`${visible(reasonLine(options.output ?? { json: false, format: 'human' }, EXIT_CRITICAL, misplaced.join('; ')))}\n`);
     await stoppingRunFlushed();
     process.exit(EXIT_CRITICAL);
   }
+  const state: RunState = { startMs: MONOTONIC_CLOCK.now(), storeScore: 1, lastSeverity: 'ok' };
+  const outputs = await startOutputs(options, session, state, teardown);
+  new ProbeRun(options, session, state, outputs, teardown).start();
+}
+
+async function openSession(options: RunOptions): Promise<ProbeSession> {
+  const { targets, score, probe, statistical, tail, predictor, verdict } = options;
+  try {
+    return await ProbeSession.open({ targets, score, probe, statistical, tail, predictor, verdict, program: PROBER_WITH_OUTPUTS });
+  } catch (error) {
+    if (error instanceof StartupError) fail(error.message, EXIT_UNKNOWN);
+    throw error;
+  }
+}
+
+/** What the status service reports of the run beside the session's own state. */
+interface RunState {
+  startMs: number;
+  storeScore: number;
+  lastSeverity: Severity;
+}
+
+/** What a run writes and serves beside its live output, each stopped by the run's teardown. */
+interface RunOutputs {
+  writer: OutputWriter | null;
+  drives: DriveRun | null;
+  /** The drives' last judgement, once their teardown step has run. */
+  drivesJudgement: () => DriveJudgement | undefined;
+  metricsExport: MetricsExport | null;
+  recorder: SessionRecorder | null;
+  hooks: ActionHooks | undefined;
+  output: RunOutput;
+}
+
+/** Starts the outputs in turn; one that cannot start releases what was taken, and ends the run UNKNOWN. */
+async function startOutputs(options: RunOptions, session: ProbeSession, state: RunState, teardown: Teardown): Promise<RunOutputs> {
+  const { score, probe } = options;
+  const buffered = !probe.direct;
+  const failReleased = async (error: unknown, known: boolean): Promise<never> => {
+    await teardown.release();
+    if (known) fail((error as Error).message, EXIT_UNKNOWN);
+    throw error;
+  };
   // The CLI makes no syscall on an output's path: the prober process writes them all, the
-  // textfile, the trace and the drives' files, so that they take no third process.
+  // textfile, the trace and the drives' files, so that they take no third process. Their
+  // stops are bounded by the output deadline, and wait side by side before the session stops.
   const writer = options.record !== undefined || options.drives || options.stateDir !== undefined || options.output?.textfile !== undefined ? OutputWriter.hostedBy(session.hosted) : null;
   let drives: DriveRun | null = null;
+  let judgement: DriveJudgement | undefined;
   if (options.drives) {
-    try {
-      drives = await DriveRun.start(options.drives, {
-        json: options.output?.json === true,
-        output: writer!,
-        textfile: options.output?.textfile,
-        serveMetrics: options.output?.listen !== undefined,
-      });
-    } catch (error) {
-      await session.stop();
-      if (error instanceof DriveStartError) fail(error.message, EXIT_UNKNOWN);
-      throw error;
-    }
+    drives = await DriveRun.start(options.drives, {
+      json: options.output?.json === true,
+      output: writer!,
+      textfile: options.output?.textfile,
+      serveMetrics: options.output?.listen !== undefined,
+    }).catch((error: unknown) => failReleased(error, error instanceof DriveStartError));
+    const started = drives;
+    teardown.add(async () => void (judgement = await started.finish()), { sideBySide: true });
   }
-  const metricsExport = await MetricsExport.start({ ...options.output, output: writer, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch(async (error: Error) => {
-    await session.stop();
-    await drives?.finish();
-    return fail(error.message, EXIT_UNKNOWN);
-  });
+  const metricsExport = await MetricsExport.start({ ...options.output, output: writer, ...(options.store === undefined ? {} : { store: options.store }) }, session, score, buffered, drives?.registry ?? null).catch((error: unknown) => failReleased(error, true));
+  if (metricsExport) teardown.add(() => metricsExport.stop(), { sideBySide: true });
   let recorder: SessionRecorder | null = null;
   if (options.record !== undefined) {
-    try {
-      recorder = await SessionRecorder.start(writer!, options.record, session, {
-        score,
-        probe,
-        statistical: options.statistical,
-        tail: options.tail,
-        verdict: options.verdict,
-        predictor: options.predictor,
-      });
-    } catch (error) {
-      await session.stop();
-      await metricsExport?.stop();
-      await drives?.finish();
-      fail((error as Error).message, EXIT_UNKNOWN);
-    }
+    const { statistical, tail, verdict, predictor } = options;
+    recorder = await SessionRecorder.start(writer!, options.record, session, { score, probe, statistical, tail, verdict, predictor }).catch((error: unknown) => failReleased(error, true));
+    const started = recorder;
+    teardown.add(() => started.stop(), { sideBySide: true });
   }
   if (drives) {
     // The live view owns the terminal: drives that turn slow are shown as they do in JSON only.
@@ -158,105 +180,111 @@ export async function runProbe(options: RunOptions): Promise<void> {
     live.every(() => (options.output?.json ? live.reportChanges() : undefined));
   }
   const hooks = options.hooks && ActionHooks.attach(session, options.hooks, score);
-  const startMs = MONOTONIC_CLOCK.now();
-  let storeScore = 1;
-  let lastSeverity: Severity = 'ok';
-  let statusServer: StatusServer | null = null;
-  if (mode === 'watch' && options.store !== undefined) {
-    const summaries = new DiskSummaries(session, STATUS_WINDOW_INSPECTIONS);
-    const snapshot = (): StatusSnapshot => {
-      const disks = session.statuses();
-      return {
-        slowdisk_status: STATUS_FORMAT,
-        store: options.store!,
-        pid: process.pid,
-        severity: currentSeverity(lastSeverity, disks),
-        storeScore,
-        maxReported: session.verdict.maxReported,
-        uptimeMs: MONOTONIC_CLOCK.now() - startMs,
-        disks,
-        summaries: [...summaries.of(disks)],
-        params: score,
-        buffered,
-        warnProbability: options.predictor.warnProbability,
-        ...problemsOf(metricsExport?.listenProblem() ?? null),
-      };
-    };
-    statusServer = await StatusServer.start(options.store, snapshot).catch(async (error: Error) => {
-      await session.stop();
-      await Promise.all([metricsExport?.stop(), recorder?.stop(), drives?.finish()]);
-      return fail(error.message, EXIT_UNKNOWN);
-    });
+  if (options.mode === 'watch' && options.store !== undefined) {
+    const server = await startStatusServer(options, options.store, session, state, metricsExport).catch((error: unknown) => failReleased(error, true));
+    // From then on status says the service is not running, rather than what it stops with.
+    teardown.add(() => server.close());
   }
-  let filesystems: FilesystemComparison | null = null;
-  const output = await RunOutput.open(mode, options.output, session, score, buffered, options.predictor.warnProbability);
-  const reporter = output.reporter;
+  const output = await RunOutput.open(options.mode, options.output, session, score, buffered, options.predictor.warnProbability);
+  teardown.add(() => output.reporter?.stop());
+  return { writer, drives, drivesJudgement: () => judgement, metricsExport, recorder, hooks, output };
+}
 
-  let finishing = false;
-  const finish = async (code: number, interruptedBy?: string): Promise<void> => {
-    if (finishing) return;
-    finishing = true;
-    reporter?.stop();
-    // From now on status says the service is not running, rather than what it stops with.
-    await statusServer?.close();
+/** watch --store: answers `slowdisk status` with the run's state. */
+function startStatusServer(options: RunOptions, store: string, session: ProbeSession, state: RunState, metricsExport: MetricsExport | null): Promise<StatusServer> {
+  const summaries = new DiskSummaries(session, STATUS_WINDOW_INSPECTIONS);
+  const snapshot = (): StatusSnapshot => {
     const disks = session.statuses();
-    // The outputs are written by the prober's process, so they are done before it stops: each
-    // bounded by the output deadline, side by side.
-    const [, , judgement] = await Promise.all([metricsExport?.stop(), recorder?.stop(), drives?.finish()]);
-    await session.stop();
+    return {
+      slowdisk_status: STATUS_FORMAT,
+      store,
+      pid: process.pid,
+      severity: currentSeverity(state.lastSeverity, disks),
+      storeScore: state.storeScore,
+      maxReported: session.verdict.maxReported,
+      uptimeMs: MONOTONIC_CLOCK.now() - state.startMs,
+      disks,
+      summaries: [...summaries.of(disks)],
+      params: options.score,
+      buffered: !options.probe.direct,
+      warnProbability: options.predictor.warnProbability,
+      ...problemsOf(metricsExport?.listenProblem() ?? null),
+    };
+  };
+  return StatusServer.start(store, snapshot);
+}
+
+/** A started run: its events, its signals and timers, and its one way to end. */
+class ProbeRun {
+  #finishing = false;
+  #filesystems: FilesystemComparison | null = null;
+
+  constructor(
+    private readonly options: RunOptions,
+    private readonly session: ProbeSession,
+    private readonly state: RunState,
+    private readonly outputs: RunOutputs,
+    private readonly teardown: Teardown,
+  ) {}
+
+  start(): void {
+    const { options, session } = this;
+    const reporter = this.outputs.output.reporter;
+    // watch --until: the run ends at the first of its events, once it is written, with the verdict so far.
+    const until = new Set<string>(options.until ?? []);
+    const endIfAwaited = (event: string) => {
+      if (until.has(event)) void this.finish(exitCodeOf(session.verdict.severity));
+    };
+    session.on('round', (report) => {
+      this.state.storeScore = report.storeScore;
+      this.state.lastSeverity = report.severity;
+      reporter?.round(report);
+      if (report.severity === 'evict' && (options.mode === 'check' || !options.keepGoing)) void this.finish(EXIT_CRITICAL);
+      for (const crossing of report.crossings) endIfAwaited(crossing.event);
+    });
+    session.on('event', (event) => {
+      reporter?.event(event);
+      endIfAwaited(event.kind);
+    });
+    // The trace is closed by the prober's process, which may be gone: every output's stop is bounded.
+    session.on('fatal', (message) => void this.teardown.release().then(() => this.outputs.hooks?.settle()).then(() => fail(message, EXIT_UNKNOWN)));
+    process.on('SIGINT', () => void this.finish(EXIT_SIGINT, 'SIGINT'));
+    process.on('SIGTERM', () => void this.finish(EXIT_SIGTERM, 'SIGTERM'));
+    // An SSH session or a terminal that closes: a stop like any other, not a crash.
+    process.on('SIGHUP', () => void this.finish(EXIT_SIGHUP, 'SIGHUP'));
+    // The probe files are removed as on a signal; a failed write leaves the run going.
+    whenReaderGone(() => void this.finish(EXIT_UNKNOWN), true);
+    // Beside the probing, once its events are heard: a state directory on a hung disk costs the comparison, not the run's time.
+    if (options.stateDir !== undefined) this.#filesystems = compareFilesystemsWithLastRun(session, this.outputs.writer!, options.stateDir, options.store);
+    if (options.mode === 'check') {
+      // The last records first: the prober sends them about once a round.
+      setTimeout(() => void session.catchUp().then(() => this.finish(session.checkEnd())), options.durationMs);
+    } else if (options.durationMs !== undefined) {
+      setTimeout(() => void this.finish(until.size > 0 ? EXIT_UNTIL_TIMED_OUT : exitCodeOf(session.verdict.severity)), options.durationMs);
+    }
+    session.start();
+  }
+
+  async finish(code: number, interruptedBy?: string): Promise<void> {
+    if (this.#finishing) return;
+    this.#finishing = true;
+    const { session, outputs } = this;
+    const disks = session.statuses();
+    await this.teardown.release();
+    const { drives } = outputs;
+    const judgement = outputs.drivesJudgement();
     const exitCode = drives && judgement ? withDrives(code, drives.exitCode(judgement)) : code;
-    filesystems?.untold();
-    if (mode === 'check') {
-      const elapsedMs = MONOTONIC_CLOCK.now() - startMs;
-      output.writeCheckResult({ verdict: session.verdict, storeScore, elapsedMs, disks, interruptedBy, exitCode });
+    this.#filesystems?.untold();
+    if (this.options.mode === 'check') {
+      const elapsedMs = MONOTONIC_CLOCK.now() - this.state.startMs;
+      outputs.output.writeCheckResult({ verdict: session.verdict, storeScore: this.state.storeScore, elapsedMs, disks, interruptedBy, exitCode });
     }
     // After check's line: a Nagios-style reader takes the first line as the status.
     if (judgement) drives?.report(judgement);
-    tellNotWritten([recorder?.notWritten(), metricsExport?.notWritten(), ...(drives?.notWritten() ?? [])]);
-    writer?.end();
+    tellNotWritten([outputs.recorder?.notWritten(), outputs.metricsExport?.notWritten(), ...(drives?.notWritten() ?? [])]);
+    outputs.writer?.end();
     await stoppingRunFlushed();
-    await hooks?.settle();
+    await outputs.hooks?.settle();
     process.exit(exitCode);
-  };
-
-  // watch --until: the run ends at the first of its events, once it is written, with the verdict so far.
-  const until = new Set<string>(options.until ?? []);
-  const endIfAwaited = (event: string) => {
-    if (until.has(event)) void finish(exitCodeOf(session.verdict.severity));
-  };
-  session.on('round', (report) => {
-    storeScore = report.storeScore;
-    lastSeverity = report.severity;
-    reporter?.round(report);
-    if (report.severity === 'evict' && (mode === 'check' || !options.keepGoing)) void finish(EXIT_CRITICAL);
-    for (const crossing of report.crossings) endIfAwaited(crossing.event);
-  });
-  session.on('event', (event) => {
-    reporter?.event(event);
-    endIfAwaited(event.kind);
-  });
-  session.on('fatal', (message) => {
-    reporter?.stop();
-    void statusServer?.close();
-    // The trace is closed by the prober's process, which may be gone: recorder.stop() is bounded.
-    void Promise.resolve(recorder?.stop())
-      .then(() => session.stop())
-      .then(() => hooks?.settle())
-      .then(() => fail(message, EXIT_UNKNOWN));
-  });
-  process.on('SIGINT', () => void finish(EXIT_SIGINT, 'SIGINT'));
-  process.on('SIGTERM', () => void finish(EXIT_SIGTERM, 'SIGTERM'));
-  // An SSH session or a terminal that closes: a stop like any other, not a crash.
-  process.on('SIGHUP', () => void finish(EXIT_SIGHUP, 'SIGHUP'));
-  // The probe files are removed as on a signal; a failed write leaves the run going.
-  whenReaderGone(() => void finish(EXIT_UNKNOWN), true);
-  // Beside the probing, once its events are heard: a state directory on a hung disk costs the comparison, not the run's time.
-  if (options.stateDir !== undefined) filesystems = compareFilesystemsWithLastRun(session, writer!, options.stateDir, options.store);
-  if (mode === 'check') {
-    // The last records first: the prober sends them about once a round.
-    setTimeout(() => void session.catchUp().then(() => finish(session.checkEnd())), options.durationMs);
-  } else if (options.durationMs !== undefined) {
-    setTimeout(() => void finish(until.size > 0 ? EXIT_UNTIL_TIMED_OUT : exitCodeOf(session.verdict.severity)), options.durationMs);
   }
-  session.start();
 }
