@@ -314,7 +314,7 @@ const DEVELOPING = ['ramp over (geometric)', 'ramp over (linear)', 'slow ramp ov
 const HOST_KINDS = {
   healthy: ['healthy', 'recorded healthy', 'ramp runs, other disks'],
   bursty: ['burst', 'burst (periodic)', 'GC pauses', 'heavy tail', 'peak'],
-  'near miss': ['ramp under (geometric)', 'ramp under (linear)', 'plateau under', 'step under', 'recorded level'],
+  'near miss': ['ramp under (geometric)', 'ramp under (linear)', 'plateau under', 'plateau high', 'step under', 'recorded level'],
 };
 const NEAR_MISSES = HOST_KINDS['near miss'];
 const NEGATIVES = [...HOST_KINDS.healthy, ...HOST_KINDS.bursty];

@@ -30,7 +30,9 @@ const PARAMS = DEFAULT_PREDICTOR_PARAMS;
  * The slow ramps cross the SLA gently, 1.1 to 1.6 times it at the end of 15 to 36 minutes: on
  * an HDD most climb through half the SLA minutes before they breach (the gradual breaches the
  * warning is judged on); they are only ever measured (`evaluationOnly`), never trained or
- * calibrated on. `runs` says which count of the selection's seeds a spec takes.
+ * calibrated on, as are the high plateaus, which climb to 0.6 to 0.85 times the SLA and hold
+ * there (a warning while they climb is allowed; it must let go once they hold). `runs` says
+ * which count of the selection's seeds a spec takes.
  */
 export const SPECS = {
   healthy: { kind: 'healthy', durationMs: 1_800_000 },
@@ -46,6 +48,7 @@ export const SPECS = {
   'slow ramp over (geometric)': { kind: 'ramp', shape: 'geometric', reach: [1.1, 1.6], rampMin: [18, 36], runs: 'slowRamps', evaluationOnly: true },
   'slow ramp over (linear)': { kind: 'ramp', shape: 'linear', reach: [1.1, 1.6], rampMin: [15, 30], runs: 'slowRamps', evaluationOnly: true },
   'plateau under': { kind: 'ramp', shape: 'linear', reach: [0.4, 0.65], rampMin: [2, 8] },
+  'plateau high': { kind: 'ramp', shape: 'geometric', reach: [0.6, 0.85], rampMin: [3, 8], runs: 'ramps', evaluationOnly: true },
   'step under': { kind: 'slow', reach: [0.25, 0.55] },
 };
 

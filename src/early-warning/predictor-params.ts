@@ -106,6 +106,17 @@ export interface PredictorParams {
    */
   clearAfterMs: number;
   /**
+   * After a warning cleared (`steady`), a new one needs the median of the P99s of the last
+   * `clearAfterMs` to have climbed this share of the way from where the disk was let go (that
+   * median over the hold) to the SLA, or a breach (0: no such condition). A disk that levels
+   * off near the SLA is rated high and, now and then, rising on its noise alone: let go once,
+   * it stays let go while it holds. That median back under half the one let go at ends the
+   * condition. Over the hold's length, not `levelSamples`: a level near a multiple of the
+   * interval has P99s that jump between two values, and 3 of 5 samples on the higher one are
+   * no climb.
+   */
+  regainShare: number;
+  /**
    * The model: the article's three-layer network (weights in network-weights.json), or the
    * linear trend of the P99 over the window. The default is whichever did better in
    * `npm run bench:predict` on scenarios and seeds that training never saw (see docs/early-warning.md).
@@ -145,6 +156,7 @@ export const DEFAULT_PREDICTOR_PARAMS: Readonly<PredictorParams> = Object.freeze
   lowConfirmSamples: 4,
   levelHoldSamples: 6,
   clearAfterMs: 150_000,
+  regainShare: 0.25,
   model: 'network',
   trendSoftness: 0.1,
   peerCondition: true,
@@ -199,6 +211,7 @@ export function predictorParams(overrides: Partial<PredictorParams> = {}): Predi
   }
   if (!Number.isInteger(params.linearRiseSamples) || params.linearRiseSamples < 0) throw new RangeError('predictor: linearRiseSamples must be a whole number of at least 0');
   if (!Number.isInteger(params.levelHoldSamples) || params.levelHoldSamples < 0) throw new RangeError('predictor: levelHoldSamples must be a whole number of at least 0');
+  if (!(params.regainShare >= 0 && params.regainShare <= 1)) throw new RangeError(`predictor: regainShare must be a number from 0 to 1, got ${String(params.regainShare)}`);
   for (const key of ['levelShare', 'levelP90Share'] as const) {
     if (!(params[key] >= 0) || !Number.isFinite(params[key])) throw new RangeError(`predictor: ${key} must be a number of at least 0, got ${String(params[key])}`);
   }

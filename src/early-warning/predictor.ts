@@ -4,7 +4,8 @@
 // the warning level held, with a rising trend, for `confirmSamples` once the disk's P99 is at
 // `levelShare` of the SLA and its P90 at `levelP90Share`, and for `lowConfirmSamples` below
 // that, or held `levelHoldSamples` at that level; left once the disk has held under the SLA
-// without a rising trend for `clearAfterMs` (hysteresis), with the reason. The probability
+// without a rising trend for `clearAfterMs` (hysteresis), with the reason, and not entered
+// again until its level climbs `regainShare` of the way from there to the SLA. The probability
 // is the disk's own: given its peers' readings of the same period (host-predictors.ts), the
 // share of the reading the host shows too is taken out (ownChance). Pure: the caller passes
 // the time with each sample.
@@ -60,6 +61,8 @@ export class Predictor {
   private warnedFor = 0;
   /** A new warning may start; false after one cleared, until the model has come down again. */
   private armed = true;
+  /** The level a cleared warning let the disk go at (ms), until it comes down from it; null when none. */
+  private letGoAtMs: number | null = null;
   private pendingClear: ClearReason | null = null;
   /** The sample read and not yet judged, with the model's reading of it. */
   private pending: { atMs: number; features: SampleFeatures; reading: number | null } | null = null;
@@ -132,6 +135,7 @@ export class Predictor {
     this.above = 0;
     this.risingFor = 0;
     this.armed = true;
+    this.letGoAtMs = null;
   }
 
   private predict(atMs: number, latest: SampleFeatures, probability: number | null): Prediction {
@@ -153,18 +157,24 @@ export class Predictor {
     const held = window.length >= n && !rising && window.slice(-n).every((s) => s.p99Ms <= params.slaMs);
     // Near the SLA already, the usual confirmation; below it, a longer one (see the parameters).
     const recent = window.slice(-params.levelSamples);
+    const levelMs = median(recent.map((s) => s.p99Ms));
     const level =
       params.levelShare === 0 ||
       breaching ||
-      (median(recent.map((s) => s.p99Ms)) >= params.levelShare * params.slaMs && median(recent.map((s) => s.p90Ms)) >= params.levelP90Share * params.slaMs);
+      (levelMs >= params.levelShare * params.slaMs && median(recent.map((s) => s.p90Ms)) >= params.levelP90Share * params.slaMs);
     const confirm = level ? params.confirmSamples : params.lowConfirmSamples;
     const confirmed = this.above >= confirm && (this.armed || breaching) && (this.risingFor >= confirm || breaching || !params.needRisingTrend);
     const hovering = params.levelShare > 0 && params.levelHoldSamples > 0 && level && this.armed && this.above >= params.levelHoldSamples;
+    // Where the disk holds now, over as long as it held when let go.
+    const holdingMs = median(window.slice(-n).map((s) => s.p99Ms));
+    if (this.letGoAtMs !== null && holdingMs < this.letGoAtMs / 2) this.letGoAtMs = null;
+    const regained = this.letGoAtMs === null || breaching || holdingMs > this.letGoAtMs + params.regainShare * (params.slaMs - this.letGoAtMs);
     if (this.warned && this.warnedFor >= n && held) {
       this.warned = false;
       this.armed = !high;
+      if (params.regainShare > 0) this.letGoAtMs = holdingMs;
       cleared = 'steady';
-    } else if (!this.warned && probability !== null && (confirmed || hovering)) {
+    } else if (!this.warned && probability !== null && regained && (confirmed || hovering)) {
       this.warned = true;
     }
     return {
