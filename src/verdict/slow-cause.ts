@@ -158,7 +158,7 @@ export class SlowCauses {
     }
     this.lastLimitUses = limitUses;
     const causes = new Map<string, SlowCause>();
-    for (const disk of new Set([...slow, ...also])) causes.set(disk, this.heldAbove(disk, devices, findings) ?? (this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow)));
+    for (const disk of new Set([...slow, ...also])) causes.set(disk, this.busyDevice(disk, devices, findings) ?? (this.waitedForCpu(inspections.get(disk)) ? 'cpu' : this.causeOf(disk, devices, findings, slow)));
     return causes;
   }
 
@@ -177,13 +177,13 @@ export class SlowCauses {
   }
 
   /**
-   * A limit holding slowdisk's own requests, then others' I/O, decide before the inspections'
-   * waits: a loaded device is slower per request, and that is no fault; and the others' I/O,
+   * `throttle` or `load` when a device of the disk's chain is busy: a limit holding slowdisk's
+   * own requests, then others' I/O, decide before the inspections' waits: a loaded device is slower per request, and that is no fault; and the others' I/O,
    * with the loop workers and writers behind it, keeps the CPUs busy too, so the probe thread
    * waits for one as well. A starved machine completes fewer requests, never three times its
    * usual.
    */
-  private heldAbove(disk: string, devices: readonly DeviceFigures[], findings: ReadonlyMap<string, DeviceFinding>): SlowCause | null {
+  private busyDevice(disk: string, devices: readonly DeviceFigures[], findings: ReadonlyMap<string, DeviceFinding>): SlowCause | null {
     let loaded = false;
     for (const device of devices) {
       if (!device.disks.includes(disk)) continue;
