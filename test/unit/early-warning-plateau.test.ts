@@ -2,14 +2,13 @@
 // warned of while it climbs, but the warning clears within 5 minutes of the level holding and
 // does not come back while it holds, though the model still rates it high and its noise now
 // and then looks like a rise.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { traceSamples, type TraceEntry } from '../../dev/predict/trace-samples.js';
 import { Rng } from '../../dev/scenarios/index.js';
-import { sampleFeatures } from '../../src/early-warning/sample-features.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
+import { traceP99s } from '../helpers/trace-p99s.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-plateau-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -46,11 +45,9 @@ function plateauTrace(seed: number): string {
 
 /** kv's 15 s P99s of its inspections' own times on the level. */
 function levelP99s(file: string): number[] {
-  const entries = readFileSync(file, 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line) as TraceEntry);
-  return traceSamples(entries, I, 15_000)
-    .get('kv')!
+  return traceP99s(file, 'kv', I)
     .filter(({ atMs }) => atMs > PLATEAU_FROM_MS)
-    .map(({ sample }) => sampleFeatures(sample, I)!.p99Ms);
+    .map(({ p99Ms }) => p99Ms);
 }
 
 describe('a climb that holds a level under the SLA', () => {

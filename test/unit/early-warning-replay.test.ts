@@ -1,20 +1,16 @@
 // The early-warning predictor through `slowdisk replay`: a disk slowing down over minutes is
 // warned of by the sample its inspection P99 crosses the SLA, on every output, before the slow
 // score sees it, and the replay exits WARNING for it; a healthy host is not warned of.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sampleFeatures } from '../../src/early-warning/sample-features.js';
-import { traceSamples, type TraceEntry } from '../../dev/predict/trace-samples.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { scenarioTraceFiles } from '../helpers/scenario-traces.js';
+import { traceP99s } from '../helpers/trace-p99s.js';
 
 const traceOf = scenarioTraceFiles('slowdisk-early-warning-');
 
 /** When the disk's P99 over a 15 s sample first exceeds the SLA, in ms on the trace's clock. */
 function firstBreachMs(file: string, disk: string, slaMs: number): number {
-  const entries = readFileSync(file, 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line) as TraceEntry);
-  const samples = traceSamples(entries, 100, 15_000).get(disk)!;
-  return samples.find(({ sample }) => sampleFeatures(sample, 100)!.p99Ms > slaMs)!.atMs;
+  return traceP99s(file, disk, 100).find(({ p99Ms }) => p99Ms > slaMs)!.atMs;
 }
 
 type Line = Record<string, unknown>;
