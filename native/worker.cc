@@ -135,24 +135,36 @@ void ProbeThread::Handle::WithLoop(
 
 namespace {
 
-// The thread's wait for a CPU, read only where it may tell something (see
-// DueTick): on a tick answered in time, by a thread that woke in time, it
-// cannot, and two reads every tick would be most of the tick's syscalls
-// beside its I/O.
+// The thread's waits for a CPU around a tick's inspection, read only where they
+// may tell something (see DueTick): on a tick answered in time, by a thread
+// that woke in time, they cannot, and two reads every tick would be most of
+// the tick's syscalls beside its I/O. Read outside the loop's lock, which the
+// JS thread takes too; only a tick that was inspected is read after.
+struct TickWaits {
+  int64_t startNs = -1;
+  int64_t endNs = -1;
+  bool explained = false;
+};
 
-int64_t WaitBefore(const DueTick& due) {
-  return due.readWaitBefore ? ThreadRunDelaySinceLastNs() : -1;
+TickWaits WaitBefore(const DueTick& due) {
+  TickWaits waits;
+  if (due.readWaitBefore) waits.startNs = ThreadRunDelaySinceLastNs();
+  return waits;
 }
 
-void ReadWaitAfter(const DueTick& due, int64_t startWaitNs, TickLoop& loop,
-                   LoopRecord& record) {
-  if (record.kind != LoopRecord::Kind::kInspected) return;
-  record.startWaitNs = startWaitNs;
-  const bool explained = MonotonicMs() >= due.explainAtMs;
-  if (explained) loop.Explained(due.tick);
-  if (due.closesRound || explained) {
-    record.waitNs = ThreadRunDelaySinceLastNs();
+void WaitAfter(const DueTick& due, TickWaits& waits) {
+  waits.explained = MonotonicMs() >= due.explainAtMs;
+  if (due.closesRound || waits.explained) {
+    waits.endNs = ThreadRunDelaySinceLastNs();
   }
+}
+
+// Under the loop's lock: the inspected tick's record carries its waits.
+void RecordWaits(const DueTick& due, const TickWaits& waits, TickLoop& loop,
+                 LoopRecord& record) {
+  if (waits.explained) loop.Explained(due.tick);
+  record.startWaitNs = waits.startNs;
+  record.waitNs = waits.endNs;
 }
 
 // The tick's request, for the file made as part of it.
@@ -176,34 +188,36 @@ void ProbeThread::RunDue(State& state, const DueTick& due) {
     case DueTick::Work::kInspect: {
       std::optional<InspectResult> result;
       std::optional<SysError> error;
-      const int64_t startWaitNs = WaitBefore(due);
+      TickWaits waits = WaitBefore(due);
       try {
         result = Inspect(due.request);
       } catch (...) {
         error = CaughtError(due.request.dir);
       }
+      if (result) WaitAfter(due, waits);
       std::lock_guard<std::mutex> lock(state.mutex);
       records.push_back(state.loop.Inspected(
           due, result ? &*result : nullptr, error ? &*error : nullptr, urgent));
-      ReadWaitAfter(due, startWaitNs, state.loop, records.back());
+      if (result) RecordWaits(due, waits, state.loop, records.back());
       break;
     }
     case DueTick::Work::kMakeAndInspect: {
       std::optional<MadeProbeFile> made;
       std::optional<InspectResult> result;
       std::optional<SysError> error;
-      const int64_t startWaitNs = WaitBefore(due);
+      TickWaits waits = WaitBefore(due);
       try {
         made = MakeProbeFile(due.spec);
         result = Inspect(RequestFor(due.request, made->file));
       } catch (...) {
         error = CaughtError(due.spec.dir);
       }
+      if (result) WaitAfter(due, waits);
       std::lock_guard<std::mutex> lock(state.mutex);
       records.push_back(state.loop.Made(due, made ? &*made : nullptr,
                                         result ? &*result : nullptr,
                                         error ? &*error : nullptr, urgent));
-      ReadWaitAfter(due, startWaitNs, state.loop, records.back());
+      if (result) RecordWaits(due, waits, state.loop, records.back());
       break;
     }
     case DueTick::Work::kLost: {
