@@ -58,11 +58,39 @@ export function judgeDayByClass(day: AlignedDay, params: PeerParams): HostDay[] 
 
 /** Judges one host-day whose drives are of one class (see judgeDayByClass). Pure: reads `day`, allocates its own scratch. */
 export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
+  const { rel, load } = relativeToPeers(day, params);
+  const beta = loadElasticity(rel, load, params);
+  const summarise = windowSummary(day, params, beta);
+  const drives = day.disks.map((disk, d) => summarise(disk, rel[d], load[d]));
+  const observedDrives = drives.filter((drive) => drive.observed).length;
+  const slowDrives = drives.filter((drive) => drive.slow).length;
+  const hostWide = observedDrives > 0 && slowDrives > params.hostWideShare * observedDrives;
+  if (hostWide) {
+    for (const drive of drives) {
+      if (drive.slow) {
+        drive.slow = false;
+        drive.hostWide = true;
+      }
+    }
+  }
+  return { day: day.day, peerClass: day.classes[0] ?? '', loadElasticity: beta, hostWide, drives };
+}
+
+/** The log of the least throughput share a bucket is compared at (-Infinity: any). */
+function minLoadLog(params: PeerParams): number {
+  return params.minLoadShare > 0 ? Math.log(params.minLoadShare) : -Infinity;
+}
+
+/**
+ * Each drive's log latency over the median of its peers' at each bucket (`rel`), and its log
+ * throughput over theirs (`load`); NaN where it was not compared: the host idle, the drive
+ * without a sample, too few peers, or its share of the load under `minLoadShare`.
+ */
+function relativeToPeers(day: AlignedDay, params: PeerParams): { rel: Float64Array[]; load: Float64Array[] } {
   const n = day.disks.length;
   const buckets = day.bucketStart.length;
   const rel = Array.from({ length: n }, () => new Float64Array(buckets).fill(NaN));
   const load = Array.from({ length: n }, () => new Float64Array(buckets).fill(NaN));
-
   const idle = idleBuckets(day, params);
   const logL = new Float64Array(n);
   const logT = new Float64Array(n);
@@ -70,8 +98,7 @@ export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
   const orderL = new Int32Array(n);
   const orderT = new Int32Array(n);
   const rankT = new Int32Array(n);
-  const minLoad = params.minLoadShare > 0 ? Math.log(params.minLoadShare) : -Infinity;
-
+  const minLoad = minLoadLog(params);
   for (let b = 0; b < buckets; b += 1) {
     if (idle[b] === 1) continue;
     let m = 0;
@@ -99,8 +126,17 @@ export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
       load[d][b] = relLoad;
     }
   }
+  return { rel, load };
+}
 
-  const beta = loadElasticity(rel, load, params);
+/**
+ * A drive's day from its compared buckets: each window's median of its load-adjusted ratio,
+ * the windows at least `slowRatio`, and the medians over the day. The scratch is shared by
+ * the drives of the day, one after the other.
+ */
+function windowSummary(day: AlignedDay, params: PeerParams, beta: number): (disk: string, rel: Float64Array, load: Float64Array) => DriveDay {
+  const buckets = day.bucketStart.length;
+  const minLoad = minLoadLog(params);
   const maxLoad = -minLoad;
   const windowOf = windowIndices(day, params);
   const perWindow = Math.max(1, Math.round(params.windowSeconds / day.bucketSeconds));
@@ -109,8 +145,7 @@ export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
   const values = new Float64Array(buckets);
   const windowLogs = new Float64Array(buckets);
   const loads = new Float64Array(buckets);
-
-  const drives: DriveDay[] = day.disks.map((disk, d) => {
+  return (disk, rel, load) => {
     let compared = 0;
     let windows = 0;
     let slowWindows = 0;
@@ -126,13 +161,13 @@ export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
       inWindow = 0;
     };
     for (let b = 0; b < buckets; b += 1) {
-      const r = rel[d][b];
+      const r = rel[b];
       if (Number.isNaN(r)) continue;
       if (windowOf[b] !== current) {
         closeWindow();
         current = windowOf[b];
       }
-      const l = load[d][b];
+      const l = load[b];
       values[inWindow] = r - beta * Math.min(maxLoad, Math.max(minLoad, l));
       inWindow += 1;
       loads[compared] = l;
@@ -151,20 +186,7 @@ export function judgeDay(day: AlignedDay, params: PeerParams): HostDay {
       slow: observed && slowWindows >= params.minSlowWindowShare * windows,
       hostWide: false,
     };
-  });
-
-  const observedDrives = drives.filter((drive) => drive.observed).length;
-  const slowDrives = drives.filter((drive) => drive.slow).length;
-  const hostWide = observedDrives > 0 && slowDrives > params.hostWideShare * observedDrives;
-  if (hostWide) {
-    for (const drive of drives) {
-      if (drive.slow) {
-        drive.slow = false;
-        drive.hostWide = true;
-      }
-    }
-  }
-  return { day: day.day, peerClass: day.classes[0] ?? '', loadElasticity: beta, hostWide, drives };
+  };
 }
 
 /** 1 for the buckets in which the host as a whole ran below `minHostLoadShare` of its typical load of the day. */

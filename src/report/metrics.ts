@@ -61,111 +61,34 @@ export class SlowdiskMetrics {
 
   constructor(params: ScoreParams, buffered: boolean) {
     const registers = [this.registry];
-    this.slowScore = new Gauge({
-      name: 'slowdisk_slow_score',
-      help: "TiKV's slow score of the disk, 1 to 100, cut to two decimals (a path skipped for sharing another's filesystem keeps 1).",
-      labelNames: ['disk', 'path'],
-      registers,
-    });
-    this.storeScore = new Gauge({ name: 'slowdisk_store_score', help: 'The store score: the maximum over the disks, cut to two decimals (its integer part is the reported score).', registers });
-    this.storeReportedScore = new Gauge({
-      name: 'slowdisk_store_reported_score',
-      help: 'The store score as PD sees it: its integer part. PD evicts leaders at the evict threshold.',
-      registers,
-    });
-    this.diskUp = new Gauge({
-      name: 'slowdisk_disk_up',
-      help: 'Whether the inspected disk answers: 0 while its inspections fail (an I/O error, a vanished filesystem) and while it is hung.',
-      labelNames: ['disk', 'path'],
-      registers,
-    });
-    this.diskHung = new Gauge({
-      name: 'slowdisk_disk_hung',
-      help: `Whether an inspection of the disk has been in flight for --hang-after (default ${defaultText(HANG_AFTER_SPEC)}), whatever its score says yet.`,
-      labelNames: ['disk', 'path'],
-      registers,
-    });
-    this.diskContested = new Gauge({
-      name: 'slowdisk_disk_contested',
-      help: "Whether the disk's directory is contested: each probe file made there has its name taken by someone else, so nothing of the disk is seen, and nothing is charged.",
-      labelNames: ['disk', 'path'],
-      registers,
-    });
-    this.diskInfo = new Gauge({
-      name: 'slowdisk_disk_info',
-      help: "Where each path is: the kernel's name of its filesystem's block device (as node_exporter's node_disk_* name it, empty for one sysfs does not know), fstype and mountpoint; skipped_for names the path inspected instead.",
-      labelNames: ['disk', 'path', 'device', 'fstype', 'mountpoint', 'skipped_for'],
-      registers,
-    });
-    this.statisticalState = new Gauge({
-      name: 'slowdisk_statistical_state',
-      help: "The statistical detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed, host-wide), 0 for the others.",
-      labelNames: ['disk', 'state'],
-      registers,
-    });
-    this.tailState = new Gauge({
-      name: 'slowdisk_tail_state',
-      help: "The tail detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed), 0 for the others.",
-      labelNames: ['disk', 'state'],
-      registers,
-    });
-    this.predictedProbability = new Gauge({
-      name: 'slowdisk_predicted_breach_probability',
-      help: "The early-warning predictor's probability that the disk's inspection P99 exceeds the SLA (--sla) within 5 minutes, less the share its peers show too; absent until it has one.",
-      labelNames: ['disk'],
-      registers,
-    });
-    this.predictedWarning = new Gauge({
-      name: 'slowdisk_predicted_warning',
-      help: 'Whether the disk is in state warning: its probability went above --warn-probability at samples in a row with its P99 rising, and has not cleared yet (it holds below the threshold until the disk has stayed under the SLA without a rising trend).',
-      labelNames: ['disk'],
-      registers,
-    });
-    this.slowCause = new Gauge({
-      name: 'slowdisk_slow_cause',
-      help: 'Why each inspected disk was slow in the last round (docs/causes.md): 1 for its cause (device, load, shared, unknown), 0 for the others; all 0 for a disk not slow in it.',
-      labelNames: ['disk', 'cause'],
-      registers,
-    });
-    this.held = new Gauge({
-      name: 'slowdisk_disk_held',
-      help: "Whether the disk is at the eviction threshold but held from eviction because it is busy (cause load, --busy warning): the store is WARNING, not CRITICAL, for it.",
-      labelNames: ['disk'],
-      registers,
-    });
-    this.blockDeviceInfo = new Gauge({
-      name: 'slowdisk_disk_block_device_info',
-      help: "The block devices behind each inspected disk's filesystem, by the kernel's name: the filesystem's own, its whole disk, a stacked device's members, a loop device's backing disk.",
-      labelNames: ['disk', 'device'],
-      registers,
-    });
+    const gauge = <Label extends string = never>(name: string, help: string, labelNames: readonly Label[] = []) => new Gauge<Label>({ name, help, labelNames, registers });
+    this.slowScore = gauge('slowdisk_slow_score', "TiKV's slow score of the disk, 1 to 100, cut to two decimals (a path skipped for sharing another's filesystem keeps 1).", ['disk', 'path']);
+    this.storeScore = gauge('slowdisk_store_score', 'The store score: the maximum over the disks, cut to two decimals (its integer part is the reported score).');
+    this.storeReportedScore = gauge('slowdisk_store_reported_score', 'The store score as PD sees it: its integer part. PD evicts leaders at the evict threshold.');
+    this.diskUp = gauge('slowdisk_disk_up', 'Whether the inspected disk answers: 0 while its inspections fail (an I/O error, a vanished filesystem) and while it is hung.', ['disk', 'path']);
+    this.diskHung = gauge('slowdisk_disk_hung', `Whether an inspection of the disk has been in flight for --hang-after (default ${defaultText(HANG_AFTER_SPEC)}), whatever its score says yet.`, ['disk', 'path']);
+    this.diskContested = gauge('slowdisk_disk_contested', "Whether the disk's directory is contested: each probe file made there has its name taken by someone else, so nothing of the disk is seen, and nothing is charged.", ['disk', 'path']);
+    this.diskInfo = gauge('slowdisk_disk_info', "Where each path is: the kernel's name of its filesystem's block device (as node_exporter's node_disk_* name it, empty for one sysfs does not know), fstype and mountpoint; skipped_for names the path inspected instead.", ['disk', 'path', 'device', 'fstype', 'mountpoint', 'skipped_for']);
+    this.statisticalState = gauge('slowdisk_statistical_state', "The statistical detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed, host-wide), 0 for the others.", ['disk', 'state']);
+    this.tailState = gauge('slowdisk_tail_state', "The tail detector's state of each inspected disk: 1 for its state (ok, suspect, confirmed), 0 for the others.", ['disk', 'state']);
+    this.predictedProbability = gauge('slowdisk_predicted_breach_probability', "The early-warning predictor's probability that the disk's inspection P99 exceeds the SLA (--sla) within 5 minutes, less the share its peers show too; absent until it has one.", ['disk']);
+    this.predictedWarning = gauge('slowdisk_predicted_warning', 'Whether the disk is in state warning: its probability went above --warn-probability at samples in a row with its P99 rising, and has not cleared yet (it holds below the threshold until the disk has stayed under the SLA without a rising trend).', ['disk']);
+    this.slowCause = gauge('slowdisk_slow_cause', 'Why each inspected disk was slow in the last round (docs/causes.md): 1 for its cause (device, load, shared, unknown), 0 for the others; all 0 for a disk not slow in it.', ['disk', 'cause']);
+    this.held = gauge('slowdisk_disk_held', "Whether the disk is at the eviction threshold but held from eviction because it is busy (cause load, --busy warning): the store is WARNING, not CRITICAL, for it.", ['disk']);
+    this.blockDeviceInfo = gauge('slowdisk_disk_block_device_info', "The block devices behind each inspected disk's filesystem, by the kernel's name: the filesystem's own, its whole disk, a stacked device's members, a loop device's backing disk.", ['disk', 'device']);
     // The rates of the kernel's counters (IOPS, latency, utilisation) are node_exporter's to
     // export, as counters (node_disk_*): a rate computed here would only hide the counters'
     // own resolution behind a round's.
-    const perDevice = (name: string, help: string) => new Gauge({ name, help, labelNames: ['device', 'disk'] as const, registers });
+    const perDevice = (name: string, help: string) => gauge(name, help, ['device', 'disk']);
     this.deviceInFlight = perDevice('slowdisk_device_in_flight', 'Requests in flight on the block device as the last round closed: its queue depth.');
     this.deviceStalled = perDevice('slowdisk_device_stalled', 'Whether the block device had requests in flight and completed none for the whole last round.');
-    this.memoryBacked = new Gauge({
-      name: 'slowdisk_memory_backed',
-      help: 'Whether the filesystem is memory-backed (tmpfs, ramfs): probed, but never a disk.',
-      labelNames: ['disk'],
-      registers,
-    });
-    this.filesystemChanged = new Gauge({
-      name: 'slowdisk_filesystem_changed',
-      help: 'Whether the path is on another filesystem than it was earlier in the run, or at the last run with the same --state-dir (WARNING).',
-      labelNames: ['disk'],
-      registers,
-    });
-    new Gauge({ name: 'slowdisk_build_info', help: 'Always 1: the version of slowdisk that exports these metrics.', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
-    new Gauge({ name: 'slowdisk_buffered', help: 'Whether the probes run without O_DIRECT (--buffered), through the page cache.', registers }).set(flag(buffered));
-    new Gauge({ name: 'slowdisk_evict_threshold', help: 'The reported store score at which PD evicts leaders (CRITICAL).', registers }).set(params.evictThreshold);
-    new Gauge({ name: 'slowdisk_slow_threshold', help: 'The reported store score at which PD counts the store as slow (WARNING).', registers }).set(params.slowThreshold);
-    this.lastRound = new Gauge({
-      name: 'slowdisk_last_round_timestamp_seconds',
-      help: 'When the scores were last updated (a round closed), or the run started: the staleness check.',
-      registers,
-    });
+    this.memoryBacked = gauge('slowdisk_memory_backed', 'Whether the filesystem is memory-backed (tmpfs, ramfs): probed, but never a disk.', ['disk']);
+    this.filesystemChanged = gauge('slowdisk_filesystem_changed', 'Whether the path is on another filesystem than it was earlier in the run, or at the last run with the same --state-dir (WARNING).', ['disk']);
+    gauge('slowdisk_build_info', 'Always 1: the version of slowdisk that exports these metrics.', ['version']).set({ version: VERSION }, 1);
+    gauge('slowdisk_buffered', 'Whether the probes run without O_DIRECT (--buffered), through the page cache.').set(flag(buffered));
+    gauge('slowdisk_evict_threshold', 'The reported store score at which PD evicts leaders (CRITICAL).').set(params.evictThreshold);
+    gauge('slowdisk_slow_threshold', 'The reported store score at which PD counts the store as slow (WARNING).').set(params.slowThreshold);
+    this.lastRound = gauge('slowdisk_last_round_timestamp_seconds', 'When the scores were last updated (a round closed), or the run started: the staleness check.');
     this.inspectionDuration = new Histogram({
       name: 'slowdisk_inspection_duration_seconds',
       help: 'How long each phase of the inspections that completed took; total is open to close.',

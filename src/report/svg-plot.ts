@@ -130,44 +130,85 @@ function latencySeries(series: string, disk: string, xs: number[], ys: number[],
   return [`<path data-series="${series}" data-disk="${disk}" d="${parts.join(' ')}" fill="none" stroke="${color}" ${style}/>`, ...dots].join('\n');
 }
 
-export function renderPlot(plot: PlotRecorder, params: ScoreParams, traceName: string): string {
-  const { times, disks, roundsPerPoint } = downsample(plot);
-  const endMinutes = times.length > 0 ? times[times.length - 1] / 60_000 : 1;
-  const xOf = (ms: number) => LEFT + (ms / 60_000 / endMinutes) * PLOT_WIDTH;
-  const scoreY = (score: number) => SCORE_TOP + ((100 - score) / 100) * SCORE_HEIGHT;
+/** The SVG's elements in order, with the two shapes drawn everywhere. */
+class SvgCanvas {
+  readonly out: string[] = [];
 
+  text(x: number, y: number, content: string, attributes = ''): void {
+    this.out.push(`<text x="${fixed(x)}" y="${fixed(y)}"${attributes}>${escapeXml(content)}</text>`);
+  }
+
+  hLine(y: number, attributes: string): void {
+    this.out.push(`<line x1="${LEFT}" y1="${fixed(y)}" x2="${LEFT + PLOT_WIDTH}" y2="${fixed(y)}" ${attributes}/>`);
+  }
+}
+
+/** Where a value lands: the score on a linear panel, a latency on a log panel of whole decades. */
+interface PlotScales {
+  endMinutes: number;
+  scoreY: (score: number) => number;
+  latencyY: (ms: number) => number;
+  lowExp: number;
+  highExp: number;
+}
+
+function scalesOf(times: readonly number[], disks: ReadonlyMap<string, { maxMs: number[]; medianMs: number[] }>, params: ScoreParams): PlotScales {
+  const endMinutes = times.length > 0 ? times[times.length - 1] / 60_000 : 1;
   const latencies = [...disks.values()].flatMap((series) => [...series.maxMs, ...series.medianMs]).filter((ms) => ms > 0);
   // A decade of room on each side, so that no series runs along the frame.
   const lowExp = Math.max(-3, Math.ceil(Math.log10(Math.min(params.timeoutMs, ...latencies))) - 1);
   const highExp = Math.floor(Math.log10(Math.max(params.timeoutMs, ...latencies))) + 1;
-  const latencyY = (ms: number) =>
-    LATENCY_TOP + ((highExp - Math.log10(Math.max(ms, 10 ** lowExp))) / (highExp - lowExp)) * LATENCY_HEIGHT;
+  return {
+    endMinutes,
+    scoreY: (score) => SCORE_TOP + ((100 - score) / 100) * SCORE_HEIGHT,
+    latencyY: (ms) => LATENCY_TOP + ((highExp - Math.log10(Math.max(ms, 10 ** lowExp))) / (highExp - lowExp)) * LATENCY_HEIGHT,
+    lowExp,
+    highExp,
+  };
+}
 
-  const out: string[] = [];
-  const text = (x: number, y: number, content: string, attributes = '') =>
-    out.push(`<text x="${fixed(x)}" y="${fixed(y)}"${attributes}>${escapeXml(content)}</text>`);
-  const hLine = (y: number, attributes: string) =>
-    out.push(`<line x1="${LEFT}" y1="${fixed(y)}" x2="${LEFT + PLOT_WIDTH}" y2="${fixed(y)}" ${attributes}/>`);
-
-  out.push(
+export function renderPlot(plot: PlotRecorder, params: ScoreParams, traceName: string): string {
+  const { times, disks, roundsPerPoint } = downsample(plot);
+  const scales = scalesOf(times, disks, params);
+  const canvas = new SvgCanvas();
+  canvas.out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
   );
-  text(LEFT, 24, `slowdisk replay: ${traceName}`, ' font-size="16" font-weight="bold"');
+  canvas.text(LEFT, 24, `slowdisk replay: ${traceName}`, ' font-size="16" font-weight="bold"');
   const sampling = roundsPerPoint === 1 ? 'one point per round' : `one point per ${roundsPerPoint} rounds (worst score, slowest inspection)`;
-  text(LEFT, 44, `${paramsSummary(params)}; ${sampling}`, ' fill="#555"');
+  canvas.text(LEFT, 44, `${paramsSummary(params)}; ${sampling}`, ' fill="#555"');
+  drawAxes(canvas, scales);
+  drawThresholds(canvas, scales, params);
+  const xs = times.map((ms) => LEFT + (ms / 60_000 / scales.endMinutes) * PLOT_WIDTH);
+  let diskIndex = 0;
+  for (const [disk, series] of disks) {
+    const color = COLORS[diskIndex % COLORS.length];
+    const name = escapeXml(disk);
+    const points = series.score.map((score, i) => `${fixed(xs[i])},${fixed(scales.scoreY(score))}`).join(' ');
+    canvas.out.push(`<polyline data-series="score" data-disk="${name}" points="${points}" fill="none" stroke="${color}" stroke-width="2"/>`);
+    canvas.out.push(latencySeries('latency-max', name, xs, series.maxMs.map(scales.latencyY), color, `stroke-opacity="0.4" stroke-dasharray="3 2"`));
+    canvas.out.push(latencySeries('latency-median', name, xs, series.medianMs.map(scales.latencyY), color, `stroke-width="1.5"`));
+    diskIndex += 1;
+  }
+  drawLegend(canvas, [...disks.keys()], params);
+  if (times.length === 0) canvas.text(LEFT + PLOT_WIDTH / 2, SCORE_TOP + SCORE_HEIGHT / 2, 'no round closed: no score to plot', ' text-anchor="middle"');
+  canvas.out.push('</svg>');
+  return `${canvas.out.join('\n')}\n`;
+}
 
-  // Panels, grid and axes.
+/** The two panels, their grids and their axes' labels. */
+function drawAxes(canvas: SvgCanvas, { endMinutes, scoreY, latencyY, lowExp, highExp }: PlotScales): void {
   for (const [top, height] of [[SCORE_TOP, SCORE_HEIGHT], [LATENCY_TOP, LATENCY_HEIGHT]]) {
-    out.push(`<rect x="${LEFT}" y="${top}" width="${PLOT_WIDTH}" height="${height}" fill="none" stroke="#888"/>`);
+    canvas.out.push(`<rect x="${LEFT}" y="${top}" width="${PLOT_WIDTH}" height="${height}" fill="none" stroke="#888"/>`);
   }
   for (let score = 0; score <= 100; score += 20) {
-    hLine(scoreY(score), 'stroke="#eee"');
-    text(LEFT - 8, scoreY(score) + 4, String(score), ' text-anchor="end"');
+    canvas.hLine(scoreY(score), 'stroke="#eee"');
+    canvas.text(LEFT - 8, scoreY(score) + 4, String(score), ' text-anchor="end"');
   }
   for (let exponent = lowExp; exponent <= highExp; exponent += 1) {
-    hLine(latencyY(10 ** exponent), 'stroke="#eee"');
-    text(LEFT - 8, latencyY(10 ** exponent) + 4, decadeLabel(exponent), ' text-anchor="end"');
+    canvas.hLine(latencyY(10 ** exponent), 'stroke="#eee"');
+    canvas.text(LEFT - 8, latencyY(10 ** exponent) + 4, decadeLabel(exponent), ' text-anchor="end"');
   }
   const step = niceStep(endMinutes, 8);
   const decimals = Math.max(0, -Math.floor(Math.log10(step)));
@@ -175,37 +216,26 @@ export function renderPlot(plot: PlotRecorder, params: ScoreParams, traceName: s
     const minutes = i * step;
     const x = LEFT + (minutes / endMinutes) * PLOT_WIDTH;
     for (const [top, height] of [[SCORE_TOP, SCORE_HEIGHT], [LATENCY_TOP, LATENCY_HEIGHT]]) {
-      out.push(`<line x1="${fixed(x)}" y1="${top}" x2="${fixed(x)}" y2="${top + height}" stroke="#eee"/>`);
+      canvas.out.push(`<line x1="${fixed(x)}" y1="${top}" x2="${fixed(x)}" y2="${top + height}" stroke="#eee"/>`);
     }
-    text(x, LATENCY_TOP + LATENCY_HEIGHT + 18, minutes.toFixed(decimals), ' text-anchor="middle"');
+    canvas.text(x, LATENCY_TOP + LATENCY_HEIGHT + 18, minutes.toFixed(decimals), ' text-anchor="middle"');
   }
-  text(LEFT + PLOT_WIDTH / 2, HEIGHT - 16, 'time (minutes)', ' text-anchor="middle"');
+  canvas.text(LEFT + PLOT_WIDTH / 2, HEIGHT - 16, 'time (minutes)', ' text-anchor="middle"');
   const yLabel = (top: number, height: number, label: string) =>
-    text(22, top + height / 2, label, ` text-anchor="middle" transform="rotate(-90 22 ${fixed(top + height / 2)})"`);
+    canvas.text(22, top + height / 2, label, ` text-anchor="middle" transform="rotate(-90 22 ${fixed(top + height / 2)})"`);
   yLabel(SCORE_TOP, SCORE_HEIGHT, 'slow score');
   yLabel(LATENCY_TOP, LATENCY_HEIGHT, 'inspection latency (log scale)');
+}
 
-  // Thresholds.
-  hLine(scoreY(params.slowThreshold), `data-threshold="slow" stroke="${SLOW_COLOR}" stroke-dasharray="6 4"`);
-  hLine(scoreY(params.evictThreshold), `data-threshold="evict" stroke="${EVICT_COLOR}" stroke-dasharray="6 4"`);
-  hLine(latencyY(params.timeoutMs), `data-threshold="timeout" stroke="${EVICT_COLOR}" stroke-dasharray="6 4"`);
-  text(LEFT + PLOT_WIDTH - 4, latencyY(params.timeoutMs) - 4, `timeout ${formatDuration(params.timeoutMs)}`, ` text-anchor="end" fill="${EVICT_COLOR}"`);
+function drawThresholds(canvas: SvgCanvas, { scoreY, latencyY }: PlotScales, params: ScoreParams): void {
+  canvas.hLine(scoreY(params.slowThreshold), `data-threshold="slow" stroke="${SLOW_COLOR}" stroke-dasharray="6 4"`);
+  canvas.hLine(scoreY(params.evictThreshold), `data-threshold="evict" stroke="${EVICT_COLOR}" stroke-dasharray="6 4"`);
+  canvas.hLine(latencyY(params.timeoutMs), `data-threshold="timeout" stroke="${EVICT_COLOR}" stroke-dasharray="6 4"`);
+  canvas.text(LEFT + PLOT_WIDTH - 4, latencyY(params.timeoutMs) - 4, `timeout ${formatDuration(params.timeoutMs)}`, ` text-anchor="end" fill="${EVICT_COLOR}"`);
+}
 
-  // Series.
-  const xs = times.map(xOf);
-  let diskIndex = 0;
-  for (const [disk, series] of disks) {
-    const color = COLORS[diskIndex % COLORS.length];
-    const name = escapeXml(disk);
-    const points = series.score.map((score, i) => `${fixed(xs[i])},${fixed(scoreY(score))}`).join(' ');
-    out.push(`<polyline data-series="score" data-disk="${name}" points="${points}" fill="none" stroke="${color}" stroke-width="2"/>`);
-    out.push(latencySeries('latency-max', name, xs, series.maxMs.map(latencyY), color, `stroke-opacity="0.4" stroke-dasharray="3 2"`));
-    out.push(latencySeries('latency-median', name, xs, series.medianMs.map(latencyY), color, `stroke-width="1.5"`));
-    diskIndex += 1;
-  }
-
-  // Legend.
-  const entries: [string, string][] = [...disks.keys()].map((disk, i) => [`stroke="${COLORS[i % COLORS.length]}" stroke-width="2"`, disk]);
+function drawLegend(canvas: SvgCanvas, disks: readonly string[], params: ScoreParams): void {
+  const entries: [string, string][] = disks.map((disk, i) => [`stroke="${COLORS[i % COLORS.length]}" stroke-width="2"`, disk]);
   entries.push(
     [`stroke="${SLOW_COLOR}" stroke-dasharray="6 4"`, `slow threshold ${params.slowThreshold}`],
     [`stroke="${EVICT_COLOR}" stroke-dasharray="6 4"`, `eviction threshold ${params.evictThreshold}`],
@@ -214,11 +244,7 @@ export function renderPlot(plot: PlotRecorder, params: ScoreParams, traceName: s
   );
   entries.forEach(([style, label], i) => {
     const y = SCORE_TOP + 10 + i * 20;
-    out.push(`<line x1="${LEGEND_LEFT}" y1="${y}" x2="${LEGEND_LEFT + 28}" y2="${y}" ${style}/>`);
-    text(LEGEND_LEFT + 36, y + 4, label);
+    canvas.out.push(`<line x1="${LEGEND_LEFT}" y1="${y}" x2="${LEGEND_LEFT + 28}" y2="${y}" ${style}/>`);
+    canvas.text(LEGEND_LEFT + 36, y + 4, label);
   });
-  if (times.length === 0) text(LEFT + PLOT_WIDTH / 2, SCORE_TOP + SCORE_HEIGHT / 2, 'no round closed: no score to plot', ' text-anchor="middle"');
-
-  out.push('</svg>');
-  return `${out.join('\n')}\n`;
 }

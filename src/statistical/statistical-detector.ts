@@ -523,91 +523,101 @@ export class StatisticalDetector {
 
   /** Steps one disk's rules on one judged step. */
   private judge(track: DiskTrack, result: Judged, hostSlow: boolean, startMs: number, endMs: number): void {
-    const p = this.params;
-    const short = p.shortWindowMs;
     const before = track.state;
-    const deviating = result.deviation > p.threshold;
+    const deviating = result.deviation > this.params.threshold;
     (result as Judged & { endMs: number }).endMs = endMs;
     track.last = result as Judged & { endMs: number };
-
     switch (track.own) {
       case 'ok':
-        if (deviating) {
-          if (track.run === 0) {
-            track.runStartMs = startMs;
-            track.peerBaselines = this.peerBaselinesOf(track);
-            track.runSteps = 0;
-            track.evidence.fill(0);
-          }
-          track.run += 1;
-          this.gather(track, result, hostSlow);
-          track.holdWindow(result.median, result.count);
-          if (track.run * short >= p.suspectAfterMs) {
-            // The baseline freezes at what it was before the run began; the run is dropped.
-            track.dropHeld();
-            track.own = 'suspect';
-            track.observed = 0;
-            track.observedDeviating = 0;
-            track.fallbackRun = 0;
-            if (track.strongest() >= this.fastThreshold) this.confirm(track, 'fast', endMs);
-          }
-        } else {
-          if (track.run > 0) {
-            // A burst: the window thaws, carried by the drift of its few held seconds.
-            track.carryWindow(result.drift);
-            track.releaseHeld(p.windowSamples);
-          }
-          track.run = 0;
-          track.peerBaselines = null;
-          if (track.quarantine > 0) track.quarantine -= 1;
-          else track.addWindow(result.median, result.count, p.windowSamples);
-        }
+        this.stepOk(track, result, deviating, hostSlow, startMs, endMs);
         break;
-      case 'suspect': {
-        this.gather(track, result, hostSlow);
-        if (deviating && track.strongest() >= this.fastThreshold) {
-          this.confirm(track, 'fast', endMs);
-          break;
-        }
-        track.observed += 1;
-        if (deviating) {
-          track.observedDeviating += 1;
-          track.fallbackRun = 0;
-        } else track.fallbackRun += 1;
-        const needed = p.confirmShare * this.observeWindows;
-        const reachable = track.observedDeviating + (this.observeWindows - track.observed);
-        if (track.fallbackRun * short >= p.fallbackMs || reachable <= needed) this.clear(track, endMs);
-        else if (track.observed >= this.observeWindows) {
-          if (track.observedDeviating > p.confirmShare * track.observed) this.confirm(track, 'rules', endMs);
-          else this.clear(track, endMs);
-        }
+      case 'suspect':
+        this.stepSuspect(track, result, deviating, hostSlow, endMs);
         break;
-      }
       case 'confirmed':
         track.pushRecent(deviating);
-        if (track.recentLength - track.recentDeviating > p.confirmShare * this.observeWindows) this.clear(track, endMs);
+        if (track.recentLength - track.recentDeviating > this.params.confirmShare * this.observeWindows) this.clear(track, endMs);
         break;
     }
+    this.stepHostWide(track, result.ownDeviation > this.params.threshold && hostSlow, startMs);
+    const after = track.state;
+    if (after !== before) {
+      track.sinceMs = endMs;
+      this.options.onChange?.({ disk: track.name, from: before, to: after, atMs: endMs });
+    }
+  }
 
-    // Host-wide: deviating from its own history together with most of the host.
-    if (result.ownDeviation > p.threshold && hostSlow) {
+  /** An ok disk: a deviating run makes it suspect after `suspectAfterMs`; a calm step feeds its baseline. */
+  private stepOk(track: DiskTrack, result: Judged, deviating: boolean, hostSlow: boolean, startMs: number, endMs: number): void {
+    const p = this.params;
+    if (!deviating) {
+      if (track.run > 0) {
+        // A burst: the window thaws, carried by the drift of its few held seconds.
+        track.carryWindow(result.drift);
+        track.releaseHeld(p.windowSamples);
+      }
+      track.run = 0;
+      track.peerBaselines = null;
+      if (track.quarantine > 0) track.quarantine -= 1;
+      else track.addWindow(result.median, result.count, p.windowSamples);
+      return;
+    }
+    if (track.run === 0) {
+      track.runStartMs = startMs;
+      track.peerBaselines = this.peerBaselinesOf(track);
+      track.runSteps = 0;
+      track.evidence.fill(0);
+    }
+    track.run += 1;
+    this.gather(track, result, hostSlow);
+    track.holdWindow(result.median, result.count);
+    if (track.run * p.shortWindowMs < p.suspectAfterMs) return;
+    // The baseline freezes at what it was before the run began; the run is dropped.
+    track.dropHeld();
+    track.own = 'suspect';
+    track.observed = 0;
+    track.observedDeviating = 0;
+    track.fallbackRun = 0;
+    if (track.strongest() >= this.fastThreshold) this.confirm(track, 'fast', endMs);
+  }
+
+  /** A suspect disk: confirmed by the fast path's evidence, or by the article's share of its observation. */
+  private stepSuspect(track: DiskTrack, result: Judged, deviating: boolean, hostSlow: boolean, endMs: number): void {
+    const p = this.params;
+    this.gather(track, result, hostSlow);
+    if (deviating && track.strongest() >= this.fastThreshold) {
+      this.confirm(track, 'fast', endMs);
+      return;
+    }
+    track.observed += 1;
+    if (deviating) {
+      track.observedDeviating += 1;
+      track.fallbackRun = 0;
+    } else track.fallbackRun += 1;
+    const needed = p.confirmShare * this.observeWindows;
+    const reachable = track.observedDeviating + (this.observeWindows - track.observed);
+    if (track.fallbackRun * p.shortWindowMs >= p.fallbackMs || reachable <= needed) this.clear(track, endMs);
+    else if (track.observed >= this.observeWindows) {
+      if (track.observedDeviating > p.confirmShare * track.observed) this.confirm(track, 'rules', endMs);
+      else this.clear(track, endMs);
+    }
+  }
+
+  /** Host-wide: deviating from its own history together with most of the host. */
+  private stepHostWide(track: DiskTrack, deviatingWithHost: boolean, startMs: number): void {
+    const short = this.params.shortWindowMs;
+    if (deviatingWithHost) {
       if (track.hostRun === 0) track.hostRunStartMs = startMs;
       track.hostRun += 1;
       track.hostOffRun = 0;
-      if (!track.hostWide && track.hostRun * short >= p.suspectAfterMs) {
+      if (!track.hostWide && track.hostRun * short >= this.params.suspectAfterMs) {
         track.hostWide = true;
         track.hostOnsetMs = track.hostRunStartMs;
       }
     } else {
       track.hostRun = 0;
       track.hostOffRun += 1;
-      if (track.hostWide && track.hostOffRun * short >= p.fallbackMs) track.hostWide = false;
-    }
-
-    const after = track.state;
-    if (after !== before) {
-      track.sinceMs = endMs;
-      this.options.onChange?.({ disk: track.name, from: before, to: after, atMs: endMs });
+      if (track.hostWide && track.hostOffRun * short >= this.params.fallbackMs) track.hostWide = false;
     }
   }
 
