@@ -1,9 +1,9 @@
 // How soon the peer detector finds a slow drive, which the benchmark sets against the
 // operators' labels.
-import type { HostDay } from '../../src/peer/day.js';
-import type { PeerParams } from '../../src/peer/params.js';
+import type { HostDay } from '../../src/drives/peer-day.js';
+import type { PeerParams } from '../../src/drives/peer-params.js';
 import { naturalCompare } from '../../src/common/natural-compare.js';
-import { judgeHost } from '../../src/peer/verdict.js';
+import { judgeHost } from '../../src/drives/peer-verdict.js';
 
 /**
  * How many days of data each drive needed to be judged slow: the verdict is taken on the

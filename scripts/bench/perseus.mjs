@@ -22,12 +22,12 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dev = (file) => new URL(`file://${path.join(root, 'dist-dev', file)}`).href;
 
-const { DEFAULT_PEER_PARAMS, peerParams } = await import(dev('src/peer/params.js'));
-const { judgeDayByClass } = await import(dev('src/peer/day.js'));
-const { judgeHost, naturalCompare } = await import(dev('src/peer/verdict.js'));
-const { analyzeHost } = await import(dev('src/perseus/analyze.js'));
-const { newCounters } = await import(dev('src/perseus/csv.js'));
-const { findHosts } = await import(dev('src/perseus/layout.js'));
+const { DEFAULT_PEER_PARAMS, peerParams } = await import(dev('src/drives/peer-params.js'));
+const { judgeDayByClass } = await import(dev('src/drives/peer-day.js'));
+const { judgeHost, naturalCompare } = await import(dev('src/drives/peer-verdict.js'));
+const { analyzeHost } = await import(dev('src/drives/series-analysis.js'));
+const { newCounters } = await import(dev('src/drives/series-csv.js'));
+const { findHosts } = await import(dev('src/drives/series-files.js'));
 const { daysToDetection } = await import(dev('dev/peer/days-to-detection.js'));
 const { cachedUnpack } = await import(dev('dev/perseus/archive.js'));
 const { readHostDays } = await import(dev('dev/perseus/host-days.js'));

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitCodeHelp } from '../../dist/cli/exit-code-help.js';
-import { DEFAULT_STATE_DIR } from '../../dist/drives/params.js';
+import { DEFAULT_STATE_DIR } from '../../dist/drives/drive-params.js';
 import { REGISTRY_DIR } from '../../dist/prober/prober-registry.js';
 import { STATUS_DIR } from '../../dist/report/status-socket.js';
 import { cliReference } from './cli-reference.mjs';

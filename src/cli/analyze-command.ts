@@ -1,7 +1,7 @@
 // `slowdisk analyze DIR`'s flags, mapped onto the peer comparison's params (src/commands/analyze.ts runs it).
 import { Command, InvalidArgumentError } from 'commander';
 import type { AnalyzeRequest } from '../commands/analyze.js';
-import { PEER_SPECS, peerParams, type PeerParams } from '../peer/params.js';
+import { PEER_SPECS, peerParams, type PeerParams } from '../drives/peer-params.js';
 import { addParamOptions, asArgument, paramsFrom } from './param-options.js';
 import { rawPath } from './options.js';
 

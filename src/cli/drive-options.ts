@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { kernelName } from '../drives/block-disks.js';
-import { DEFAULT_STATE_DIR, type DriveRequest } from '../drives/params.js';
+import { DEFAULT_STATE_DIR, type DriveRequest } from '../drives/drive-params.js';
 import { HELP_HEADINGS } from './param-options.js';
 import { rawPath } from './options.js';
 

@@ -9,7 +9,7 @@ import { BUSY_SPEC } from '../verdict/busy-verdict.js';
 import { PROBE_SPECS } from '../prober/probe-params.js';
 import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
 import { WATCH_DURATION_SPEC } from '../commands/watch-params.js';
-import { PEER_SPECS } from '../peer/params.js';
+import { PEER_SPECS } from '../drives/peer-params.js';
 import { PREDICTOR_SPECS } from '../early-warning/predictor-params.js';
 
 export const ALL_PARAM_SPECS: readonly ParamSpec[] = Object.freeze([

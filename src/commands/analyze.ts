@@ -1,10 +1,10 @@
 // `slowdisk analyze DIR`: reads every host's day files, judges each host's drives against
 // their peers, and exits WARNING when a drive is slow now.
 import type { Ora } from 'ora';
-import type { PeerParams } from '../peer/params.js';
-import { analyzeHost } from '../perseus/analyze.js';
-import { newCounters } from '../perseus/csv.js';
-import { findHosts, LayoutError } from '../perseus/layout.js';
+import type { PeerParams } from '../drives/peer-params.js';
+import { analyzeHost } from '../drives/series-analysis.js';
+import { newCounters } from '../drives/series-csv.js';
+import { findHosts, LayoutError } from '../drives/series-files.js';
 import { analyzedDriveJson, badInputLine, hostText, plural, summaryJson, summaryText, type AnalysisTotals } from '../report/analysis-text.js';
 import { fail } from '../report/fail.js';
 import { whenReaderGone } from '../report/stdout-flushed.js';

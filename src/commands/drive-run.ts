@@ -3,20 +3,20 @@
 import path from 'node:path';
 import { allDisks, readDeviceClass, type DiskSelection } from '../drives/block-disks.js';
 import { DriveMonitor, KERNEL_SOURCE, type DriveJudgement, type DriveSource } from '../drives/drive-monitor.js';
-import { DEFAULT_DRIVE_PARAMS, type DriveParams } from '../drives/params.js';
+import { DEFAULT_DRIVE_PARAMS, type DriveParams } from '../drives/drive-params.js';
 import { emptyHistory } from '../drives/history.js';
 import { FileStateStore, STATE_FILE, StateStoreError, type OpenedState, type StateStore } from '../drives/state-file.js';
 import { deadlineText, withinDeadline } from '../output/deadline.js';
 import type { OutputWriter } from '../output/output-writer.js';
 import { stateOpenerOf } from '../output/written-state.js';
-import { DEFAULT_PEER_PARAMS, type PeerParams } from '../peer/params.js';
-import { groupMinimum } from '../peer/verdict.js';
+import { DEFAULT_PEER_PARAMS, type PeerParams } from '../drives/peer-params.js';
+import { groupMinimum } from '../drives/peer-verdict.js';
 import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../report/drive-verdicts.js';
 import type { DriveMetrics } from '../report/drive-metrics.js';
 import { TextfileWriter } from '../report/textfile.js';
 import { visible, writeStderrLine } from '../common/visible-text.js';
 import type { Registry } from 'prom-client';
-import type { DriveRequest } from '../drives/params.js';
+import type { DriveRequest } from '../drives/drive-params.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 
 /** Thrown at start: one line for stderr, exit UNKNOWN. */

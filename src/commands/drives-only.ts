@@ -1,5 +1,5 @@
 // watch and check with --all-devices or --devices and no path to probe: the drives alone.
-import type { DriveRequest } from '../drives/params.js';
+import type { DriveRequest } from '../drives/drive-params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../report/fail.js';

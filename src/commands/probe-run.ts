@@ -17,7 +17,7 @@ import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { Teardown } from '../common/teardown.js';
 import { ProbeSession } from '../live/probe-session.js';
 import { StartupError } from '../live/session-layout.js';
-import type { DriveRequest } from '../drives/params.js';
+import type { DriveRequest } from '../drives/drive-params.js';
 import type { DriveJudgement } from '../drives/drive-monitor.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_CRITICAL, EXIT_OK, EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';

@@ -4,12 +4,12 @@
 // same counters and compare their verdicts.
 import { readFileSync } from 'node:fs';
 import { readDiskstats, type DiskCounters } from '../kernel/diskstats.js';
-import type { PeerParams } from '../peer/params.js';
+import type { PeerParams } from './peer-params.js';
 import { naturalCompare } from '../common/natural-compare.js';
-import { groupMinimum, tooFewToJudge, type DriveVerdict, type HostVerdict } from '../peer/verdict.js';
+import { groupMinimum, tooFewToJudge, type DriveVerdict, type HostVerdict } from './peer-verdict.js';
 import { driveIdentity, readDeviceClass } from './block-disks.js';
 import { judgeHistory, recordSnapshot, type DriveHistory, type Recorded, type Snapshot } from './history.js';
-import type { DriveParams } from './params.js';
+import type { DriveParams } from './drive-params.js';
 
 export interface DriveSource {
   /** Every block device's counters, by MAJ:MIN, in one read. */

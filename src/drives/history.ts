@@ -8,14 +8,14 @@
 // writes that completed, in ms. An interval that spans several buckets (the minutes between
 // two cron runs) is shared among them by time, so a bucket's figures are the ratio of the
 // counters' sums over the time it covers: sampled every 15 s or once in five minutes, the
-// series is the same series, and the peer detector (../peer/) judges it unchanged.
+// series is the same series, and the peer detector (peer-day.ts) judges it unchanged.
 import { deviceRates } from '../kernel/device-rates.js';
 import type { DiskCounters } from '../kernel/diskstats.js';
-import { judgeDayByClass, type HostDay } from '../peer/day.js';
-import type { PeerParams } from '../peer/params.js';
-import { DayBuilder, type AlignedDay } from '../peer/series.js';
-import { judgeHost, type HostVerdict } from '../peer/verdict.js';
-import type { DriveParams } from './params.js';
+import { judgeDayByClass, type HostDay } from './peer-day.js';
+import type { PeerParams } from './peer-params.js';
+import { DayBuilder, type AlignedDay } from './aligned-series.js';
+import { judgeHost, type HostVerdict } from './peer-verdict.js';
+import type { DriveParams } from './drive-params.js';
 
 export const HISTORY_VERSION = 1;
 

@@ -2,7 +2,7 @@
 // disks to inspect, and wires the parts that turn what comes back into the verdict pipeline's
 // events and the outputs' news: the feeder (batch-feeder.ts), the disks' states (live-disks.ts),
 // the layout (session-layout.ts), the probers of earlier runs stuck on a filesystem
-// (stuck-probers.ts), the status view (status-view.ts), and a watchdog that charges the ticks
+// (stuck-probers.ts), the disks' statuses (disk-statuses.ts), and a watchdog that charges the ticks
 // of a prober whose batch is overdue, on the CLI's own clock: a hung prober never hides a hung
 // disk. It never makes a syscall on a disk under test: the kernel's counters come from procfs
 // and sysfs, and the one stat the block-device walk makes (of a loop device's backing file)
@@ -22,7 +22,7 @@ import type { RunVerdict } from '../verdict/run-verdict.js';
 import { VerdictPipeline, type PipelineParams, type VerdictParams } from '../verdict/verdict-pipeline.js';
 import { BatchFeeder } from './batch-feeder.js';
 import { BatchWatchdog } from './batch-watchdog.js';
-import { diskStatuses, roundReport } from './status-view.js';
+import { diskStatuses, roundReport } from './disk-statuses.js';
 import { LiveDisks } from './live-disks.js';
 import type { DiskStatus, SessionEvents } from './session-events.js';
 import { SessionLayout } from './session-layout.js';

@@ -1,10 +1,10 @@
 // What `slowdisk analyze` prints: for a person, a block per host with its slow and recovered
 // drives and a summary line; with --json, one {"type":"drive"} line per drive and a summary.
-import type { PeerParams } from '../peer/params.js';
+import type { PeerParams } from '../drives/peer-params.js';
 import { naturalCompare } from '../common/natural-compare.js';
-import { tooFewToJudge, type DriveVerdict, type PeerGroup, type SlowEpisode } from '../peer/verdict.js';
-import type { HostAnalysis } from '../perseus/analyze.js';
-import type { ReadCounters } from '../perseus/csv.js';
+import { tooFewToJudge, type DriveVerdict, type PeerGroup, type SlowEpisode } from '../drives/peer-verdict.js';
+import type { HostAnalysis } from '../drives/series-analysis.js';
+import type { ReadCounters } from '../drives/series-csv.js';
 import { driveVerdictFields } from './drive-verdicts.js';
 import { visible } from '../common/visible-text.js';
 

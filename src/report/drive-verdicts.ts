@@ -2,8 +2,8 @@
 // --devices): a line per drive slow now or slow before and recovered, and a summary, or with --json one line per drive
 // ({"type":"drive"}) and one summary ({"type":"drives"}).
 import type { DriveJudgement, DriveReport } from '../drives/drive-monitor.js';
-import { tooFewToJudge, type DriveVerdict, type SlowEpisode } from '../peer/verdict.js';
-import type { PeerParams } from '../peer/params.js';
+import { tooFewToJudge, type DriveVerdict, type SlowEpisode } from '../drives/peer-verdict.js';
+import type { PeerParams } from '../drives/peer-params.js';
 
 export interface DriveContext {
   stateDir: string;

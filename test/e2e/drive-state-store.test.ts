@@ -9,9 +9,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DriveRun } from '../../src/commands/drive-run.js';
 import { emptyHistory, recordSnapshot, type DriveHistory } from '../../src/drives/history.js';
-import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/params.js';
+import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/drive-params.js';
 import { decodeHistory, encodeHistory, FileStateStore, STATE_FILE } from '../../src/drives/state-file.js';
-import { DEFAULT_PEER_PARAMS } from '../../src/peer/params.js';
+import { DEFAULT_PEER_PARAMS } from '../../src/drives/peer-params.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { SyntheticHost } from '../helpers/synthetic-diskstats.js';
 

@@ -12,7 +12,7 @@ import { ALL_PARAM_SPECS } from '../../src/cli/param-registry.js';
 import { flagName } from '../../src/common/param-spec.js';
 import { manPage } from '../../scripts/docs/man-page.mjs';
 import { bashCompletion } from '../../scripts/docs/bash-completion.mjs';
-import { DEFAULT_STATE_DIR } from '../../src/drives/params.js';
+import { DEFAULT_STATE_DIR } from '../../src/drives/drive-params.js';
 import { REGISTRY_DIR } from '../../src/prober/prober-registry.js';
 import { StatusServer } from '../../src/report/status-server.js';
 import { STATUS_DIR } from '../../src/report/status-socket.js';

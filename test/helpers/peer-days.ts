@@ -1,9 +1,9 @@
 // Whole series aligned and judged in one call, for tests that have the arrays in hand (the
 // command and the benchmark read and judge a day at a time).
-import { judgeDayByClass, type HostDay } from '../../src/peer/day.js';
-import type { PeerParams } from '../../src/peer/params.js';
-import { DayBuilder, type AlignedDay, type DriveSeries } from '../../src/peer/series.js';
-import { judgeHost, type HostVerdict } from '../../src/peer/verdict.js';
+import { judgeDayByClass, type HostDay } from '../../src/drives/peer-day.js';
+import type { PeerParams } from '../../src/drives/peer-params.js';
+import { DayBuilder, type AlignedDay, type DriveSeries } from '../../src/drives/aligned-series.js';
+import { judgeHost, type HostVerdict } from '../../src/drives/peer-verdict.js';
 
 /** Aligns whole series at once. */
 export function alignDay(day: string, series: DriveSeries[], bucketSeconds: number): AlignedDay {

@@ -4,7 +4,7 @@
 // directory is another disk, scored from 1.
 import { describe, expect, it } from 'vitest';
 import type { InspectedRecord, PhaseTimings } from '../../src/prober/protocol.js';
-import { diskStatuses } from '../../src/live/status-view.js';
+import { diskStatuses } from '../../src/live/disk-statuses.js';
 import { defaultPipeline, liveDisks, probeError } from '../helpers/live-parts.js';
 
 const fast: PhaseTimings = { openMs: 0, writeMs: 0.5, syncMs: 0.5, readMs: 0, closeMs: 0, totalMs: 1 };

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StuckProber } from '../../src/prober/prober-registry.js';
 import { StuckProbers } from '../../src/live/stuck-probers.js';
-import { diskStatuses } from '../../src/live/status-view.js';
+import { diskStatuses } from '../../src/live/disk-statuses.js';
 import type { DiskRecord, LiveDisks } from '../../src/live/live-disks.js';
 import { defaultPipeline, liveDisks } from '../helpers/live-parts.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';

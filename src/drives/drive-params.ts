@@ -1,6 +1,6 @@
 // The parameters of live drive sampling (watch/check --all-devices, --devices) and of the
 // drive history kept between runs. The judgement itself is the peer detector's, with its own
-// parameters (../peer/params.ts), unchanged: live data is shaped like the Perseus series.
+// parameters (peer-params.ts), unchanged: live data is shaped like the Perseus series.
 
 export interface DriveParams {
   /** /proc/diskstats is read this often while watch or check runs. */

@@ -5,7 +5,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { naturalCompare } from '../common/natural-compare.js';
 import { fsPath, pathText } from '../common/path-text.js';
-import { countBadFile, type ReadCounters } from './csv.js';
+import { countBadFile, type ReadCounters } from './series-csv.js';
 
 export interface HostDir {
   host: string;

@@ -4,7 +4,7 @@
 
 import { open } from 'node:fs/promises';
 import { fsPath } from '../common/path-text.js';
-import type { DayBuilder } from '../peer/series.js';
+import type { DayBuilder } from './aligned-series.js';
 
 /** What was read, over any number of files; bad input is counted, never thrown. */
 export interface ReadCounters {

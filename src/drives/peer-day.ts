@@ -8,10 +8,10 @@
 // idle are skipped. The minutes are then summarised in windows (a median each), and the day
 // by the share of windows in which the drive ran at least `slowRatio` times its peers.
 
-import type { PeerParams } from './params.js';
+import type { PeerParams } from './peer-params.js';
 import { medianInPlace } from '../common/robust-stats.js';
-import { medianWithoutRank, sortIndicesByValue } from './robust.js';
-import { splitByClass, type AlignedDay } from './series.js';
+import { medianWithoutRank, sortIndicesByValue } from './order-statistics.js';
+import { splitByClass, type AlignedDay } from './aligned-series.js';
 
 /** One drive on one day. */
 export interface DriveDay {

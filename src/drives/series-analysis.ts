@@ -2,12 +2,12 @@
 // host's judged days (a few numbers per drive and day) are kept at a time; the raw series of a
 // day are dropped once the day is judged.
 import path from 'node:path';
-import { judgeDayByClass, type HostDay } from '../peer/day.js';
-import type { PeerParams } from '../peer/params.js';
-import { DayBuilder, type AlignedDay } from '../peer/series.js';
-import { judgeHost, type HostVerdict } from '../peer/verdict.js';
-import { readDayFile, type ReadCounters } from './csv.js';
-import { dayOfFile, type HostDir } from './layout.js';
+import { judgeDayByClass, type HostDay } from './peer-day.js';
+import type { PeerParams } from './peer-params.js';
+import { DayBuilder, type AlignedDay } from './aligned-series.js';
+import { judgeHost, type HostVerdict } from './peer-verdict.js';
+import { readDayFile, type ReadCounters } from './series-csv.js';
+import { dayOfFile, type HostDir } from './series-files.js';
 
 export interface HostAnalysis {
   host: string;

@@ -3,9 +3,9 @@
 // is told apart, with its past episodes.
 
 import { naturalCompare } from '../common/natural-compare.js';
-import type { DriveDay, HostDay } from './day.js';
-import type { PeerParams } from './params.js';
-import { median, medianAbsoluteDeviation } from './robust.js';
+import type { DriveDay, HostDay } from './peer-day.js';
+import type { PeerParams } from './peer-params.js';
+import { median, medianAbsoluteDeviation } from './order-statistics.js';
 
 export type Verdict = 'slow' | 'ok';
 
