@@ -8,7 +8,7 @@ import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn
 import { TAIL_SPECS, tailParams, type TailParams } from '../statistical/tail-params.js';
 import { BUSY_SPEC, type BusyVerdict } from '../verdict/busy-verdict.js';
 import type { VerdictParams } from '../verdict/verdict-pipeline.js';
-import type { ProbeTarget } from '../prober/protocol.js';
+import type { ProbeTarget } from '../prober/prober-protocol.js';
 import { rawArgument } from '../common/path-text.js';
 import type { MountRequirement } from '../layout/mount-requirement.js';
 import { addParamOptions, asArgument, attributeOf, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';

@@ -7,7 +7,7 @@ import { ActionHooks } from '../hooks/action-hooks.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
 import type { HookParams } from '../hooks/hook-params.js';
-import type { ProbeTarget } from '../prober/protocol.js';
+import type { ProbeTarget } from '../prober/prober-protocol.js';
 import { OutputWriter, tellNotWritten } from '../output/output-writer.js';
 import { PROBER_WITH_OUTPUTS } from '../output/prober-program.js';
 import { MetricsExport } from '../report/metrics-export.js';

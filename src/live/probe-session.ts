@@ -14,7 +14,7 @@ import type { StatisticalParams } from '../statistical/statistical-params.js';
 import type { TailParams } from '../statistical/tail-params.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
-import type { BatchRecord, FromProber, ProberProgram, ProbeTarget } from '../prober/protocol.js';
+import type { BatchRecord, FromProber, ProberProgram, ProbeTarget } from '../prober/prober-protocol.js';
 import { RestartingProber, type HostedChannel } from '../prober/restarting-prober.js';
 import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { TickSchedule } from '../ticks/tick-schedule.js';

@@ -1,5 +1,5 @@
 // The output deadline applied to one write: the CLI stops waiting for it, the write goes on.
-import { OUTPUT_DEADLINE_MS } from './params.js';
+import { OUTPUT_DEADLINE_MS } from './output-params.js';
 
 /** 'done' once `work` settles (either way: its outcome is the caller's), 'late' after OUTPUT_DEADLINE_MS. */
 export async function withinDeadline(work: Promise<unknown>, deadlineMs: number = OUTPUT_DEADLINE_MS): Promise<'done' | 'late'> {

@@ -1,6 +1,6 @@
 // What writes the outputs the user names (--record, --state-dir, the drives' textfile): the
 // CLI's requests, answered in its own time. Each output's requests run in order, and the
-// outputs side by side on libuv's threads (widened for it: OUTPUT_THREADS, params.ts), so that one on a
+// outputs side by side on libuv's threads (widened for it: OUTPUT_THREADS, output-params.ts), so that one on a
 // hung disk holds up neither the others nor the CLI, which stops waiting after a deadline. It
 // runs in the prober of a probe run, and in a process of its own for the drives alone.
 import { AppendedFile } from './appended-file.js';
@@ -11,7 +11,7 @@ import { fsPath, withTextPath } from '../common/path-text.js';
 import { untrustedPath } from '../common/trusted-dir.js';
 import type { FileStateStore } from '../drives/state-file.js';
 import type { LockOwner } from '../common/run-lock.js';
-import type { FromWriter, ToWriter, WriterError } from './protocol.js';
+import type { FromWriter, ToWriter, WriterError } from './writer-protocol.js';
 
 function serialize(error: unknown): WriterError {
   const e = error as NodeJS.ErrnoException;

@@ -2,7 +2,7 @@
 // request is a promise the caller bounds with withinDeadline. The writer is the prober of a
 // probe run (prober-with-outputs.ts), or a process of its own for the drives alone
 // (writer-child.ts); either way the CLI makes no syscall on an output's path.
-import type { FromWriter, ToWriter, WriterError, WriterLink } from './protocol.js';
+import type { FromWriter, ToWriter, WriterError, WriterLink } from './writer-protocol.js';
 import type { HostedChannel } from '../prober/restarting-prober.js';
 import { PendingReplies } from '../common/pending-replies.js';
 import { writeStderrLine } from '../common/visible-text.js';

@@ -4,7 +4,7 @@
 import '../common/debug-signal.js';
 import { startProber } from '../prober/prober-process.js';
 import { OutputService } from './output-service.js';
-import type { ToWriter } from './protocol.js';
+import type { ToWriter } from './writer-protocol.js';
 
 let service: OutputService | null = null;
 const reply = startProber({

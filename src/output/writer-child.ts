@@ -2,7 +2,7 @@
 // CLI makes no syscall on an output's path. A probe run's prober hosts the same service.
 import '../common/debug-signal.js';
 import { OutputService } from './output-service.js';
-import type { FromWriter, ToWriter } from './protocol.js';
+import type { FromWriter, ToWriter } from './writer-protocol.js';
 
 // A working directory on an output's filesystem would keep it busy for umount.
 process.chdir('/');

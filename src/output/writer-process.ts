@@ -6,8 +6,8 @@
 // lets it, having renamed nothing into place.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { FromWriter, ToWriter, WriterLink } from './protocol.js';
-import { OUTPUT_THREADS } from './params.js';
+import type { FromWriter, ToWriter, WriterLink } from './writer-protocol.js';
+import { OUTPUT_THREADS } from './output-params.js';
 
 // Built and bundled (scripts/build/bundle.mjs); src/output and dist/bundle both sit two levels
 // below the package root.

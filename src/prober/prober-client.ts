@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { TaskLimitWatch } from '../common/task-limit.js';
 import type { ProbeParams } from './probe-params.js';
-import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from './protocol.js';
+import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from './prober-protocol.js';
 
 const STDERR_KEPT = 4096;
 

@@ -18,7 +18,7 @@ import {
 } from '../native/addon.js';
 import type { ProbeParams } from './probe-params.js';
 import { ProberRegistration } from './prober-registry.js';
-import { EXIT_NO_ADDON, type FromProber, type Placement, type ProberSchedule, type ProbeTarget, type SerializedProbeError, type ToProber } from './protocol.js';
+import { EXIT_NO_ADDON, type FromProber, type Placement, type ProberSchedule, type ProbeTarget, type SerializedProbeError, type ToProber } from './prober-protocol.js';
 
 /** What a prober process hosts beside the probes: it gets the CLI's `hosted` messages, even while the prober stops. */
 export interface ProberHost {

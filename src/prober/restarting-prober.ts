@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { ProbeParams } from './probe-params.js';
 import { ProberClient } from './prober-client.js';
-import type { FromProber, ProberProgram, ProbeTarget, ToProber } from './protocol.js';
+import type { FromProber, ProberProgram, ProbeTarget, ToProber } from './prober-protocol.js';
 
 /**
  * The channel to what the session's prober process hosts beside the probes. A prober that

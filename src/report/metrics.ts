@@ -12,7 +12,7 @@ import { defaultText } from '../common/param-spec.js';
 import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
 import { VERSION } from '../common/version.js';
 import { bytesShown } from '../common/visible-text.js';
-import type { PhaseTimings } from '../prober/protocol.js';
+import type { PhaseTimings } from '../prober/prober-protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
 import { LISTEN_RETRY_MS } from './metrics-server.js';
 import { SLOW_CAUSES } from '../verdict/slow-cause.js';

@@ -51,6 +51,12 @@ describe('the tree reads as the data flow', () => {
     expect(against).toEqual([]);
   });
 
+  it('no two files of src/ share a name: a name says one job', () => {
+    const byName = new Map<string, string[]>();
+    for (const file of sourceFiles(SRC)) byName.set(path.basename(file), [...(byName.get(path.basename(file)) ?? []), path.relative(SRC, file)]);
+    expect([...byName.values()].filter((files) => files.length > 1)).toEqual([]);
+  });
+
   it('the shipped code never imports development-only code', () => {
     const intoDev = sourceFiles(SRC).flatMap((file) =>
       importsOf(file)
