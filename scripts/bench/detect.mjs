@@ -32,10 +32,10 @@ const dev = (file) => new URL(`file://${path.join(root, 'dist-dev', file)}`).hre
 const { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } = await import(dev('src/score/score-params.js'));
 const { StoreTicks } = await import(dev('src/score/store-ticks.js'));
 const { reportedScore } = await import(dev('src/score/store-score.js'));
-const { StatisticalDetector } = await import(dev('src/statistical/statistical-detector.js'));
-const { DEFAULT_STATISTICAL_PARAMS } = await import(dev('src/statistical/statistical-params.js'));
-const { TailDetector } = await import(dev('src/statistical/tail-detector.js'));
-const { DEFAULT_TAIL_PARAMS } = await import(dev('src/statistical/tail-params.js'));
+const { StatisticalDetector } = await import(dev('src/detectors/statistical-detector.js'));
+const { DEFAULT_STATISTICAL_PARAMS } = await import(dev('src/detectors/statistical-params.js'));
+const { TailDetector } = await import(dev('src/detectors/tail-detector.js'));
+const { DEFAULT_TAIL_PARAMS } = await import(dev('src/detectors/tail-params.js'));
 const { FixedThresholdDetector, DEFAULT_FIXED_THRESHOLD_PARAMS } = await import(dev('dev/baselines/fixed-threshold.js'));
 const { ScenarioGenerator, NOT_MODELLED, tickLatencies } = await import(dev('dev/scenarios/index.js'));
 

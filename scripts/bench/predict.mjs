@@ -59,8 +59,8 @@ const { hostPredictions } = await import(dev('dev/predict/host-series.js'));
 const { DEFAULT_SCORE_PARAMS } = await import(dev('src/score/score-params.js'));
 const { StoreTicks } = await import(dev('src/score/store-ticks.js'));
 const { reportedScore } = await import(dev('src/score/store-score.js'));
-const { StatisticalDetector } = await import(dev('src/statistical/statistical-detector.js'));
-const { TailDetector } = await import(dev('src/statistical/tail-detector.js'));
+const { StatisticalDetector } = await import(dev('src/detectors/statistical-detector.js'));
+const { TailDetector } = await import(dev('src/detectors/tail-detector.js'));
 
 /** The detectors timed on sudden breaches, and what flags a disk for each. */
 const FLAGGERS = { slowScore: `slow score (>= ${DEFAULT_SCORE_PARAMS.slowThreshold})`, statistical: 'statistical (confirmed)', tail: 'tail (confirmed)' };

@@ -1,8 +1,8 @@
 // Every stage's parameter specs, in the order help lists their groups: what the docs tables
 // are generated from, and what a test checks every flag against.
 import type { ParamSpec } from '../common/param-spec.js';
-import { CRITICAL_ON_SPEC, STATISTICAL_SPECS } from '../statistical/statistical-params.js';
-import { TAIL_SPECS } from '../statistical/tail-params.js';
+import { CRITICAL_ON_SPEC, STATISTICAL_SPECS } from '../detectors/statistical-params.js';
+import { TAIL_SPECS } from '../detectors/tail-params.js';
 import { HOOK_SPECS } from '../hooks/hook-params.js';
 import { SCORE_SPECS } from '../score/score-params.js';
 import { BUSY_SPEC } from '../verdict/busy-verdict.js';

@@ -1,7 +1,7 @@
 // The run loop shared by watch and check: probe, score, report, and exit with the verdict.
-import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { StatisticalParams } from '../detectors/statistical-params.js';
 import type { VerdictParams } from '../verdict/verdict-pipeline.js';
-import type { TailParams } from '../statistical/tail-params.js';
+import type { TailParams } from '../detectors/tail-params.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { ActionHooks } from '../hooks/action-hooks.js';
 import type { ScoreParams } from '../score/score-params.js';

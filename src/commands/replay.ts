@@ -3,9 +3,9 @@
 import path from 'node:path';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
-import type { StatisticalParams } from '../statistical/statistical-params.js';
+import type { StatisticalParams } from '../detectors/statistical-params.js';
 import type { VerdictParams } from '../verdict/verdict-pipeline.js';
-import type { TailParams } from '../statistical/tail-params.js';
+import type { TailParams } from '../detectors/tail-params.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { replaceFile } from '../common/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';

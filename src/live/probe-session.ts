@@ -10,8 +10,8 @@
 import { EventEmitter } from 'node:events';
 import { DeviceCounters } from '../kernel/device-counters.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
-import type { StatisticalParams } from '../statistical/statistical-params.js';
-import type { TailParams } from '../statistical/tail-params.js';
+import type { StatisticalParams } from '../detectors/statistical-params.js';
+import type { TailParams } from '../detectors/tail-params.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
 import type { BatchRecord, FromProber, ProberProgram, ProbeTarget } from '../prober/prober-protocol.js';

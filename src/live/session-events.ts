@@ -3,9 +3,9 @@
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { FilesystemIdentity } from '../layout/filesystem-memory.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { Confirmation, DetectorState } from '../statistical/statistical-detector.js';
+import type { Confirmation, DetectorState } from '../detectors/statistical-detector.js';
 import type { Prediction } from '../early-warning/predictor.js';
-import type { TailState } from '../statistical/tail-detector.js';
+import type { TailState } from '../detectors/tail-detector.js';
 import type { PhaseTimings, SerializedProbeError } from '../prober/prober-protocol.js';
 import type { Severity } from '../score/store-score.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';

@@ -18,8 +18,8 @@
 // because each disk is scored from tick 1.
 import { type ScoreParams } from '../score/score-params.js';
 import { DEFAULT_PROBE_PARAMS } from '../prober/probe-params.js';
-import { statisticalParams, type StatisticalParams } from '../statistical/statistical-params.js';
-import { tailParams, type TailParams } from '../statistical/tail-params.js';
+import { statisticalParams, type StatisticalParams } from '../detectors/statistical-params.js';
+import { tailParams, type TailParams } from '../detectors/tail-params.js';
 import { predictorParams, type PredictorParams } from '../early-warning/predictor-params.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { TraceLine } from '../trace/trace-format.js';

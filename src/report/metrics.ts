@@ -3,8 +3,8 @@
 // metric, which would clash with node_exporter's own) reaches the textfile or /metrics.
 // Base units: seconds; the score is unitless, 1..100.
 import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
-import { DETECTOR_STATES } from '../statistical/statistical-detector.js';
-import { TAIL_STATES } from '../statistical/tail-detector.js';
+import { DETECTOR_STATES } from '../detectors/statistical-detector.js';
+import { TAIL_STATES } from '../detectors/tail-detector.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { shownScore } from '../score/store-score.js';

@@ -3,10 +3,10 @@
 import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { DeviceRole } from '../kernel/block-devices.js';
 import type { ParamSpec } from '../common/param-spec.js';
-import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type StatisticalParams } from '../statistical/statistical-params.js';
+import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, type StatisticalParams } from '../detectors/statistical-params.js';
 import { BUSY_SPEC } from '../verdict/busy-verdict.js';
 import type { VerdictParams } from '../verdict/verdict-pipeline.js';
-import { TAIL_SPECS, type TailParams } from '../statistical/tail-params.js';
+import { TAIL_SPECS, type TailParams } from '../detectors/tail-params.js';
 import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC, SCORE_SPECS, TIMEOUT_SPEC, type ScoreParams } from '../score/score-params.js';
 import { HANG_AFTER_SPEC, type ProbeParams } from '../prober/probe-params.js';
 import { PREDICTOR_SPECS, type PredictorParams } from '../early-warning/predictor-params.js';

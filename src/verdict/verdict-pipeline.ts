@@ -5,12 +5,12 @@
 // and owns what they make: the store's tick semantics (StoreTicks), the statistical
 // detector and the tail detector, the early-warning predictor, the hang rule (in-flight.ts), the verdict and the
 // exit code. Pure: no I/O, no timers, and the clock is the events'.
-import { StatisticalDetector, type Confirmation, type DetectorState } from '../statistical/statistical-detector.js';
-import type { StatisticalParams } from '../statistical/statistical-params.js';
-import { detectorSeverity } from '../statistical/severity.js';
-import { feedDetector } from '../statistical/tick-feed.js';
-import { TailDetector, type TailState } from '../statistical/tail-detector.js';
-import { tailParams, type TailParams } from '../statistical/tail-params.js';
+import { StatisticalDetector, type Confirmation, type DetectorState } from '../detectors/statistical-detector.js';
+import type { StatisticalParams } from '../detectors/statistical-params.js';
+import { detectorSeverity } from '../detectors/severity.js';
+import { feedDetector } from '../detectors/tick-feed.js';
+import { TailDetector, type TailState } from '../detectors/tail-detector.js';
+import { tailParams, type TailParams } from '../detectors/tail-params.js';
 import { recordedFigures, type DeviceFigures } from '../kernel/device-counters.js';
 import type { ScoreParams } from '../score/score-params.js';
 import { predictionSeverity } from '../early-warning/prediction-severity.js';

@@ -1,6 +1,6 @@
 // How fast the statistical detector observes, on the machine's clock: a budget, so not a unit test.
 import { describe, expect, it } from 'vitest';
-import { StatisticalDetector } from '../../src/statistical/statistical-detector.js';
+import { StatisticalDetector } from '../../src/detectors/statistical-detector.js';
 import { Rng } from '../../dev/scenarios/index.js';
 
 const TICK = 100;

@@ -1,8 +1,8 @@
 // The parts of a live session (src/live/) put together without a prober: a pipeline with the
 // defaults watch and replay share, the disks placed as inspected, and what they tell.
 import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/score/score-params.js';
-import { statisticalParams } from '../../src/statistical/statistical-params.js';
-import { tailParams } from '../../src/statistical/tail-params.js';
+import { statisticalParams } from '../../src/detectors/statistical-params.js';
+import { tailParams } from '../../src/detectors/tail-params.js';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import { DEFAULT_PROBE_PARAMS } from '../../src/prober/probe-params.js';
 import { VerdictPipeline } from '../../src/verdict/verdict-pipeline.js';

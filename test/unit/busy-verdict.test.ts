@@ -11,7 +11,7 @@ import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import { deviceRound } from '../helpers/device-round.js';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
-import { statisticalParams } from '../../src/statistical/statistical-params.js';
+import { statisticalParams } from '../../src/detectors/statistical-params.js';
 import { EXIT_CRITICAL, EXIT_WARNING } from '../../src/verdict/exit-codes.js';
 import { VerdictPipeline, type PipelineParams, type RoundVerdict } from '../../src/verdict/verdict-pipeline.js';
 import { busyNotes } from '../../src/verdict/busy-verdict.js';

@@ -3,8 +3,8 @@
 // the failure latency (--timeout) and the comparison with the peers (always on).
 import { describe, expect, it } from 'vitest';
 import type { ParamSpec } from '../../src/common/param-spec.js';
-import { DEFAULT_STATISTICAL_PARAMS, STATISTICAL_SPECS } from '../../src/statistical/statistical-params.js';
-import { DEFAULT_TAIL_PARAMS, TAIL_SPECS } from '../../src/statistical/tail-params.js';
+import { DEFAULT_STATISTICAL_PARAMS, STATISTICAL_SPECS } from '../../src/detectors/statistical-params.js';
+import { DEFAULT_TAIL_PARAMS, TAIL_SPECS } from '../../src/detectors/tail-params.js';
 
 const WITHOUT_FLAG = ['failureLatencyMs', 'peerCondition'];
 

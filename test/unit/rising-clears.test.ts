@@ -7,7 +7,7 @@ import type { DiskStatus } from '../../src/live/session-events.js';
 import { verdictNotes } from '../../src/report/verdict-notes.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { reportedScore } from '../../src/score/store-score.js';
-import { statisticalParams } from '../../src/statistical/statistical-params.js';
+import { statisticalParams } from '../../src/detectors/statistical-params.js';
 import { currentSeverity } from '../../src/verdict/current-verdict.js';
 import { VerdictPipeline } from '../../src/verdict/verdict-pipeline.js';
 

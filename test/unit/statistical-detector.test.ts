@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { medianInPlace, sortedMedian } from '../../src/common/robust-stats.js';
-import { detectorSeverity } from '../../src/statistical/severity.js';
-import { mediansOfOthers, StatisticalDetector, type DetectorState, type StateChange } from '../../src/statistical/statistical-detector.js';
-import { DEFAULT_STATISTICAL_PARAMS, statisticalParams, type StatisticalParams } from '../../src/statistical/statistical-params.js';
+import { detectorSeverity } from '../../src/detectors/severity.js';
+import { mediansOfOthers, StatisticalDetector, type DetectorState, type StateChange } from '../../src/detectors/statistical-detector.js';
+import { DEFAULT_STATISTICAL_PARAMS, statisticalParams, type StatisticalParams } from '../../src/detectors/statistical-params.js';
 import { DEFAULT_FIXED_THRESHOLD_PARAMS, FixedThresholdDetector } from '../../dev/baselines/fixed-threshold.js';
 import { Rng, ScenarioGenerator } from '../../dev/scenarios/index.js';
 import { worseSeverity } from '../../src/score/store-score.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { binomialUpperTail } from '../../src/statistical/binomial.js';
-import { detectorSeverity } from '../../src/statistical/severity.js';
-import { TailDetector, type TailChange, type TailState } from '../../src/statistical/tail-detector.js';
-import { tailParams, type TailParams } from '../../src/statistical/tail-params.js';
+import { binomialUpperTail } from '../../src/detectors/binomial.js';
+import { detectorSeverity } from '../../src/detectors/severity.js';
+import { TailDetector, type TailChange, type TailState } from '../../src/detectors/tail-detector.js';
+import { tailParams, type TailParams } from '../../src/detectors/tail-params.js';
 import { Rng, ScenarioGenerator, tickLatencies } from '../../dev/scenarios/index.js';
 
 const TICK = 100;

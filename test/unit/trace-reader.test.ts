@@ -9,7 +9,7 @@ import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import type { TraceLine } from '../../src/trace/trace-format.js';
 import { MAX_LINE_CHARS, MAX_TICK_GAP, openTrace, readTrace, TraceError } from '../../src/trace/trace-reader.js';
 import { TraceWriter } from '../../src/record/trace-writer.js';
-import { statisticalParams } from '../../src/statistical/statistical-params.js';
+import { statisticalParams } from '../../src/detectors/statistical-params.js';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-trace-'));

@@ -1,7 +1,7 @@
 // The rules the verdict pipeline holds in one place for live runs and replays: when a disk is
 // hung, what the detectors make a round, and the exit code a run ends with.
 import { describe, expect, it } from 'vitest';
-import { statisticalParams } from '../../src/statistical/statistical-params.js';
+import { statisticalParams } from '../../src/detectors/statistical-params.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import { scenarioTrace } from '../../dev/scenarios/index.js';
