@@ -77,6 +77,7 @@
 //   and it is not counted among anyone's peers.
 import { DEFAULT_STATISTICAL_PARAMS, statisticalParams, type StatisticalParams } from './statistical-params.js';
 import { meanAbsoluteDeviation, medianInPlace, sortedMedian, sortedMedianWithout } from '../common/robust-stats.js';
+import { SteppedDetector } from './stepped-detector.js';
 
 export type DetectorState = 'ok' | 'suspect' | 'confirmed' | 'host-wide';
 
@@ -365,12 +366,8 @@ class DiskTrack {
  * (state, judged), and hear of each change of state (onChange). The clock must not go backwards across calls; a sample whose time falls
  * in a step already closed is counted in the open one.
  */
-export class StatisticalDetector {
+export class StatisticalDetector extends SteppedDetector<DiskTrack> {
   readonly params: Readonly<StatisticalParams>;
-  private readonly tracks = new Map<string, DiskTrack>();
-  /** The index of the step being filled (floor(t / shortWindowMs)); null before any sample. */
-  private openWindow: number | null = null;
-  private nextRefreshMs = -Infinity;
   private scratch = new Float64Array(1024);
   private readonly stepScratch = { values: new Float64Array(256) };
   private readonly observeWindows: number;
@@ -388,7 +385,9 @@ export class StatisticalDetector {
     params: Partial<StatisticalParams> = DEFAULT_STATISTICAL_PARAMS,
     private readonly options: DetectorOptions = {},
   ) {
-    this.params = Object.freeze(statisticalParams(params));
+    const checked = Object.freeze(statisticalParams(params));
+    super(checked.shortWindowMs, checked.failureLatencyMs);
+    this.params = checked;
     this.observeWindows = Math.max(1, Math.round(this.params.observeMs / this.params.shortWindowMs));
     this.statisticSteps = Math.max(1, Math.round(this.params.statisticMs / this.params.shortWindowMs));
     this.fastThreshold = this.params.fastBudget > 0 ? Math.log(this.statisticSteps / this.params.fastBudget) : Infinity;
@@ -396,21 +395,6 @@ export class StatisticalDetector {
     const slow = 1.5 * doubt;
     this.fastSlope = slow - doubt;
     this.fastOffset = (slow ** 2 - doubt ** 2) / 2;
-  }
-
-  /** An inspection of `disk` that took `latencyMs`, started at `tMs` on the caller's clock. */
-  observe(disk: string, tMs: number, latencyMs: number): void {
-    if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new RangeError(`latency must be a finite number of ms >= 0, got ${latencyMs}`);
-    this.add(disk, tMs, latencyMs);
-  }
-
-  /**
-   * A tick of `disk` without a result: its inspection failed, or was still running when the
-   * tick came (call it once for each such tick, as the slow score charges each as a timeout).
-   * It counts as an inspection of `failureLatencyMs`.
-   */
-  failure(disk: string, tMs: number): void {
-    this.add(disk, tMs, this.params.failureLatencyMs);
   }
 
   /** A disk no longer inspected (the layout changed): forgets it, and it stops being anyone's peer. */
@@ -435,23 +419,11 @@ export class StatisticalDetector {
     return this.tracks.get(disk)?.last != null;
   }
 
-  private add(disk: string, tMs: number, latencyMs: number): void {
-    if (!Number.isFinite(tMs)) throw new RangeError(`time must be a finite number of ms, got ${tMs}`);
-    const index = Math.floor(tMs / this.params.shortWindowMs);
-    if (this.openWindow === null) this.openWindow = index;
-    else if (index > this.openWindow) {
-      this.closeWindow(this.openWindow);
-      this.openWindow = index;
-    }
-    let track = this.tracks.get(disk);
-    if (!track) {
-      track = new DiskTrack(disk, tMs, this.observeWindows, this.statisticSteps);
-      this.tracks.set(disk, track);
-    }
-    track.samples.push(latencyMs);
+  protected newTrack(disk: string, tMs: number): DiskTrack {
+    return new DiskTrack(disk, tMs, this.observeWindows, this.statisticSteps);
   }
 
-  private closeWindow(index: number): void {
+  protected closeStep(index: number): void {
     const p = this.params;
     const startMs = index * p.shortWindowMs;
     const endMs = startMs + p.shortWindowMs;
@@ -511,13 +483,12 @@ export class StatisticalDetector {
       for (let i = 0; i < judged.length; i += 1) this.judge(judged[i].track, results[i], hostSlow, startMs, endMs);
     }
 
-    if (endMs >= this.nextRefreshMs) {
+    if (this.refreshDue(endMs, p.refreshMs)) {
       for (const track of this.tracks.values()) {
         if (track.own !== 'ok' || track.run > 0 || track.windows < p.minBaselineWindows) continue;
         if (track.windows > this.scratch.length) this.scratch = new Float64Array(track.windows * 2);
         track.baseline = track.computeBaseline(p, endMs, this.scratch);
       }
-      this.nextRefreshMs = (Math.floor(endMs / p.refreshMs) + 1) * p.refreshMs;
     }
   }
 

@@ -49,6 +49,7 @@
 import { medianInPlace } from '../common/robust-stats.js';
 import { mediansOfOthers } from './statistical-detector.js';
 import { binomialUpperTail } from './binomial.js';
+import { SteppedDetector } from './stepped-detector.js';
 import { DEFAULT_TAIL_PARAMS, tailParams, type TailParams } from './tail-params.js';
 
 export type TailState = 'ok' | 'suspect' | 'confirmed';
@@ -295,11 +296,8 @@ class TailTrack {
 }
 
 /** Feed it every disk's inspections in time order; query it per disk. The clock must not go backwards. */
-export class TailDetector {
+export class TailDetector extends SteppedDetector<TailTrack> {
   readonly params: Readonly<TailParams>;
-  private readonly tracks = new Map<string, TailTrack>();
-  private openStep: number | null = null;
-  private nextRefreshMs = -Infinity;
   /** Since when more than `hostWideShare` of the judged disks' latency has risen (null: it has not). */
   private hostWideSinceMs: number | null = null;
   private readonly windowSteps: number;
@@ -312,22 +310,14 @@ export class TailDetector {
     params: Partial<TailParams> = DEFAULT_TAIL_PARAMS,
     private readonly options: TailOptions = {},
   ) {
-    this.params = Object.freeze(tailParams(params));
+    const checked = Object.freeze(tailParams(params));
+    super(checked.stepMs, checked.failureLatencyMs);
+    this.params = checked;
     const steps = (ms: number) => Math.max(1, Math.round(ms / this.params.stepMs));
     this.windowSteps = steps(this.params.windowMs);
     this.baselineSteps = steps(this.params.baselineMs);
     this.minBaselineSteps = steps(this.params.minBaselineMs);
     this.runSteps = steps(this.params.runMs);
-  }
-
-  observe(disk: string, tMs: number, latencyMs: number): void {
-    if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new RangeError(`latency must be a finite number of ms >= 0, got ${latencyMs}`);
-    this.add(disk, tMs, latencyMs);
-  }
-
-  /** A tick of `disk` without a result: an inspection of `failureLatencyMs`. */
-  failure(disk: string, tMs: number): void {
-    this.add(disk, tMs, this.params.failureLatencyMs);
   }
 
   forget(disk: string): void {
@@ -344,23 +334,11 @@ export class TailDetector {
     return this.tracks.get(disk)?.state ?? 'ok';
   }
 
-  private add(disk: string, tMs: number, latencyMs: number): void {
-    if (!Number.isFinite(tMs)) throw new RangeError(`time must be a finite number of ms, got ${tMs}`);
-    const index = Math.floor(tMs / this.params.stepMs);
-    if (this.openStep === null) this.openStep = index;
-    else if (index > this.openStep) {
-      this.closeStep(this.openStep);
-      this.openStep = index;
-    }
-    let track = this.tracks.get(disk);
-    if (!track) {
-      track = new TailTrack(disk, this.windowSteps, this.baselineSteps);
-      this.tracks.set(disk, track);
-    }
-    track.samples.push(latencyMs);
+  protected newTrack(disk: string): TailTrack {
+    return new TailTrack(disk, this.windowSteps, this.baselineSteps);
   }
 
-  private closeStep(index: number): void {
+  protected closeStep(index: number): void {
     const p = this.params;
     const startMs = index * p.stepMs;
     const endMs = startMs + p.stepMs;
@@ -412,13 +390,12 @@ export class TailDetector {
         this.step(track, pValue, newPValue, endMs);
       }
     }
-    if (endMs >= this.nextRefreshMs) {
+    if (this.refreshDue(endMs, p.refreshMs)) {
       for (const track of this.tracks.values()) {
         if (track.state !== 'ok' || track.rising || holdBaselines || track.baseSteps < this.minBaselineSteps) continue;
         if (this.scratch.length < track.baseSamples) this.scratch = new Float64Array(track.baseSamples * 2);
         track.baseline = track.computeBaseline(p, this.runSteps, this.scratch);
       }
-      this.nextRefreshMs = (Math.floor(endMs / p.refreshMs) + 1) * p.refreshMs;
     }
   }
 

@@ -28,8 +28,7 @@ const HOT_PATHS: readonly HotPath[] = [
   { file: 'src/verdict/verdict-pipeline.ts', owner: 'VerdictPipeline', members: ['tick', 'inspection', 'judgeHang'], runs: 'each tick, each inspection' },
   { file: 'src/verdict/in-flight.ts', owner: 'InFlight', members: ['tick', 'ended'], runs: 'each tick and inspection of a disk' },
   { file: 'src/score/store-ticks.ts', owner: 'StoreTicks', members: ['tick', 'finished', 'voided', 'charge'], runs: 'each tick, each inspection' },
-  { file: 'src/detectors/statistical-detector.ts', owner: 'StatisticalDetector', members: ['observe', 'failure', 'add'], runs: 'each inspection' },
-  { file: 'src/detectors/tail-detector.ts', owner: 'TailDetector', members: ['observe', 'failure', 'add'], runs: 'each inspection' },
+  { file: 'src/detectors/stepped-detector.ts', owner: 'SteppedDetector', members: ['observe', 'failure', 'add'], runs: 'each inspection, for each of the statistical and the tail detector' },
   { file: 'src/early-warning/predictor-feed.ts', owner: 'PredictorFeed', members: ['outcome', 'failed'], runs: 'each inspection' },
 ];
 
