@@ -25,7 +25,7 @@ export async function status() {
   const store = `bench${process.pid}`;
   spin.set('status: starting the service');
   const watch = await startWatch([{ name: 'kv', dir: disk.dir }], { extraArgs: ['--store', store] });
-  const { askStatus } = await import(join(ROOT, 'dist/report/status-client.js'));
+  const { askStatus } = await import(join(ROOT, 'dist/status/status-client.js'));
   const walls = [];
   const bare = [];
   const answers = [];

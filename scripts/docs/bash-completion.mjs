@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STATUS_DIR } from '../../dist/report/status-socket.js';
+import { STATUS_DIR } from '../../dist/status/status-socket.js';
 import { cliReference } from './cli-reference.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

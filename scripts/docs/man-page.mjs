@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { exitCodeHelp } from '../../dist/cli/exit-code-help.js';
 import { DEFAULT_STATE_DIR } from '../../dist/drives/drive-params.js';
 import { REGISTRY_DIR } from '../../dist/prober/prober-registry.js';
-import { STATUS_DIR } from '../../dist/report/status-socket.js';
+import { STATUS_DIR } from '../../dist/status/status-socket.js';
 import { cliReference } from './cli-reference.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

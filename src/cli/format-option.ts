@@ -1,7 +1,7 @@
 // --format, on check and status: how the last line is printed. JSON is a flag of its own,
 // --json, which a user may well look for here: `--format json` is told so.
 import { InvalidArgumentError, Option } from 'commander';
-import type { CheckFormat } from '../report/report-options.js';
+import type { CheckFormat } from '../formats/report-options.js';
 
 const FORMATS: readonly CheckFormat[] = ['human', 'nagios'];
 

@@ -1,9 +1,9 @@
 // How every entry of the CLI parses and runs: a bad flag ends with one line on stderr (with
 // --format nagios, also one status line on stdout) and exit 3, never a stack trace.
 import { CommanderError, type Command } from 'commander';
-import { fail, failAsNagios } from '../report/fail.js';
-import { relayFileStdio } from '../report/file-stdio.js';
-import { stdoutFlushed, whenReaderGone } from '../report/stdout-flushed.js';
+import { fail, failAsNagios } from '../formats/fail.js';
+import { relayFileStdio } from '../terminal/file-stdio.js';
+import { stdoutFlushed, whenReaderGone } from '../terminal/stdout-flushed.js';
 import { EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 
 function asksForNagios(argv: readonly string[]): boolean {

@@ -1,8 +1,8 @@
 // `slowdisk status`: asks the running service (`watch --store NAME`) for its verdict now.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { formatOption } from './format-option.js';
-import type { CheckFormat } from '../report/report-options.js';
-import { STATUS_DIR, STORE_NAME } from '../report/status-socket.js';
+import type { CheckFormat } from '../formats/report-options.js';
+import { STATUS_DIR, STORE_NAME } from '../status/status-socket.js';
 
 /** --store NAME, on watch, check and status. */
 export function storeName(value: string): string {

@@ -5,10 +5,10 @@ import type { PeerParams } from '../drives/peer-params.js';
 import { analyzeHost } from '../drives/series-analysis.js';
 import { newCounters } from '../drives/series-csv.js';
 import { findHosts, LayoutError } from '../drives/series-files.js';
-import { analyzedDriveJson, badInputLine, hostText, plural, summaryJson, summaryText, type AnalysisTotals } from '../report/analysis-text.js';
-import { fail } from '../report/fail.js';
-import { whenReaderGone } from '../report/stdout-flushed.js';
-import { loadOra } from '../report/terminal.js';
+import { analyzedDriveJson, badInputLine, hostText, plural, summaryJson, summaryText, type AnalysisTotals } from '../formats/analysis-text.js';
+import { fail } from '../formats/fail.js';
+import { whenReaderGone } from '../terminal/stdout-flushed.js';
+import { loadOra } from '../terminal/terminal.js';
 import { visible, writeStderrLine } from '../common/visible-text.js';
 import { EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING } from '../verdict/exit-codes.js';
 

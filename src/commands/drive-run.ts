@@ -11,9 +11,9 @@ import type { OutputWriter } from '../output/output-writer.js';
 import { stateOpenerOf } from '../output/written-state.js';
 import { DEFAULT_PEER_PARAMS, type PeerParams } from '../drives/peer-params.js';
 import { groupMinimum } from '../drives/peer-verdict.js';
-import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../report/drive-verdicts.js';
-import type { DriveMetrics } from '../report/drive-metrics.js';
-import { TextfileWriter } from '../report/textfile.js';
+import { driveJson, driveLine, drivesJson, driveSummaryLine, isRecovered, isSlow, type DriveContext } from '../formats/drive-verdicts.js';
+import type { DriveMetrics } from '../prometheus/drive-metrics.js';
+import { TextfileWriter } from '../prometheus/textfile.js';
 import { visible, writeStderrLine } from '../common/visible-text.js';
 import type { Registry } from 'prom-client';
 import type { DriveRequest } from '../drives/drive-params.js';
@@ -115,7 +115,7 @@ export class DriveRun {
     const monitor = new DriveMonitor(devices, opened?.history ?? emptyHistory(), sourceWithClasses, options.clock ?? Date.now, peer, params);
     const rescan = request.devices === 'all' ? () => monitor.addDevices(wholeDisksIn(source, options.sysRoot).devices) : null;
     // Imported only with metrics asked for: prom-client is as much memory as the rest of a run.
-    const driveMetrics = options.textfile === undefined && !options.serveMetrics ? null : await import('../report/drive-metrics.js');
+    const driveMetrics = options.textfile === undefined && !options.serveMetrics ? null : await import('../prometheus/drive-metrics.js');
     const gauges = driveMetrics && new driveMetrics.DriveMetrics();
     const output = options.output;
     if (options.textfile !== undefined && !output) throw new Error('a textfile is written by the output writer');

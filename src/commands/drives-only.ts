@@ -2,10 +2,10 @@
 import type { DriveRequest } from '../drives/drive-params.js';
 import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
-import { fail } from '../report/fail.js';
+import { fail } from '../formats/fail.js';
 import { OutputWriter, tellNotWritten } from '../output/output-writer.js';
-import type { ListenAddress } from '../report/metrics-server.js';
-import { stoppingRunFlushed, whenReaderGone } from '../report/stdout-flushed.js';
+import type { ListenAddress } from '../prometheus/metrics-server.js';
+import { stoppingRunFlushed, whenReaderGone } from '../terminal/stdout-flushed.js';
 
 export interface DriveOnlyOptions {
   mode: 'watch' | 'check';
@@ -32,7 +32,7 @@ export async function runDrives(options: DriveOnlyOptions): Promise<void> {
   const listen = options.listen;
   // Imported only here, as for the probes: the server and prom-client are loaded with --listen alone.
   // An address that cannot be bound is told and tried again: the drives are judged meanwhile.
-  const server = listen ? await import('../report/metrics-server.js').then(({ MetricsServer }) => new MetricsServer(listen, run.registry!)) : null;
+  const server = listen ? await import('../prometheus/metrics-server.js').then(({ MetricsServer }) => new MetricsServer(listen, run.registry!)) : null;
   await server?.start();
   let finishing = false;
   const finish = async (code?: number): Promise<void> => {

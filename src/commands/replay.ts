@@ -9,15 +9,15 @@ import type { TailParams } from '../detectors/tail-params.js';
 import type { PredictorParams } from '../early-warning/predictor-params.js';
 import { replaceFile } from '../common/exclusive-file.js';
 import { replayBatches, type ReplayObserver } from '../replay/replay-engine.js';
-import { PlotRecorder, renderPlot } from '../report/svg-plot.js';
-import { stalledBehind, Timeline } from '../report/replay-timeline.js';
-import { JsonLines } from '../report/json-lines.js';
-import { ReplayProgress } from '../report/replay-progress.js';
-import { stdoutFlushed, whenReaderGone } from '../report/stdout-flushed.js';
-import { canRedraw, loadOra } from '../report/terminal.js';
+import { PlotRecorder, renderPlot } from '../formats/svg-plot.js';
+import { stalledBehind, Timeline } from '../formats/replay-timeline.js';
+import { JsonLines } from '../formats/json-lines.js';
+import { ReplayProgress } from '../terminal/replay-progress.js';
+import { stdoutFlushed, whenReaderGone } from '../terminal/stdout-flushed.js';
+import { canRedraw, loadOra } from '../terminal/terminal.js';
 import { openTrace, TraceError, type Trace } from '../trace/trace-reader.js';
 import { EXIT_UNKNOWN, exitCodeOf } from '../verdict/exit-codes.js';
-import { fail } from '../report/fail.js';
+import { fail } from '../formats/fail.js';
 
 export interface ReplayRequest {
   params: ScoreParams;

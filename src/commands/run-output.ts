@@ -1,17 +1,17 @@
 // What watch and check print on stdout while they run, and check's last line, in the form
 // the flags ask for: the live view or round lines, JSON Lines, the human or Nagios summary.
 import type { ScoreParams } from '../score/score-params.js';
-import { checkSummary, type CheckOutcome } from '../report/check-summary.js';
-import { JsonLines } from '../report/json-lines.js';
-import { LiveView } from '../report/live-view.js';
-import { LineClock } from '../report/line-time.js';
-import { nagiosLine } from '../report/nagios.js';
-import { DiskSummaries } from '../report/disk-summary.js';
-import { RoundLines, type Reporter } from '../report/round-lines.js';
-import { canRedraw } from '../report/terminal.js';
+import { checkSummary, type CheckOutcome } from '../formats/check-summary.js';
+import { JsonLines } from '../formats/json-lines.js';
+import { LiveView } from '../terminal/live-view.js';
+import { LineClock } from '../formats/line-time.js';
+import { nagiosLine } from '../formats/nagios.js';
+import { DiskSummaries } from '../formats/disk-summary.js';
+import { RoundLines, type Reporter } from '../formats/round-lines.js';
+import { canRedraw } from '../terminal/terminal.js';
 import { visible } from '../common/visible-text.js';
 import type { ProbeSession } from '../live/probe-session.js';
-import type { OutputOptions } from '../report/report-options.js';
+import type { OutputOptions } from '../formats/report-options.js';
 
 const DEFAULT_OUTPUT: OutputOptions = { json: false, format: 'human' };
 

@@ -1,12 +1,12 @@
 // `slowdisk status`: the running service's verdict at once, in check's formats and with
 // check's exit codes. It touches no probed disk: it only asks the service, over its socket.
 import { writeStderrLine, visible } from '../common/visible-text.js';
-import { checkSummary } from '../report/check-summary.js';
-import { nagiosLine } from '../report/nagios.js';
-import { reasonLine } from '../report/reason-line.js';
-import type { CheckFormat } from '../report/report-options.js';
-import { askStatus, type StatusAnswer } from '../report/status-client.js';
-import { outcomeOf } from '../report/status-snapshot.js';
+import { checkSummary } from '../formats/check-summary.js';
+import { nagiosLine } from '../formats/nagios.js';
+import { reasonLine } from '../formats/reason-line.js';
+import type { CheckFormat } from '../formats/report-options.js';
+import { askStatus, type StatusAnswer } from '../status/status-client.js';
+import { outcomeOf } from '../status/status-snapshot.js';
 import { EXIT_CRITICAL, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 
 export interface StatusOptions {
@@ -35,7 +35,7 @@ export async function runStatus(options: StatusOptions): Promise<void> {
   const outcome = outcomeOf(snapshot);
   if (options.json) {
     // Loaded for --json only: the JSON lines' module brings the trace format's.
-    const { JsonLines } = await import('../report/json-lines.js');
+    const { JsonLines } = await import('../formats/json-lines.js');
     new JsonLines(snapshot.params, undefined, { now: Date.now, currentTick: () => 0, buffered: snapshot.buffered }).summary(outcome);
   } else {
     const line = options.format === 'nagios' ? nagiosLine(outcome, snapshot.params, snapshot.buffered, snapshot.warnProbability) : checkSummary(outcome, snapshot.params, snapshot.buffered);

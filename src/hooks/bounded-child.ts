@@ -37,7 +37,7 @@ export interface BoundedChildOptions {
    * 'capture': stdout and stderr are returned; 'stderr': both are relayed to this process's
    * stderr. Either way through pipes this process drains: a hook's write never waits on
    * where its output ends up (a log file on a frozen filesystem takes it through stderr's
-   * own relay, report/file-stdio.ts, without blocking).
+   * own relay, terminal/file-stdio.ts, without blocking).
    */
   output: 'capture' | 'stderr';
 }

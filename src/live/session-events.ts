@@ -1,5 +1,5 @@
 // What a live session tells its outputs: each disk's status, each round, each inspection as it
-// came back, and the events between rounds (src/report/, src/hooks/ and src/record/ read them).
+// came back, and the events between rounds (the outputs, src/hooks/ and src/record/ read them).
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { FilesystemIdentity } from '../layout/filesystem-memory.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
-import { JsonLines } from '../../src/report/json-lines.js';
+import { JsonLines } from '../../src/formats/json-lines.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { probeFiles, runCli, startCli, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';

@@ -14,8 +14,8 @@ import { manPage } from '../../scripts/docs/man-page.mjs';
 import { bashCompletion } from '../../scripts/docs/bash-completion.mjs';
 import { DEFAULT_STATE_DIR } from '../../src/drives/drive-params.js';
 import { REGISTRY_DIR } from '../../src/prober/prober-registry.js';
-import { StatusServer } from '../../src/report/status-server.js';
-import { STATUS_DIR } from '../../src/report/status-socket.js';
+import { StatusServer } from '../../src/status/status-server.js';
+import { STATUS_DIR } from '../../src/status/status-socket.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'slowdisk-man-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

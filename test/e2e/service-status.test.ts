@@ -11,7 +11,7 @@ import { freePort } from '../helpers/free-port.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { BIN, runCli, startCli, waitFor, type CliResult, type RunningCli } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
-import { socketPath } from '../../src/report/status-socket.js';
+import { socketPath } from '../../src/status/status-socket.js';
 
 const unitFile = fileURLToPath(new URL('../../contrib/systemd/slowdisk@.service', import.meta.url));
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-service-'));

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { runCli, startCli, waitFor, type RunningCli } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
-import { socketPath } from '../../src/report/status-socket.js';
+import { socketPath } from '../../src/status/status-socket.js';
 
 const gate = requireRootFacilities(['root', 'loop']);
 // Store names of this run only: other runs on the machine may serve stores of their own.

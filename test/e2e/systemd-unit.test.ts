@@ -15,7 +15,7 @@ import { BUILD_TOOLS_THAT_RUN, hideBuildTools, PACKED_PACKAGE_NEEDS, packedTarba
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { childPids, runCli, startCommand, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
-import { socketPath } from '../../src/report/status-socket.js';
+import { socketPath } from '../../src/status/status-socket.js';
 
 const execFileAsync = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -16,8 +16,8 @@ import { EXIT_CRITICAL, EXIT_WARNING } from '../../src/verdict/exit-codes.js';
 import { VerdictPipeline, type PipelineParams, type RoundVerdict } from '../../src/verdict/verdict-pipeline.js';
 import { busyNotes } from '../../src/verdict/busy-verdict.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
-import { checkSummary } from '../../src/report/check-summary.js';
-import { nagiosLine } from '../../src/report/nagios.js';
+import { checkSummary } from '../../src/formats/check-summary.js';
+import { nagiosLine } from '../../src/formats/nagios.js';
 import type { DiskStatus } from '../../src/live/session-events.js';
 
 const score = DEFAULT_SCORE_PARAMS;

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { DriveRun, DriveStartError } from '../../src/commands/drive-run.js';
 import { driveIdentity, readDeviceClass } from '../../src/drives/block-disks.js';
 import { deviceClass } from '../../src/drives/device-class.js';
-import { driveLine, driveSummaryLine } from '../../src/report/drive-verdicts.js';
+import { driveLine, driveSummaryLine } from '../../src/formats/drive-verdicts.js';
 import { DriveMonitor, type DriveJudgement, type DriveSource } from '../../src/drives/drive-monitor.js';
 import { alignOpenDay, emptyHistory, judgeHistory, recordSnapshot, type Snapshot } from '../../src/drives/history.js';
 import { DEFAULT_DRIVE_PARAMS } from '../../src/drives/drive-params.js';

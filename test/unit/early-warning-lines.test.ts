@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import type { Prediction } from '../../src/early-warning/predictor.js';
-import { checkSummary } from '../../src/report/check-summary.js';
-import { JsonLines } from '../../src/report/json-lines.js';
-import { RoundLines } from '../../src/report/round-lines.js';
-import { LineClock } from '../../src/report/line-time.js';
+import { checkSummary } from '../../src/formats/check-summary.js';
+import { JsonLines } from '../../src/formats/json-lines.js';
+import { RoundLines } from '../../src/formats/round-lines.js';
+import { LineClock } from '../../src/formats/line-time.js';
 import { RunVerdict } from '../../src/verdict/run-verdict.js';
 import type { DiskStatus } from '../../src/live/session-events.js';
 

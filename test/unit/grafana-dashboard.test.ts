@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
-import { SlowdiskMetrics } from '../../src/report/metrics.js';
+import { SlowdiskMetrics } from '../../src/prometheus/metrics.js';
 import { dashboardQueries, readDashboard } from '../helpers/dashboard-queries.js';
 
 /**

@@ -3,7 +3,7 @@
 // are coloured by severity only when colour is wanted.
 import { describe, expect, it } from 'vitest';
 import type { DiskStatus } from '../../src/live/session-events.js';
-import { eventLineText, liveViewText, viewVerdict, type LiveFrame } from '../../src/report/live-view-text.js';
+import { eventLineText, liveViewText, viewVerdict, type LiveFrame } from '../../src/terminal/live-view-text.js';
 import type { Severity } from '../../src/score/store-score.js';
 import type { Prediction } from '../../src/early-warning/predictor.js';
 

@@ -2,7 +2,7 @@
 // the counters only ever grow.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
-import { SlowdiskMetrics } from '../../src/report/metrics.js';
+import { SlowdiskMetrics } from '../../src/prometheus/metrics.js';
 import { VERSION } from '../../src/common/version.js';
 import type { DeviceFigures } from '../../src/kernel/device-counters.js';
 import type { DiskStatus, RoundReport } from '../../src/live/session-events.js';

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DiskStatus } from '../../src/live/session-events.js';
-import { checkSummary, type CheckOutcome } from '../../src/report/check-summary.js';
-import type { DiskSummary } from '../../src/report/disk-summary.js';
-import { formatDiskLine } from '../../src/report/format.js';
-import { nagiosLine } from '../../src/report/nagios.js';
+import { checkSummary, type CheckOutcome } from '../../src/formats/check-summary.js';
+import type { DiskSummary } from '../../src/formats/disk-summary.js';
+import { formatDiskLine } from '../../src/formats/format.js';
+import { nagiosLine } from '../../src/formats/nagios.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { BIN, runCli, runCommand } from '../helpers/run-cli.js';
 

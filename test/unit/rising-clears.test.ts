@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
 import type { DiskStatus } from '../../src/live/session-events.js';
-import { verdictNotes } from '../../src/report/verdict-notes.js';
+import { verdictNotes } from '../../src/formats/verdict-notes.js';
 import { DEFAULT_SCORE_PARAMS } from '../../src/score/score-params.js';
 import { reportedScore } from '../../src/score/store-score.js';
 import { statisticalParams } from '../../src/detectors/statistical-params.js';

@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSummary } from '../../src/report/check-summary.js';
-import { JsonLines } from '../../src/report/json-lines.js';
-import { nagiosLine } from '../../src/report/nagios.js';
-import { askStatus } from '../../src/report/status-client.js';
-import { StatusServer } from '../../src/report/status-server.js';
-import { outcomeOf } from '../../src/report/status-snapshot.js';
+import { checkSummary } from '../../src/formats/check-summary.js';
+import { JsonLines } from '../../src/formats/json-lines.js';
+import { nagiosLine } from '../../src/formats/nagios.js';
+import { askStatus } from '../../src/status/status-client.js';
+import { StatusServer } from '../../src/status/status-server.js';
+import { outcomeOf } from '../../src/status/status-snapshot.js';
 import { statusSnapshot } from '../helpers/status-snapshot.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-status-names-'));

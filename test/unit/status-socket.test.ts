@@ -7,9 +7,9 @@ import { connect, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { askStatus } from '../../src/report/status-client.js';
-import { StatusServer } from '../../src/report/status-server.js';
-import { socketPath } from '../../src/report/status-socket.js';
+import { askStatus } from '../../src/status/status-client.js';
+import { StatusServer } from '../../src/status/status-server.js';
+import { socketPath } from '../../src/status/status-socket.js';
 import { statusSnapshot } from '../helpers/status-snapshot.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-status-'));

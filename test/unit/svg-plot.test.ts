@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/score/score-params.js';
 import { replayBatches, type ScoreUpdate } from '../../src/replay/replay-engine.js';
-import { MAX_PLOT_POINTS, PlotRecorder, renderPlot } from '../../src/report/svg-plot.js';
+import { MAX_PLOT_POINTS, PlotRecorder, renderPlot } from '../../src/formats/svg-plot.js';
 import { readTrace } from '../../src/trace/trace-reader.js';
 
 type Line = { tick: number; disk: string; ms?: number; error?: string } | { tick: number };

@@ -4,8 +4,8 @@ import type { DiskStatus } from '../live/session-events.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { Severity } from '../score/store-score.js';
 import { exitCodeOf } from '../verdict/exit-codes.js';
-import type { CheckOutcome } from './check-summary.js';
-import type { DiskSummary } from './disk-summary.js';
+import type { CheckOutcome } from '../formats/check-summary.js';
+import type { DiskSummary } from '../formats/disk-summary.js';
 import { STORE_NAME } from './status-socket.js';
 
 export const STATUS_FORMAT = 1;

@@ -11,7 +11,7 @@ import { visible } from '../common/visible-text.js';
 import { describeError } from '../live/shown-error.js';
 import { downSeverity, isUnwritable } from '../verdict/down-verdict.js';
 import { actedScoreOf } from '../verdict/busy-verdict.js';
-import { diskFlags, formatCause, formatDeviceLine, shownStatistical, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from './format.js';
+import { diskFlags, formatCause, formatDeviceLine, shownStatistical, formatElapsed, formatMs, formatPrediction, formatScore, formatWallTime } from '../formats/format.js';
 
 /** What makes the view's verdict, in a word: the worst thing true now. */
 export type ViewReason = 'ok' | 'evict' | 'hung' | 'down' | 'busy' | 'slow' | 'confirmed' | 'warning';

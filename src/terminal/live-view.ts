@@ -6,11 +6,11 @@ import type { Ora } from 'ora';
 import type { ScoreParams } from '../score/score-params.js';
 import type { Severity } from '../score/store-score.js';
 import type { DiskStatus, RoundReport, SessionEvent } from '../live/session-events.js';
-import { formatCrossing, formatEvent } from './format.js';
+import { formatCrossing, formatEvent } from '../formats/format.js';
 import { eventLineText, liveViewText, viewVerdict } from './live-view-text.js';
-import type { Reporter } from './round-lines.js';
+import type { Reporter } from '../formats/round-lines.js';
 import { loadOra, spinnerColor } from './terminal.js';
-import type { LineClock } from './line-time.js';
+import type { LineClock } from '../formats/line-time.js';
 
 const REDRAW_MS = 250;
 /** What ora puts before the first line: the spinner and a space. */
