@@ -15,7 +15,7 @@ import type { TailParams } from '../detectors/tail-params.js';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeParams } from '../prober/probe-params.js';
 import type { BatchRecord, FromProber, ProberProgram, ProbeTarget } from '../prober/prober-protocol.js';
-import { RestartingProber, type HostedChannel } from '../prober/restarting-prober.js';
+import { ProberClient, type HostedChannel } from '../prober/prober-client.js';
 import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RunVerdict } from '../verdict/run-verdict.js';
@@ -59,7 +59,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     private readonly targets: ProbeTarget[],
     private readonly score: ScoreParams,
     params: PipelineParams,
-    private readonly prober: RestartingProber,
+    private readonly prober: ProberClient,
   ) {
     super();
     this.layout = new SessionLayout(targets);
@@ -100,7 +100,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
   static async open(options: ProbeSessionOptions): Promise<ProbeSession> {
     const { targets, score, probe, statistical, tail, predictor, verdict, program } = options;
     const params = { score, statistical, tail, predictor, ...verdict, hangAfterMs: probe.hangAfterMs };
-    const session = new ProbeSession(targets, score, params, new RestartingProber(program, targets, probe));
+    const session = new ProbeSession(targets, score, params, new ProberClient(program, targets, probe));
     tellIfRegistryUnusable();
     try {
       await session.layout.resolveAtStart(session.prober);

@@ -3,7 +3,7 @@
 // probe run (prober-with-outputs.ts), or a process of its own for the drives alone
 // (writer-child.ts); either way the CLI makes no syscall on an output's path.
 import type { FromWriter, ToWriter, WriterError, WriterLink } from './writer-protocol.js';
-import type { HostedChannel } from '../prober/restarting-prober.js';
+import type { HostedChannel } from '../prober/prober-client.js';
 import { PendingReplies } from '../common/pending-replies.js';
 import { writeStderrLine } from '../common/visible-text.js';
 import { WriterProcess } from './writer-process.js';

@@ -1,4 +1,8 @@
-// The CLI's side of the prober: spawns it, talks to it, and never waits on it for long.
+// The CLI's side of the session's prober: spawns it, talks to it, never waits on it for
+// long, and keeps one running. A prober that dies after it has answered an inspection is
+// replaced at once: a long watch should outlive an OOM kill or a stray kill -9, and the new
+// prober removes the dead one's probe files as stale. One that dies before it ever answered
+// would only die again, so that is reported as lost.
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { TaskLimitWatch } from '../common/task-limit.js';
@@ -13,17 +17,107 @@ const STDERR_KEPT = 4096;
  */
 export const PROBER_START_MS = 20_000;
 
+/**
+ * The channel to what the session's prober process hosts beside the probes. A prober that
+ * dies takes what it hosted with it; the one that replaces it hosts anew from its first message.
+ */
+export interface HostedChannel {
+  /** False when no prober is there to take it. */
+  send(message: unknown): boolean;
+  onMessage(listener: (message: unknown) => void): void;
+  /** A prober process ended (its reason names its pid and how). */
+  onEnded(listener: (reason: string) => void): void;
+}
+
 export interface ProberClientEvents {
   message: [FromProber];
-  /** A message from what the prober process hosts. */
-  hosted: [unknown];
-  /** The prober process ended, asked to or not: what it hosted is gone with it. */
-  ended: [string];
-  /** The prober ended without being asked to. */
+  /** The prober died and was not replaced; the reason names its pid and how it ended. */
   lost: [string];
+  /** The prober died and a new one took over, on the same schedule, nothing placed yet; inspections in flight will not come back. */
+  restarted: [{ reason: string; pid: number | undefined }];
+  hosted: [unknown];
+  ended: [string];
 }
 
 export class ProberClient extends EventEmitter<ProberClientEvents> {
+  private child: ProberChild;
+  private answered = false;
+  /** The schedule given: a new prober keeps it, and is placed anew by whoever listens to `restarted`. */
+  private schedule: ToProber | null = null;
+
+  constructor(
+    private readonly program: ProberProgram,
+    private readonly targets: ProbeTarget[],
+    private readonly probe: ProbeParams,
+  ) {
+    super();
+    this.child = this.spawn();
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  send(message: ToProber): void {
+    if (message.type === 'schedule') this.schedule = message;
+    this.child.send(message);
+  }
+
+  readonly hosted: HostedChannel = {
+    send: (message) => this.child.sendHosted(message),
+    onMessage: (listener) => this.on('hosted', listener),
+    onEnded: (listener) => this.on('ended', listener),
+  };
+
+  /** See ProberChild.stop. */
+  stop(waitMs: number, only?: readonly string[], leaving?: readonly string[]): Promise<void> {
+    return this.child.stop(waitMs, only, leaving);
+  }
+
+  /** See ProberChild.detach. */
+  detach(): void {
+    this.child.detach();
+  }
+
+  private spawn(): ProberChild {
+    this.answered = false;
+    const child: ProberChild = new ProberChild(this.program, this.targets, this.probe, {
+      message: (message) => {
+        // The addon writes a batch without records as exactly [].
+        if (message.type === 'batch' && message.recordsJson !== '[]') this.answered = true;
+        this.emit('message', message);
+      },
+      hosted: (message) => this.emit('hosted', message),
+      ended: (reason) => this.emit('ended', reason),
+      lost: (reason) => child === this.child && this.onLost(reason),
+    });
+    return child;
+  }
+
+  private onLost(reason: string): void {
+    if (!this.answered) {
+      this.emit('lost', reason);
+      return;
+    }
+    this.child = this.spawn();
+    if (this.schedule) this.child.send(this.schedule);
+    this.emit('restarted', { reason, pid: this.child.pid });
+  }
+}
+
+/** What one prober process tells its client. */
+interface ChildHandlers {
+  message(message: FromProber): void;
+  /** A message from what the prober process hosts. */
+  hosted(message: unknown): void;
+  /** The prober process ended, asked to or not: what it hosted is gone with it. */
+  ended(reason: string): void;
+  /** The prober ended without being asked to. */
+  lost(reason: string): void;
+}
+
+/** One prober process: spawned, talked to, stopped; never waited on for long. */
+class ProberChild {
   private readonly child: ChildProcess;
   private stderrTail = '';
   private stopRequested = false;
@@ -32,8 +126,15 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
   /** Why the prober was killed before it started: the reason its end is told with. */
   private startFailure: string | null = null;
 
-  constructor(program: ProberProgram, targets: ProbeTarget[], probe: ProbeParams) {
-    super();
+  /** Who waits for a stop's answers, besides the handlers. */
+  private readonly stopListeners = new Set<(message: FromProber) => void>();
+
+  constructor(
+    program: ProberProgram,
+    targets: ProbeTarget[],
+    probe: ProbeParams,
+    private readonly handlers: ChildHandlers,
+  ) {
     const limit = new TaskLimitWatch();
     // Detached: a Ctrl-C on the terminal reaches the CLI, which then stops the prober in
     // order; stdout is not inherited, so `out=$(slowdisk check)` returns when the CLI exits.
@@ -59,7 +160,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       const detail = this.stderrTail.trim().split('\n').pop();
       // Without its addon the prober cannot probe anything: its own line says which file and why.
       const reason = this.startFailure ?? (code === EXIT_NO_ADDON && detail ? detail : `the prober (pid ${this.child.pid}) ${how}${detail ? `: ${detail}` : ''}`);
-      this.emit('ended', reason);
+      this.handlers.ended(reason);
       if (!this.stopRequested) this.lose(reason);
     });
     this.send({ type: 'configure', targets, probe });
@@ -123,7 +224,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.off('message', onMessage);
+        this.stopListeners.delete(onMessage);
         this.child.off('exit', done);
         resolve();
       };
@@ -133,7 +234,7 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
         if (message.type === 'stopped' || (only && pending.size === 0 && recorded)) done();
       };
       const timer = setTimeout(done, waitMs);
-      this.on('message', onMessage);
+      this.stopListeners.add(onMessage);
       this.child.once('exit', done);
       this.send({ type: 'stop', ...(leaving === undefined ? {} : { leaving: [...leaving] }) });
     });
@@ -159,13 +260,14 @@ export class ProberClient extends EventEmitter<ProberClientEvents> {
       return;
     }
     if (message.type === 'hosted') {
-      this.emit('hosted', message.message);
+      this.handlers.hosted(message.message);
       return;
     }
-    this.emit('message', message);
+    for (const listener of this.stopListeners) listener(message);
+    this.handlers.message(message);
   }
 
   private lose(reason: string): void {
-    if (!this.stopRequested) this.emit('lost', reason);
+    if (!this.stopRequested) this.handlers.lost(reason);
   }
 }
