@@ -87,6 +87,19 @@ export interface GcOptions {
   lengthMs: readonly [number, number];
 }
 
+export interface JournalOptions {
+  /**
+   * Each disk's filesystem commits its journal every period drawn in this range (25 to 35 s),
+   * at its own phase: a slow second every 30 s or so, on any kind of scenario ...
+   */
+  periodMs: readonly [number, number];
+  /** ... a commit drawn in this range (100 to 400 ms): the one to four inspections that start meanwhile ... */
+  lengthMs: readonly [number, number];
+  /** ... wait for it: a lognormal of this median by medium (an SSD 10 ms, an HDD 60 ms) and log-space deviation (0.5). */
+  waitMedianMs: Readonly<Record<Media, number>>;
+  waitSigma: number;
+}
+
 export interface HostRampOptions {
   /** Every disk's latency, and its spike probability, climb geometrically by this factor (5) ... */
   factor: number;
@@ -124,6 +137,8 @@ export interface ScenarioOptions {
   tail?: Partial<TailOptions>;
   gc?: Partial<GcOptions>;
   hostRamp?: Partial<HostRampOptions>;
+  /** Every disk's journal commits: a slow second every 30 s or so (off unless given). */
+  journal?: Partial<JournalOptions>;
 }
 
 export const DEFAULT_PEAK: Readonly<PeakOptions> = Object.freeze({ durationMs: 600_000, factor: 4, spikeBoost: 5, jitterSigma: 0.3 });
@@ -139,6 +154,12 @@ export const DEFAULT_STALL: Readonly<StallOptions> = Object.freeze({ stallMs: 10
 export const DEFAULT_HEAL_AFTER_MS = 300_000;
 export const DEFAULT_TAIL: Readonly<TailOptions> = Object.freeze({ share: 0.03, jitterSigma: 0.3 });
 export const DEFAULT_GC: Readonly<GcOptions> = Object.freeze({ periodMs: [20_000, 60_000] as const, lengthMs: [100, 400] as const });
+export const DEFAULT_JOURNAL: Readonly<JournalOptions> = Object.freeze({
+  periodMs: [25_000, 35_000] as const,
+  lengthMs: [100, 400] as const,
+  waitMedianMs: Object.freeze({ ssd: 10, hdd: 60 }),
+  waitSigma: 0.5,
+});
 export const DEFAULT_HOST_RAMP: Readonly<HostRampOptions> = Object.freeze({ factor: 5, rampMs: 600_000 });
 /** heavy: every disk's spikes (an SSD's internal pauses, an HDD's queueing) are this many times as frequent, from the start. */
 export const HEAVY_SPIKE_BOOST = 5;
@@ -262,6 +283,8 @@ interface DiskGen {
   tailRng: Rng | null;
   /** gc: its pauses' period, phase and length. */
   gc: { periodMs: number; phaseMs: number; lengthMs: number } | null;
+  /** journal: its commits' period, phase and length, and the stream of its waits. */
+  journal: { periodMs: number; phaseMs: number; lengthMs: number; rng: Rng; waitMedianMs: number } | null;
 }
 
 /**
@@ -278,6 +301,7 @@ export class ScenarioGenerator {
   private readonly stall: StallOptions;
   private readonly jitterRng: Rng;
   private readonly tail: TailOptions;
+  private readonly journalSigma: number;
   private tick = 0;
 
   constructor(options: ScenarioOptions) {
@@ -350,6 +374,8 @@ export class ScenarioGenerator {
         ? { startMs: options.peak?.startMs ?? Math.round(peakDraw / intervalMs) * intervalMs, rampMs: rampOptions.rampMs, factor: rampOptions.factor }
         : null;
     const gcOptions = { ...DEFAULT_GC, ...options.gc };
+    const journalOptions = options.journal === undefined ? null : { ...DEFAULT_JOURNAL, ...options.journal };
+    this.journalSigma = journalOptions?.waitSigma ?? 0;
 
     this.info = {
       kind,
@@ -384,6 +410,7 @@ export class ScenarioGenerator {
         faulty: i === slowIndex,
         tailRng: kind === 'tail' ? new Rng(mixSeed(seed, 'tail', i)) : null,
         gc: kind === 'gc' ? drawGc(gcOptions, new Rng(mixSeed(seed, 'gc', i))) : null,
+        journal: journalOptions === null ? null : drawJournal(journalOptions, media[i], new Rng(mixSeed(seed, 'journal', i))),
       };
     });
   }
@@ -405,10 +432,12 @@ export class ScenarioGenerator {
       const healthy = drawLatency(disk.model, disk.rng, spikeBoost);
       const jitter = Math.exp(this.peakOptions.jitterSigma * this.jitterRng.normal());
       const tailed = disk.tailRng === null ? 0 : this.tailDraw(disk.tailRng);
+      const journalWait = disk.journal === null ? 0 : this.journalWait(disk.journal, t);
       if (k < disk.nextFreeTick) continue;
       let service = healthy * load * drift * (inPeak ? jitter : 1) * this.burstFactor(disk, t);
       if (disk.faulty) service *= disk.tailRng !== null ? this.tailFactor(t, tailed) : this.slowFactor(t);
       if (disk.gc !== null) service += gcWait(disk.gc, t);
+      service += journalWait;
       const finish = disk.faulty ? this.finishTime(t, service) : t + service;
       if (!Number.isFinite(finish)) {
         disk.nextFreeTick = Infinity;
@@ -443,6 +472,12 @@ export class ScenarioGenerator {
     const { factor, onsetMs } = this.info;
     if (factor === null || onsetMs === null || t < onsetMs || tailed === 0) return 1;
     return Math.max(1, factor * tailed);
+  }
+
+  /** journal: how long an inspection started at `t` waits for a commit under way (0 when none is); one draw every tick. */
+  private journalWait(journal: NonNullable<DiskGen['journal']>, t: number): number {
+    const wait = journal.rng.lognormal(journal.waitMedianMs, this.journalSigma);
+    return gcWait(journal, t) > 0 ? wait : 0;
   }
 
   /** host-ramp: every disk's factor at `t`. */
@@ -490,6 +525,11 @@ export class ScenarioGenerator {
 function drawGc(options: GcOptions, rng: Rng): { periodMs: number; phaseMs: number; lengthMs: number } {
   const periodMs = rng.uniform(...options.periodMs);
   return { periodMs, phaseMs: rng.uniform(0, periodMs), lengthMs: rng.uniform(...options.lengthMs) };
+}
+
+function drawJournal(options: JournalOptions, media: Media, rng: Rng): NonNullable<DiskGen['journal']> {
+  const periodMs = rng.uniform(...options.periodMs);
+  return { periodMs, phaseMs: rng.uniform(0, periodMs), lengthMs: rng.uniform(...options.lengthMs), rng, waitMedianMs: options.waitMedianMs[media] };
 }
 
 /** How long an inspection started at `t` waits for a garbage collection under way (0 when none is). */

@@ -48,6 +48,7 @@ export const SCENARIOS = [
   { name: 'healthy', kind: 'healthy' },
   { name: 'peak x4 10min', kind: 'peak' },
   { name: 'bursts', kind: 'burst' },
+  { name: 'journal commits', kind: 'healthy', journal: true },
   { name: 'slow x1.5', kind: 'slow', factor: 1.5 },
   { name: 'slow x2', kind: 'slow', factor: 2 },
   { name: 'slow x3', kind: 'slow', factor: 3 },
@@ -55,6 +56,8 @@ export const SCENARIOS = [
   { name: 'stalls 1s/20s', kind: 'stall' },
   { name: 'hang', kind: 'hang' },
   { name: 'heal x3 5min', kind: 'heal' },
+  { name: 'tail 3% x5', kind: 'tail', factor: 5 },
+  { name: 'tail 3% x5, journal', kind: 'tail', factor: 5, journal: true },
   { name: 'tail 3% x10', kind: 'tail', factor: 10 },
   { name: 'tail 3% x30', kind: 'tail', factor: 30 },
   { name: 'gc pauses', kind: 'gc' },
@@ -105,7 +108,7 @@ function medianAndP99(values) {
 }
 
 export function runOne(scenario, host, seed, statParams = DEFAULT_STATISTICAL_PARAMS, overrides = {}, tailParams = DEFAULT_TAIL_PARAMS) {
-  const gen = new ScenarioGenerator({ kind: scenario.kind, factor: scenario.factor, seed, disks: host.disks, media: host.media, ...overrides });
+  const gen = new ScenarioGenerator({ kind: scenario.kind, factor: scenario.factor, seed, disks: host.disks, media: host.media, journal: scenario.journal ? {} : undefined, ...overrides });
   const info = gen.info;
   const interval = info.intervalMs;
   const disks = info.disks;

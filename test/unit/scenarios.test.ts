@@ -211,6 +211,36 @@ describe('the scenario generator', () => {
     expect(gen.info.slowDisk).toBeNull();
   });
 
+  it('journal commits: every disk waits for one every 25 to 35 s, one to four inspections at a time; the rest is the run without them', () => {
+    const base: ScenarioOptions = { kind: 'healthy', seed: 11, disks: 2, media: 'ssd', durationMs: SHORT };
+    const plain = linesOf(base);
+    const journal = linesOf({ ...base, journal: {} });
+    for (const disk of ['raft', 'kv']) {
+      const before = byTick(plain, disk);
+      // The ticks whose inspection waited: more than a millisecond over the same draw without the journal.
+      const waited = [...byTick(journal, disk)].filter(([tick, ms]) => before.has(tick) && ms > before.get(tick)! + 1).map(([tick]) => tick);
+      const commits: number[][] = [];
+      for (const tick of waited) {
+        const last = commits.at(-1);
+        if (last && tick - last.at(-1)! <= 2) last.push(tick);
+        else commits.push([tick]);
+      }
+      // 600 s at one commit every 25 to 35 s.
+      expect(commits.length).toBeGreaterThanOrEqual(17);
+      expect(commits.length).toBeLessThanOrEqual(24);
+      for (const commit of commits) expect(commit.length).toBeLessThanOrEqual(4);
+      const gaps = commits.slice(1).map((commit, i) => (commit[0] - commits[i][0]) / 10);
+      for (const gap of gaps) {
+        expect(gap).toBeGreaterThanOrEqual(24);
+        expect(gap).toBeLessThanOrEqual(36);
+      }
+      // The SSD's waits: around 10 ms, far above its sub-millisecond inspections.
+      const waits = waited.map((tick) => byTick(journal, disk).get(tick)! - before.get(tick)!);
+      expect(median(waits)).toBeGreaterThan(4);
+      expect(median(waits)).toBeLessThan(25);
+    }
+  });
+
   it('rejects what it cannot generate', () => {
     expect(() => new ScenarioGenerator({ kind: 'nope' as never, seed: 1, disks: 2, media: 'ssd' })).toThrow(RangeError);
     expect(() => new ScenarioGenerator({ kind: 'healthy', seed: 1, disks: 0, media: 'ssd' })).toThrow(RangeError);
