@@ -3,7 +3,7 @@
 // monotonic live) with every call.
 //
 // How it reads the article, and where it has to go further (a per-IO rule and a moving baseline
-// do not work as the article states them; docs/statistical-detector.md says why):
+// do not work as the article states them; docs/design/statistical-detector.md says why):
 //
 // - Steps and statistic. Each disk is judged once per `shortWindowMs` (1 s) of the caller's
 //   clock, on the median `m` of its inspections of the last `statisticMs` (5 s: 50 inspections
