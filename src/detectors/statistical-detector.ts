@@ -56,13 +56,13 @@
 //   Steps `statisticMs` apart judge statistics that share no inspection, so each is fresh
 //   evidence; the run's steps fall into that many interleaved sequences (the 1st, 6th, 11th
 //   step; the 2nd, 7th, ...), each a test of its own that sums the log-likelihood ratio of a
-//   deviation of 1.5 times `threshold` MADs against one of `threshold`, the deviation read as
+//   deviation of `fastAlternative` (1.5) times `threshold` MADs against one of `threshold`, the deviation read as
 //   Gaussian with the baseline's spread. The disk is confirmed once one sum reaches
 //   ln(sequences / fastBudget): by Wald's bound and a union over the sequences, a disk whose
 //   deviation sits at the threshold or below (the doubt the article's minute of observation
 //   is for) gets there with at most `fastBudget`. The sequences let the test start where the
 //   slowdown had filled the statistic, not only at the run's first step, which barely crosses
-//   the line. No one step counts for more than a quarter of the threshold: the slowdown must
+//   the line. No one step counts for more than `fastStepShare` (a quarter) of the threshold: the slowdown must
 //   hold through four statistics that share no inspection, some 15 s of it, so a congestion
 //   of a few seconds, or two or three of them back to back, is not confirmed. A step in which
 //   the host is slow as a whole adds nothing for. A x2 slowdown is confirmed some 5 s after
@@ -374,8 +374,8 @@ export class StatisticalDetector extends SteppedDetector<DiskTrack> {
   private readonly statisticSteps: number;
   /**
    * The fast path: the evidence that confirms, and a step's log-likelihood ratio as a line in
-   * its deviation z (standard units), slope * z - offset, for a deviation of 1.5 times the
-   * threshold against one of the threshold.
+   * its deviation z (standard units), slope * z - offset, for a deviation of `fastAlternative`
+   * times the threshold against one of the threshold.
    */
   private readonly fastThreshold: number;
   private readonly fastSlope: number;
@@ -392,7 +392,7 @@ export class StatisticalDetector extends SteppedDetector<DiskTrack> {
     this.statisticSteps = Math.max(1, Math.round(this.params.statisticMs / this.params.shortWindowMs));
     this.fastThreshold = this.params.fastBudget > 0 ? Math.log(this.statisticSteps / this.params.fastBudget) : Infinity;
     const doubt = this.params.threshold / SIGMA_PER_MAD;
-    const slow = 1.5 * doubt;
+    const slow = this.params.fastAlternative * doubt;
     this.fastSlope = slow - doubt;
     this.fastOffset = (slow ** 2 - doubt ** 2) / 2;
   }
@@ -595,14 +595,14 @@ export class StatisticalDetector extends SteppedDetector<DiskTrack> {
   /**
    * The fast path's evidence from one step of a deviating run, to its sequence (the steps
    * `statisticMs` apart, whose statistics share no inspection): the log-likelihood ratio of a
-   * deviation of 1.5 times `threshold` MADs against one of `threshold`, at most a quarter of
-   * the threshold; nothing for a step in which the host is slow as a whole.
+   * deviation of `fastAlternative` times `threshold` MADs against one of `threshold`, at most
+   * `fastStepShare` of the threshold; nothing for a step in which the host is slow as a whole.
    */
   private gather(track: DiskTrack, result: Judged, hostSlow: boolean): void {
     const sequence = track.runSteps % this.statisticSteps;
     track.runSteps += 1;
     const z = result.deviation / SIGMA_PER_MAD;
-    const ratio = Math.min(this.fastSlope * z - this.fastOffset, this.fastThreshold / 4);
+    const ratio = Math.min(this.fastSlope * z - this.fastOffset, this.fastThreshold * this.params.fastStepShare);
     track.evidence[sequence] += hostSlow ? Math.min(ratio, 0) : ratio;
   }
 

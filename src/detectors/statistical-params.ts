@@ -69,11 +69,23 @@ export interface StatisticalParams {
    * `threshold` MADs or less (Gaussian, the baseline's spread) is confirmed by the fast path
    * with at most this probability. The evidence it needs, ln(sequences / budget), is summed by
    * sequential probability ratio tests over steps whose statistics share no inspection (as
-   * many sequences as the statistic has steps), for a deviation of 1.5 times `threshold`
-   * against one of `threshold`; no one step counts for more than a quarter of it. 0: the
-   * article's rules alone.
+   * many sequences as the statistic has steps), for a deviation of `fastAlternative` times
+   * `threshold` against one of `threshold`; no one step counts for more than `fastStepShare`
+   * of it. 0: the article's rules alone.
    */
   fastBudget: number;
+  /**
+   * The fast path's alternative: a deviation of this many times `threshold` (1.5), weighed
+   * against one of `threshold`. Nearer 1, each step's evidence is weaker and a marginal
+   * slowdown waits for the article's minute; further, a slowdown near the threshold adds less.
+   */
+  fastAlternative: number;
+  /**
+   * No one step adds more than this share (a quarter) of the evidence the fast path needs: the
+   * slowdown must hold through four statistics that share no inspection, some 15 s of it, so a
+   * congestion of a few seconds, or two or three back to back, is not confirmed.
+   */
+  fastStepShare: number;
 }
 
 export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.freeze({
@@ -93,6 +105,8 @@ export const DEFAULT_STATISTICAL_PARAMS: Readonly<StatisticalParams> = Object.fr
   peerCondition: true,
   hostWideShare: 0.5,
   fastBudget: 1e-4,
+  fastAlternative: 1.5,
+  fastStepShare: 0.25,
 });
 
 /** The detector's flags, all recorded in a trace; its durations are at least the step (--stat-step, 1 s). */
@@ -110,6 +124,8 @@ export const STATISTICAL_SPECS: readonly ParamSpec<keyof StatisticalParams>[] = 
   { key: 'madFloorRatio', flag: '--stat-mad-floor-ratio <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.madFloorRatio, min: 0, max: 1, meaning: "... nor than this share of the baseline's median (not both 0)", group: 'statistical', trace: 'stat_mad_floor_ratio' },
   { key: 'minBaselineWindows', flag: '--stat-min-baseline <n>', kind: 'integer', default: DEFAULT_STATISTICAL_PARAMS.minBaselineWindows, min: 1, max: 1e6, meaning: "a disk is judged once its baseline holds this many steps' statistics", group: 'statistical', trace: 'stat_min_baseline_steps' },
   { key: 'fastBudget', flag: '--stat-fast-budget <p>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.fastBudget, min: 0, max: 0.5, meaning: 'the fast path confirms a suspect disk deviating by the threshold or less with at most this probability (0: off)', group: 'statistical', trace: 'stat_fast_budget' },
+  { key: 'fastAlternative', flag: '--stat-fast-alternative <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.fastAlternative, min: 1.05, max: 100, meaning: 'the fast path weighs a deviation of this many times the threshold against one of the threshold', group: 'statistical', trace: 'stat_fast_alternative' },
+  { key: 'fastStepShare', flag: '--stat-fast-step-share <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.fastStepShare, min: 0.01, max: 1, meaning: 'no one step adds more than this share of the evidence the fast path needs', group: 'statistical', trace: 'stat_fast_step_share' },
   { key: 'hostWideShare', flag: '--stat-host-wide-share <x>', kind: 'number', default: DEFAULT_STATISTICAL_PARAMS.hostWideShare, min: 0, max: 0.99, meaning: 'more than this share of the disks deviating together are host-wide, not slow', group: 'statistical', trace: 'stat_host_wide_share' },
 ]);
 
@@ -156,6 +172,8 @@ export function statisticalParams(overrides: Partial<StatisticalParams> = {}): S
     throw new RangeError('statistical detector: madFloorMs and madFloorRatio cannot both be 0 (a MAD of 0 would divide by zero)');
   }
   if (!(params.fastBudget >= 0 && params.fastBudget < 1)) throw new RangeError('statistical detector: fastBudget must be in [0, 1)');
+  if (!(params.fastAlternative > 1 && Number.isFinite(params.fastAlternative))) throw new RangeError('statistical detector: fastAlternative must be above 1');
+  if (!(params.fastStepShare > 0 && params.fastStepShare <= 1)) throw new RangeError('statistical detector: fastStepShare must be in (0, 1]');
   for (const key of ['confirmShare', 'hostWideShare'] as const) {
     if (!(params[key] >= 0 && params[key] < 1)) throw new RangeError(`statistical detector: ${key} must be in [0, 1)`);
   }

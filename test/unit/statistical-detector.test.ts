@@ -215,6 +215,26 @@ describe('the fast path', () => {
     expect(firstChange(strict, 'a', 'confirmed')!).toBeGreaterThan(firstChange(loose, 'a', 'confirmed')!);
   });
 
+  it('the step share and the alternative are parameters: a congestion of 12 s is confirmed when one step may count for all', () => {
+    const congestion = { a: step(healthy(1), healthy(10), ONSET, ONSET + 12) };
+    expect(firstChange(run(congestion, ONSET + 120), 'a', 'confirmed')).toBeNull();
+    expect(firstChange(run(congestion, ONSET + 120, { fastStepShare: 1 }), 'a', 'confirmed')).not.toBeNull();
+    // x1.4 deviates by 5 MADs of the 8 % floor, 1.7 times the threshold: evidence for a deviation
+    // of 1.5 times the threshold, against one of three times it, which leaves it to the rules' minute.
+    const firstPath = (params: Partial<StatisticalParams>) => {
+      let path: string | null = null;
+      const detector: StatisticalDetector = new StatisticalDetector({ fastBudget: 1e-2, ...params }, { onChange: (c) => (path ??= c.to === 'confirmed' ? detector.confirmation('a')!.path : null) });
+      const rng = new Rng(1000);
+      const latency = step(healthy(1), healthy(1.4), ONSET);
+      for (let tick = 1; tick <= ((ONSET + 200) * 1000) / TICK; tick += 1) detector.observe('a', tick * TICK, latency(tick, rng)!);
+      return path;
+    };
+    expect(firstPath({})).toBe('fast');
+    expect(firstPath({ fastAlternative: 3 })).toBe('rules');
+    expect(() => new StatisticalDetector({ fastAlternative: 1 })).toThrow(RangeError);
+    expect(() => new StatisticalDetector({ fastStepShare: 0 })).toThrow(RangeError);
+  });
+
   it('never confirms what slows every disk together', () => {
     const r = run({ a: step(healthy(1), healthy(4), ONSET), b: step(healthy(1), healthy(4), ONSET), c: step(healthy(1), healthy(4), ONSET) }, ONSET + 200);
     expect(r.changes.filter((c) => c.to === 'confirmed')).toEqual([]);
