@@ -95,8 +95,8 @@ if (mode === 'worker') {
   process.stdout.write(`${JSON.stringify({ mode, columns: ['open', 'write', 'sync', 'read', 'close', 'total', 'roundTrip'], rows: rows.slice(0, count), cpuNs })}\n`);
 } else {
   const { ProberClient } = await import(dist('prober/prober-client.js'));
-  const { DEFAULT_PROBE_PARAMS } = await import(dist('prober/probe-params.js'));
-  const { PROBER_WITH_OUTPUTS } = await import(dist('output/prober-program.js'));
+  const { DEFAULT_PROBE_PARAMS } = await import(dist('probe/probe-params.js'));
+  const { PROBER_WITH_OUTPUTS } = await import(dist('prober/prober-program.js'));
   const client = new ProberClient(PROBER_WITH_OUTPUTS, [{ name: 'bench', dir }], { ...DEFAULT_PROBE_PARAMS });
   client.on('lost', (reason) => {
     process.stderr.write(`harness: ${reason}\n`);

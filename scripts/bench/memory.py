@@ -140,7 +140,7 @@ def other_node_processes(ours):
 def role(pid):
     with open(f'/proc/{pid}/cmdline', 'rb') as f:
         cmdline = f.read().decode(errors='replace')
-    if 'dist/output/prober-with-outputs.js' in cmdline:
+    if 'dist/prober/prober-with-outputs.js' in cmdline:
         return 'prober'
     if 'dist/output/writer-child.js' in cmdline:
         return 'output writer'

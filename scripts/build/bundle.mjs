@@ -19,7 +19,7 @@ const dist = (file) => path.join(ROOT, 'dist', file);
 const ENTRIES = {
   main: dist('cli/main.js'),
   'status-main': dist('cli/status-main.js'),
-  prober: dist('output/prober-with-outputs.js'),
+  prober: dist('prober/prober-with-outputs.js'),
   'writer-child': dist('output/writer-child.js'),
   'debug-signal': dist('common/debug-signal.js'),
   addon: dist('native/addon.js'),

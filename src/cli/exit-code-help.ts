@@ -3,7 +3,7 @@
 import { defaultText, flagName } from '../common/param-spec.js';
 import { formatDuration } from '../common/durations.js';
 import { SCORE_SPECS } from '../score/score-params.js';
-import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
+import { HANG_AFTER_SPEC } from '../probe/probe-params.js';
 import { DEFAULT_PREDICTOR_PARAMS, PREDICTOR_SPECS } from '../early-warning/predictor-params.js';
 import { EXIT_UNTIL_TIMED_OUT } from '../commands/watch-params.js';
 

@@ -3,12 +3,12 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { SCORE_SPECS, type ScoreParams } from '../score/score-params.js';
-import { PROBE_SPECS, type ProbeParams } from '../prober/probe-params.js';
+import { PROBE_SPECS, type ProbeParams } from '../probe/probe-params.js';
 import { CRITICAL_ON_SPEC, STATISTICAL_SPECS, statisticalParams, type CriticalOn, type StatisticalParams } from '../detectors/statistical-params.js';
 import { TAIL_SPECS, tailParams, type TailParams } from '../detectors/tail-params.js';
 import { BUSY_SPEC, type BusyVerdict } from '../verdict/busy-verdict.js';
 import type { VerdictParams } from '../verdict/verdict-pipeline.js';
-import type { ProbeTarget } from '../prober/prober-protocol.js';
+import type { ProbeTarget } from '../probe/prober-protocol.js';
 import { rawArgument } from '../common/path-text.js';
 import type { MountRequirement } from '../layout/mount-requirement.js';
 import { addParamOptions, asArgument, attributeOf, HELP_HEADINGS, paramsFrom, type OptionValues } from './param-options.js';

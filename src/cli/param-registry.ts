@@ -6,7 +6,7 @@ import { TAIL_SPECS } from '../detectors/tail-params.js';
 import { HOOK_SPECS } from '../hooks/hook-params.js';
 import { SCORE_SPECS } from '../score/score-params.js';
 import { BUSY_SPEC } from '../verdict/busy-verdict.js';
-import { PROBE_SPECS } from '../prober/probe-params.js';
+import { PROBE_SPECS } from '../probe/probe-params.js';
 import { CHECK_DURATION_SPEC } from '../commands/check-params.js';
 import { WATCH_DURATION_SPEC } from '../commands/watch-params.js';
 import { PEER_SPECS } from '../drives/peer-params.js';

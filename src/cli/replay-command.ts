@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { flagName, formatParamValue } from '../common/param-spec.js';
 import { writeStderrLine } from '../common/visible-text.js';
-import { HANG_AFTER_SPEC } from '../prober/probe-params.js';
+import { HANG_AFTER_SPEC } from '../probe/probe-params.js';
 import { HEADER_SPECS, headerValueOf, type TraceHeader } from '../trace/trace-format.js';
 import { exitCodeHelp } from './exit-code-help.js';
 import { VERBOSE_HELP } from './output-options.js';

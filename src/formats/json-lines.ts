@@ -9,7 +9,7 @@ import type { FilesystemIdentity } from '../layout/filesystem-memory.js';
 import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import type { ScoreParams } from '../score/score-params.js';
-import type { SerializedProbeError } from '../prober/prober-protocol.js';
+import type { SerializedProbeError } from '../probe/prober-protocol.js';
 import { SEVERITY_LABELS, reportedScore, severityOf, shownScore, worseSeverity, type Severity } from '../score/store-score.js';
 import type { DiskStatus, SessionEvent } from '../live/session-events.js';
 import { deviceFields } from '../trace/trace-format.js';

@@ -2,7 +2,7 @@
 // KV probe when the KV engine shares the Raft disk's mount. Pure; re-run every round.
 import { deviceOf, type MountEntry, type MountTable } from '../mounts/mount-table.js';
 import { MEMORY_FS_MAGICS } from '../native/addon.js';
-import type { ProbeTarget, Resolution } from '../prober/prober-protocol.js';
+import type { ProbeTarget, Resolution } from '../probe/prober-protocol.js';
 
 export interface MountDescription {
   mountPoint: string;

@@ -4,7 +4,7 @@
 // live path from a record to the pipeline: a replay of the trace it records takes the same
 // (test/unit/replay.test.ts holds the two together).
 import type { DeviceFigures } from '../kernel/device-counters.js';
-import type { BatchRecord, InspectedRecord, PhaseTimings, ResolvedRecord } from '../prober/prober-protocol.js';
+import type { BatchRecord, InspectedRecord, PhaseTimings, ResolvedRecord } from '../probe/prober-protocol.js';
 import { wallOffsetMs } from '../common/monotonic-clock.js';
 import type { TickSchedule } from '../ticks/tick-schedule.js';
 import type { RoundVerdict, VerdictPipeline } from '../verdict/verdict-pipeline.js';

@@ -5,7 +5,7 @@
 import type { DiskPlacement } from '../layout/disk-layout.js';
 import { describeFilesystem, identityOf, type FilesystemChange } from '../layout/filesystem-memory.js';
 import { wallOf } from '../common/monotonic-clock.js';
-import type { InspectedRecord, PhaseTimings, Placement, SerializedProbeError } from '../prober/prober-protocol.js';
+import type { InspectedRecord, PhaseTimings, Placement, SerializedProbeError } from '../probe/prober-protocol.js';
 import type { StuckProber } from '../prober/prober-registry.js';
 import { isUnwritable } from '../verdict/down-verdict.js';
 import type { HungDisk, VerdictPipeline } from '../verdict/verdict-pipeline.js';

@@ -6,7 +6,7 @@ import type { DeviceFigures } from '../kernel/device-counters.js';
 import type { Confirmation, DetectorState } from '../detectors/statistical-detector.js';
 import type { Prediction } from '../early-warning/predictor.js';
 import type { TailState } from '../detectors/tail-detector.js';
-import type { PhaseTimings, SerializedProbeError } from '../prober/prober-protocol.js';
+import type { PhaseTimings, SerializedProbeError } from '../probe/prober-protocol.js';
 import type { Severity } from '../score/store-score.js';
 import type { ThresholdCrossing } from '../verdict/threshold-crossings.js';
 import type { SlowCause } from '../verdict/slow-cause.js';

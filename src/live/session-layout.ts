@@ -5,7 +5,7 @@
 // the inspections their ticks).
 import { placeDisks, layoutChanged, type DiskPlacement } from '../layout/disk-layout.js';
 import { MountTable } from '../mounts/mount-table.js';
-import type { FromProber, ProbeTarget, Resolution, ToProber } from '../prober/prober-protocol.js';
+import type { FromProber, ProbeTarget, Resolution, ToProber } from '../probe/prober-protocol.js';
 import { describeError } from './shown-error.js';
 
 /** A session that cannot start: a path that cannot be probed, or a prober lost at once. */

@@ -2,7 +2,7 @@
 // are kept; the message says what the error means for the disk, and what to do.
 import { constants } from 'node:os';
 import type { DiskPlacement } from '../layout/disk-layout.js';
-import type { SerializedProbeError } from '../prober/prober-protocol.js';
+import type { SerializedProbeError } from '../probe/prober-protocol.js';
 import { NOT_JUDGED_CODE } from '../verdict/down-verdict.js';
 
 /** One line that keeps the errno name, the syscall and the path, and says what to do. */

@@ -3,7 +3,6 @@
 // probe run (prober-with-outputs.ts), or a process of its own for the drives alone
 // (writer-child.ts); either way the CLI makes no syscall on an output's path.
 import type { FromWriter, ToWriter, WriterError, WriterLink } from './writer-protocol.js';
-import type { HostedChannel } from '../prober/prober-client.js';
 import { PendingReplies } from '../common/pending-replies.js';
 import { writeStderrLine } from '../common/visible-text.js';
 import { WriterProcess } from './writer-process.js';
@@ -24,6 +23,18 @@ export class OutputError extends Error {
     this.name = 'OutputError';
     this.code = error.code;
   }
+}
+
+/**
+ * The channel to what the session's prober process hosts beside the probes. A prober that
+ * dies takes what it hosted with it; the one that replaces it hosts anew from its first message.
+ */
+export interface HostedChannel {
+  /** False when no prober is there to take it. */
+  send(message: unknown): boolean;
+  onMessage(listener: (message: unknown) => void): void;
+  /** A prober process ended (its reason names its pid and how). */
+  onEnded(listener: (reason: string) => void): void;
 }
 
 export class OutputWriter {

@@ -6,8 +6,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { TaskLimitWatch } from '../common/task-limit.js';
-import type { ProbeParams } from './probe-params.js';
-import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from './prober-protocol.js';
+import type { HostedChannel } from '../output/output-writer.js';
+import type { ProbeParams } from '../probe/probe-params.js';
+import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from '../probe/prober-protocol.js';
 
 const STDERR_KEPT = 4096;
 
@@ -16,18 +17,6 @@ const STDERR_KEPT = 4096;
  * taken for one that cannot: Node waits forever for a thread the kernel refused it.
  */
 export const PROBER_START_MS = 20_000;
-
-/**
- * The channel to what the session's prober process hosts beside the probes. A prober that
- * dies takes what it hosted with it; the one that replaces it hosts anew from its first message.
- */
-export interface HostedChannel {
-  /** False when no prober is there to take it. */
-  send(message: unknown): boolean;
-  onMessage(listener: (message: unknown) => void): void;
-  /** A prober process ended (its reason names its pid and how). */
-  onEnded(listener: (reason: string) => void): void;
-}
 
 export interface ProberClientEvents {
   message: [FromProber];

@@ -16,9 +16,9 @@ import {
   listenForRecords,
   type LoopNotice,
 } from '../native/addon.js';
-import type { ProbeParams } from './probe-params.js';
+import type { ProbeParams } from '../probe/probe-params.js';
 import { ProberRegistration } from './prober-registry.js';
-import { EXIT_NO_ADDON, type FromProber, type Placement, type ProberSchedule, type ProbeTarget, type SerializedProbeError, type ToProber } from './prober-protocol.js';
+import { EXIT_NO_ADDON, type FromProber, type Placement, type ProberSchedule, type ProbeTarget, type SerializedProbeError, type ToProber } from '../probe/prober-protocol.js';
 
 /** What a prober process hosts beside the probes: it gets the CLI's `hosted` messages, even while the prober stops. */
 export interface ProberHost {

@@ -17,7 +17,7 @@
 // then be named before the window first runs out (within its first SETTLE_WINDOW_TICKS ticks),
 // because each disk is scored from tick 1.
 import { type ScoreParams } from '../score/score-params.js';
-import { DEFAULT_PROBE_PARAMS } from '../prober/probe-params.js';
+import { DEFAULT_PROBE_PARAMS } from '../probe/probe-params.js';
 import { statisticalParams, type StatisticalParams } from '../detectors/statistical-params.js';
 import { tailParams, type TailParams } from '../detectors/tail-params.js';
 import { predictorParams, type PredictorParams } from '../early-warning/predictor-params.js';

@@ -8,7 +8,7 @@ import { BUSY_SPEC } from '../verdict/busy-verdict.js';
 import type { VerdictParams } from '../verdict/verdict-pipeline.js';
 import { TAIL_SPECS, type TailParams } from '../detectors/tail-params.js';
 import { DEFAULT_INTERVAL_MS, INTERVAL_SPEC, SCORE_SPECS, TIMEOUT_SPEC, type ScoreParams } from '../score/score-params.js';
-import { HANG_AFTER_SPEC, type ProbeParams } from '../prober/probe-params.js';
+import { HANG_AFTER_SPEC, type ProbeParams } from '../probe/probe-params.js';
 import { PREDICTOR_SPECS, type PredictorParams } from '../early-warning/predictor-params.js';
 
 export const TRACE_VERSION = 1;

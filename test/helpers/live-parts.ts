@@ -4,7 +4,7 @@ import { DEFAULT_SCORE_PARAMS, type ScoreParams } from '../../src/score/score-pa
 import { statisticalParams } from '../../src/detectors/statistical-params.js';
 import { tailParams } from '../../src/detectors/tail-params.js';
 import { predictorParams } from '../../src/early-warning/predictor-params.js';
-import { DEFAULT_PROBE_PARAMS } from '../../src/prober/probe-params.js';
+import { DEFAULT_PROBE_PARAMS } from '../../src/probe/probe-params.js';
 import { VerdictPipeline } from '../../src/verdict/verdict-pipeline.js';
 import { LiveDisks } from '../../src/live/live-disks.js';
 import type { InspectionRecord, SessionEvent } from '../../src/live/session-events.js';

@@ -1,7 +1,7 @@
 // A prober that plays generated inspections on the session's clock, in the test's own process:
-// the CLI forks the prober (PROBER_WITH_OUTPUTS, src/output/prober-program.ts), and a test that mocks
+// the CLI forks the prober (PROBER_WITH_OUTPUTS, src/prober/prober-program.ts), and a test that mocks
 // node:child_process with withStubProber gets this child instead. It speaks the prober's
-// protocol (src/prober/prober-protocol.ts) to the real ProberClient, so the session, the run, the
+// protocol (src/probe/prober-protocol.ts) to the real ProberClient, so the session, the run, the
 // watchdog and the outputs run as they do live; only the timings are made up, each
 // inspection's from a script, and they come when the schedule's clock (MONOTONIC_CLOCK,
 // faked with the timers) reaches them. Directories are resolved for real (statx, realpath),
@@ -10,9 +10,9 @@ import { EventEmitter } from 'node:events';
 import { MONOTONIC_CLOCK } from '../../src/common/monotonic-clock.js';
 import { ProbeWorker, type ErrorFields, type ProbeError } from '../../src/native/addon.js';
 import { OutputService } from '../../src/output/output-service.js';
-import { PROBER_WITH_OUTPUTS } from '../../src/output/prober-program.js';
+import { PROBER_WITH_OUTPUTS } from '../../src/prober/prober-program.js';
 import type { ToWriter } from '../../src/output/writer-protocol.js';
-import type { BatchRecord, FromProber, Placement, ProberSchedule, ProbeTarget, ToProber } from '../../src/prober/prober-protocol.js';
+import type { BatchRecord, FromProber, Placement, ProberSchedule, ProbeTarget, ToProber } from '../../src/probe/prober-protocol.js';
 
 /** One inspection, as the script makes it: its total in ms, a failure, or one that never ends (a hung disk). */
 export type ScriptedInspection = number | { error: ErrorFields } | 'hang';

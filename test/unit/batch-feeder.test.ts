@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BatchFeeder } from '../../src/live/batch-feeder.js';
 import { TickSchedule } from '../../src/ticks/tick-schedule.js';
-import type { BatchRecord } from '../../src/prober/prober-protocol.js';
+import type { BatchRecord } from '../../src/probe/prober-protocol.js';
 import type { RoundVerdict } from '../../src/verdict/verdict-pipeline.js';
 import { defaultPipeline, liveDisks } from '../helpers/live-parts.js';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasVanished, layoutChanged, placeDisks } from '../../src/layout/disk-layout.js';
 import { MountTable, parseMountInfo } from '../../src/mounts/mount-table.js';
-import type { Resolution } from '../../src/prober/prober-protocol.js';
+import type { Resolution } from '../../src/probe/prober-protocol.js';
 
 const EXT4 = 0xef53;
 const ROOT = '27 1 254:0 / / rw - ext4 /dev/vda rw';

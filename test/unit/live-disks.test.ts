@@ -3,7 +3,7 @@
 // cannot be probed at its first attempt ends the run, and another filesystem mounted onto a
 // directory is another disk, scored from 1.
 import { describe, expect, it } from 'vitest';
-import type { InspectedRecord, PhaseTimings } from '../../src/prober/prober-protocol.js';
+import type { InspectedRecord, PhaseTimings } from '../../src/probe/prober-protocol.js';
 import { diskStatuses } from '../../src/live/disk-statuses.js';
 import { defaultPipeline, liveDisks, probeError } from '../helpers/live-parts.js';
 

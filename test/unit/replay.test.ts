@@ -15,7 +15,7 @@ import { BatchFeeder } from '../../src/live/batch-feeder.js';
 import { TickSchedule } from '../../src/ticks/tick-schedule.js';
 import type { RoundVerdict } from '../../src/verdict/verdict-pipeline.js';
 import { defaultPipeline, liveDisks, probeError } from '../helpers/live-parts.js';
-import type { BatchRecord } from '../../src/prober/prober-protocol.js';
+import type { BatchRecord } from '../../src/probe/prober-protocol.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-replay-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

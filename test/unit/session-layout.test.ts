@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { MountTable, parseMountInfo } from '../../src/mounts/mount-table.js';
-import type { FromProber, ToProber } from '../../src/prober/prober-protocol.js';
+import type { FromProber, ToProber } from '../../src/probe/prober-protocol.js';
 import { SessionLayout, StartupError } from '../../src/live/session-layout.js';
 import { probeError } from '../helpers/live-parts.js';
 

@@ -1,7 +1,7 @@
 // How a failed inspection reads in the outputs: errno name, syscall and path kept.
 import { describe, expect, it } from 'vitest';
 import type { DiskPlacement } from '../../src/layout/disk-layout.js';
-import type { SerializedProbeError } from '../../src/prober/prober-protocol.js';
+import type { SerializedProbeError } from '../../src/probe/prober-protocol.js';
 import { shownError } from '../../src/live/shown-error.js';
 
 const file = '/data/kv/db/.slowdisk-probe-4242-1a2b3c4d';

@@ -2,8 +2,8 @@
 // (scripts/build/bundle.mjs; src/output and dist/bundle both sit two levels below the package
 // root).
 import { fileURLToPath } from 'node:url';
-import type { ProberProgram } from '../prober/prober-protocol.js';
-import { OUTPUT_THREADS } from './output-params.js';
+import type { ProberProgram } from '../probe/prober-protocol.js';
+import { OUTPUT_THREADS } from '../output/output-params.js';
 
 export const PROBER_WITH_OUTPUTS: ProberProgram = {
   entry: fileURLToPath(new URL('../../dist/bundle/prober.js', import.meta.url)),

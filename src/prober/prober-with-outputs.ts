@@ -2,9 +2,9 @@
 // (the trace, the drive history, the drives' textfile) beside them, so that a run takes two
 // processes, not three. An output's syscalls run on libuv's threads, never on a probe's.
 import '../common/debug-signal.js';
-import { startProber } from '../prober/prober-process.js';
-import { OutputService } from './output-service.js';
-import type { ToWriter } from './writer-protocol.js';
+import { startProber } from './prober-process.js';
+import { OutputService } from '../output/output-service.js';
+import type { ToWriter } from '../output/writer-protocol.js';
 
 let service: OutputService | null = null;
 const reply = startProber({
