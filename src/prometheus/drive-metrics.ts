@@ -1,7 +1,8 @@
 // The drives' verdicts as Prometheus metrics (--all-devices, --devices with --textfile), in a
 // registry and a textfile of their own (slowdisk-drives.prom), so that a cron check of the
 // drives and one of the probed paths can share node_exporter's directory.
-import { Gauge, Registry } from 'prom-client';
+import { Registry, type Gauge } from 'prom-client';
+import { gaugesIn } from './registered-gauge.js';
 import type { DriveJudgement } from '../drives/drive-monitor.js';
 
 export const DRIVES_TEXTFILE_NAME = 'slowdisk-drives.prom';
@@ -14,25 +15,11 @@ export class DriveMetrics {
   private readonly lastSample: Gauge;
 
   constructor() {
-    const registers = [this.registry];
-    this.slow = new Gauge({
-      name: 'slowdisk_drive_slow',
-      help: 'Whether the drive is slow now against the peers of its class (fail-slow): slow on at least 4 of the last 7 days of the host. 0 once it has recovered.',
-      labelNames: ['device', 'id', 'class'],
-      registers,
-    });
-    this.ratio = new Gauge({
-      name: 'slowdisk_drive_latency_ratio',
-      help: "The drive's latency over its peers' at comparable load, the median of its daily figures over the days judged.",
-      labelNames: ['device'],
-      registers,
-    });
-    this.history = new Gauge({
-      name: 'slowdisk_drive_history_seconds',
-      help: "How much the drives' history holds: its days (a slow verdict needs 4, 345600 s) times 86400.",
-      registers,
-    });
-    this.lastSample = new Gauge({ name: 'slowdisk_drive_last_sample_timestamp_seconds', help: 'When the drives were last sampled: the staleness check.', registers });
+    const gauge = gaugesIn(this.registry);
+    this.slow = gauge('slowdisk_drive_slow', 'Whether the drive is slow now against the peers of its class (fail-slow): slow on at least 4 of the last 7 days of the host. 0 once it has recovered.', ['device', 'id', 'class']);
+    this.ratio = gauge('slowdisk_drive_latency_ratio', "The drive's latency over its peers' at comparable load, the median of its daily figures over the days judged.", ['device']);
+    this.history = gauge('slowdisk_drive_history_seconds', "How much the drives' history holds: its days (a slow verdict needs 4, 345600 s) times 86400.");
+    this.lastSample = gauge('slowdisk_drive_last_sample_timestamp_seconds', 'When the drives were last sampled: the staleness check.');
   }
 
   /** Per-drive gauges are set afresh, so that a drive no longer chosen leaves them. */

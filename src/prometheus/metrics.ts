@@ -15,6 +15,7 @@ import { bytesShown } from '../common/visible-text.js';
 import type { PhaseTimings } from '../probe/prober-protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
 import { LISTEN_RETRY_MS } from './metrics-server.js';
+import { gaugesIn } from './registered-gauge.js';
 import { SLOW_CAUSES } from '../verdict/slow-cause.js';
 
 const PHASES: readonly (readonly [phase: string, timing: Exclude<keyof PhaseTimings, 'waitMs' | 'startWaitMs'>])[] = [
@@ -61,7 +62,7 @@ export class SlowdiskMetrics {
 
   constructor(params: ScoreParams, buffered: boolean) {
     const registers = [this.registry];
-    const gauge = <Label extends string = never>(name: string, help: string, labelNames: readonly Label[] = []) => new Gauge<Label>({ name, help, labelNames, registers });
+    const gauge = gaugesIn(this.registry);
     this.slowScore = gauge('slowdisk_slow_score', "TiKV's slow score of the disk, 1 to 100, cut to two decimals (a path skipped for sharing another's filesystem keeps 1).", ['disk', 'path']);
     this.storeScore = gauge('slowdisk_store_score', 'The store score: the maximum over the disks, cut to two decimals (its integer part is the reported score).');
     this.storeReportedScore = gauge('slowdisk_store_reported_score', 'The store score as PD sees it: its integer part. PD evicts leaders at the evict threshold.');

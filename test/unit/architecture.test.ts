@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../helpers/source-files.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SRC = path.join(ROOT, 'src');
@@ -13,12 +14,6 @@ function stagesOfArchitecturePage(): string[] {
   const section = page.split(/^## /m).find((part) => part.startsWith('Stages'));
   if (!section) throw new Error('docs/architecture.md has no "## Stages" section');
   return [...section.matchAll(/^\| *\d+ *\| *`src\/([a-z-]+)\/`/gm)].map((match) => match[1]!);
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 /** Every relative module a file imports, as a path under src/. */

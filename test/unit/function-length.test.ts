@@ -1,18 +1,13 @@
 // A function of src/ reads on one screen: at most 80 lines. A longer one does several jobs,
 // each of which can be named and tested apart (docs/architecture.md).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../helpers/source-files.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAX_LINES = 80;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => path.join(entry.parentPath, entry.name));
-}
 
 /** Every function, method, accessor or arrow with a body over `MAX_LINES` lines in `text`, as `file:line name (N lines)`. */
 function longFunctions(file: string, text: string): string[] {
