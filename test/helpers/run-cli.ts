@@ -4,9 +4,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
-import { childPids } from '../../scripts/process-tree.mjs';
+import { childPids } from '../../dev/process-tree.js';
 
-export { childPids, groupPids } from '../../scripts/process-tree.mjs';
+export { childPids, groupPids } from '../../dev/process-tree.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/slowdisk.js', import.meta.url));
 

@@ -1,15 +1,10 @@
 // Process relations from /proc, shared by the tests (test/helpers/run-cli.ts) and the
-// benchmarks (scripts/bench/), which both find the prober a CLI started.
+// benchmarks (dev/bench/), which both find the prober a CLI started.
 import { readdirSync, readFileSync } from 'node:fs';
 
-/**
- * The PIDs whose /proc/PID/stat field `field` (counted from the state, 0) is `value`.
- * @param {number} field
- * @param {number} value
- * @returns {number[]}
- */
-function pidsWithStat(field, value) {
-  const found = [];
+/** The PIDs whose /proc/PID/stat field `field` (counted from the state, 0) is `value`. */
+function pidsWithStat(field: number, value: number): number[] {
+  const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -23,20 +18,12 @@ function pidsWithStat(field, value) {
   return found;
 }
 
-/**
- * The PIDs whose parent is `pid`, from /proc (this kernel has no /proc/PID/task/TID/children).
- * @param {number} pid
- * @returns {number[]}
- */
-export function childPids(pid) {
+/** The PIDs whose parent is `pid`, from /proc (this kernel has no /proc/PID/task/TID/children). */
+export function childPids(pid: number): number[] {
   return pidsWithStat(1, pid);
 }
 
-/**
- * The PIDs in process group `pgid`.
- * @param {number} pgid
- * @returns {number[]}
- */
-export function groupPids(pgid) {
+/** The PIDs in process group `pgid`. */
+export function groupPids(pgid: number): number[] {
   return pidsWithStat(2, pgid);
 }
