@@ -3,12 +3,12 @@
 // alone too: npm run bench:fidelity | bench:overhead | bench:ticks | bench:scale | bench:replay.
 // npm then runs memory.py (bench:memory): no Node process, and slowdisk on a private copy of
 // node, so that nothing else shares its pages of the binary when its PSS is read.
-import { fidelity } from './fidelity.mjs';
-import { runParts } from './lib.mjs';
-import { overhead } from './overhead.mjs';
-import { replay } from './replay.mjs';
-import { SCALE_PART, scale } from './scale.mjs';
-import { ticks } from './ticks.mjs';
+import { fidelity } from './fidelity.js';
+import { runParts } from './lib.js';
+import { overhead } from './overhead.js';
+import { replay } from './replay.js';
+import { SCALE_PART, scale } from './scale.js';
+import { ticks } from './ticks.js';
 
 await runParts([
   { name: 'fidelity', run: fidelity },

@@ -4,12 +4,13 @@
 // connecting to the socket to the snapshot read.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { BIN, ROOT, benchDir, isMain, makeDisk, median, ms, progress, quantile, row, runParts, startWatch } from './lib.mjs';
+import { askStatus } from '../../src/status/status-client.js';
+import { BIN, benchDir, isMain, makeDisk, median, ms, progress, quantile, row, runParts, startWatch, type PartResult } from './lib.js';
 
 const TARGET_WALL_MS = 300;
 const CALLS = 30;
 
-function wallOf(args) {
+function wallOf(args: readonly string[]): number {
   const started = performance.now();
   try {
     execFileSync(process.execPath, args, { stdio: 'ignore' });
@@ -19,16 +20,15 @@ function wallOf(args) {
   return performance.now() - started;
 }
 
-export async function status() {
+export async function status(): Promise<PartResult> {
   const spin = progress('status: making a loop-device disk');
   const disk = makeDisk(join(benchDir('status'), 'a'), 64);
   const store = `bench${process.pid}`;
   spin.set('status: starting the service');
   const watch = await startWatch([{ name: 'kv', dir: disk.dir }], { extraArgs: ['--store', store] });
-  const { askStatus } = await import(join(ROOT, 'dist/status/status-client.js'));
-  const walls = [];
-  const bare = [];
-  const answers = [];
+  const walls: number[] = [];
+  const bare: number[] = [];
+  const answers: number[] = [];
   try {
     for (let i = 0; i < CALLS; i += 1) {
       spin.set(`status: call ${i + 1}/${CALLS}`);

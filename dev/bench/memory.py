@@ -3,7 +3,7 @@
 Node process sharing slowdisk's pages.
 
 PSS splits each shared page among every process that maps it, so a Node harness alive
-while it is read (scripts/bench/overhead.mjs) takes part of slowdisk's share of the
+while it is read (dev/bench/overhead.ts) takes part of slowdisk's share of the
 `node` binary. This script is not Node: it starts `slowdisk watch` on two loop-device ext4
 disks (scripts/fault/make-disk), with and without `--textfile DIR`, on a private copy of
 the `node` binary (so that no other Node process, npm's included, maps the same file),
@@ -11,7 +11,7 @@ waits, then sums `Pss` from /proc/PID/smaps_rollup over the CLI and every descen
 Before reading, it lists the other Node processes on the machine and says whether any
 maps the binary slowdisk runs on (then the figure is marked NOT ALONE).
 
-    sudo python3 scripts/bench/memory.py [--seconds 15] [--warm-up 5] [--system-node]
+    sudo python3 dev/bench/memory.py [--seconds 15] [--warm-up 5] [--system-node]
              [--node-flags FLAGS] [--only plain|textfile] [--json FILE] [-- EXTRA WATCH FLAGS]
 
 --system-node runs slowdisk on the `node` on PATH itself (alone only if no other Node

@@ -1,7 +1,7 @@
 // Tick accuracy: how late the prober's native threads start each tick's inspection, idle and
 // with every core kept busy by other processes: the inspection's start less its tick's
 // deadline on the session's schedule, read from inside the real `slowdisk watch` by
-// scripts/bench/observer.mjs; slowdisk itself has no hook for this.
+// dev/bench/observer.ts; slowdisk itself has no hook for this.
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,29 +18,41 @@ import {
   sleep,
   startLoad,
   startWatch,
-} from './lib.mjs';
+  type Disk,
+  type PartResult,
+  type Progress,
+} from './lib.js';
+import type { Observation } from './observation.js';
 
 const TARGET_P99_IDLE_MS = 5;
 const INTERVAL_MS = 100;
 
 /** Lateness of the inspections' starts between the two marks of an observed run. */
-export function windowLateness(observed) {
+export function windowLateness(observed: Observation): number[] {
   const [from, to] = observed.snapshots;
   return observed.lateness.slice(from.starts, to.starts);
 }
 
-export function latenessFigures(lateness) {
+export interface LatenessFigures {
+  starts: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Starts an interval or more late: a tick lost as far as timing goes. */
+  missed: number;
+}
+
+export function latenessFigures(lateness: readonly number[]): LatenessFigures {
   return {
     starts: lateness.length,
     p50: quantile(lateness, 0.5),
     p99: quantile(lateness, 0.99),
     max: Math.max(...lateness),
-    /** Starts an interval or more late: a tick lost as far as timing goes. */
     missed: lateness.filter((late) => late >= INTERVAL_MS).length,
   };
 }
 
-async function observedRun(disks, label, spin) {
+async function observedRun(disks: readonly Disk[], label: string, spin: Progress): Promise<LatenessFigures> {
   spin.set(`ticks: ${label}: starting slowdisk watch`);
   const watch = await startWatch(disks.map((disk, i) => ({ name: `d${i}`, dir: disk.dir })), { observe: true });
   try {
@@ -58,13 +70,13 @@ async function observedRun(disks, label, spin) {
   return latenessFigures(windowLateness(watch.readObservation()));
 }
 
-export async function ticks() {
+export async function ticks(): Promise<PartResult> {
   const spin = progress('ticks: making two loop-device disks');
   const base = benchDir('ticks');
   const disks = [makeDisk(join(base, 'a'), 64), makeDisk(join(base, 'b'), 64)];
   const hogs = cpus().length;
-  const idle = [];
-  const loaded = [];
+  const idle: LatenessFigures[] = [];
+  const loaded: LatenessFigures[] = [];
   for (let r = 0; r < SETTINGS.repeats; r += 1) {
     idle.push(await observedRun(disks, `idle, run ${r + 1}/${SETTINGS.repeats}`, spin));
     const load = startLoad(hogs);
@@ -77,7 +89,7 @@ export async function ticks() {
   }
   spin.done('ticks');
 
-  const f = (runs, key) => medianOver(runs, (x) => x[key]);
+  const f = (runs: readonly LatenessFigures[], key: keyof LatenessFigures): number => medianOver(runs, (x) => x[key]);
   const P = 'ticks';
   const idleP99 = f(idle, 'p99');
   const rows = [
@@ -86,11 +98,17 @@ export async function ticks() {
     row(P, `lateness, ${hogs} busy loops (yes): p50 / p99`, `${ms(f(loaded, 'p50'))} / ${ms(f(loaded, 'p99'))}`),
     row(P, `lateness, ${hogs} busy loops: max, ticks >= 100 ms late`, `${ms(f(loaded, 'max'))}, ${f(loaded, 'missed')}`),
   ];
-  const summary = (runs) => ({ p50: f(runs, 'p50'), p99: f(runs, 'p99'), max: f(runs, 'max'), missed: f(runs, 'missed'), starts: f(runs, 'starts') });
+  const summary = (runs: readonly LatenessFigures[]): LatenessFigures => ({
+    p50: f(runs, 'p50'),
+    p99: f(runs, 'p99'),
+    max: f(runs, 'max'),
+    missed: f(runs, 'missed'),
+    starts: f(runs, 'starts'),
+  });
   return {
     rows,
     figures: {
-      method: "scripts/bench/observer.mjs preloaded into `slowdisk watch` (node --import) wraps ProbeSession.prototype.onBatch: each inspection's start less its tick's deadline",
+      method: "dev/bench/observer.ts preloaded into `slowdisk watch` (node --import) wraps ProbeSession.prototype.onBatch: each inspection's start less its tick's deadline",
       windowS: SETTINGS.windowS,
       latenessMs: { idle: summary(idle), loaded: summary(loaded) },
       load: `${hogs} x yes > /dev/null`,

@@ -6,7 +6,9 @@ import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ROOT, SETTINGS, isMain, medianOver, onCleanup, progress, row, runParts, spawnTracked } from './lib.mjs';
+import { scenarioTrace } from '../scenarios/index.js';
+import { REPO_ROOT } from '../repo-root.js';
+import { BIN, SETTINGS, isMain, medianOver, onCleanup, progress, row, runParts, spawnTracked, type PartResult, type Progress } from './lib.js';
 
 const TARGET_S = 10;
 const INTERVAL_MS = 100;
@@ -15,11 +17,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const DURATION_MS = SETTINGS.quick ? DAY_MS / 24 : DAY_MS;
 const DISKS = 2;
 
-async function writeTrace(file, spin) {
-  const { scenarioTrace } = await import(join(ROOT, 'dist-dev/dev/scenarios/index.js'));
+async function writeTrace(file: string, spin: Progress): Promise<number> {
   const out = createWriteStream(file);
   let lines = 0;
-  let chunk = [];
+  let chunk: string[] = [];
   for (const line of scenarioTrace({ kind: 'burst', seed: 7, disks: DISKS, media: 'ssd', intervalMs: INTERVAL_MS, durationMs: DURATION_MS })) {
     chunk.push(line);
     lines += 1;
@@ -34,22 +35,28 @@ async function writeTrace(file, spin) {
   return lines;
 }
 
+interface Timed {
+  elapsedS: number;
+  exitCode: number;
+  stdoutBytes: number;
+}
+
 /** One `slowdisk replay FILE`, its stdout a pipe (no progress, the timeline's lines only). */
-async function timeReplay(file) {
+async function timeReplay(file: string): Promise<Timed> {
   const started = performance.now();
-  const child = spawnTracked(process.execPath, [BIN, 'replay', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTracked(process.execPath, [BIN, 'replay', file], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdoutBytes = 0;
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdoutBytes += chunk.length));
+  child.stdout.on('data', (chunk: Buffer) => (stdoutBytes += chunk.length));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code, signal] = await once(child, 'close');
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   const elapsedS = (performance.now() - started) / 1000;
   // 0, 1 and 2 are verdicts (OK, WARNING, CRITICAL); anything else is a failed replay.
-  if (signal !== null || code > 2) throw new Error(`slowdisk replay failed (${signal ?? code}): ${stderr.trim()}`);
+  if (signal !== null || code === null || code > 2) throw new Error(`slowdisk replay failed (${signal ?? code}): ${stderr.trim()}`);
   return { elapsedS, exitCode: code, stdoutBytes };
 }
 
-export async function replay() {
+export async function replay(): Promise<PartResult> {
   const spin = progress('replay: writing a trace');
   const dir = mkdtempSync(join(tmpdir(), 'slowdisk-bench-replay-'));
   onCleanup(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,7 +64,7 @@ export async function replay() {
   const lines = await writeTrace(file, spin);
   const ticks = DURATION_MS / INTERVAL_MS;
   const diskTicks = ticks * DISKS;
-  const runs = [];
+  const runs: Timed[] = [];
   for (let r = 0; r < SETTINGS.repeats; r += 1) {
     spin.set(`replay: slowdisk replay, ${diskTicks} disk-ticks, run ${r + 1}/${SETTINGS.repeats}`);
     runs.push(await timeReplay(file));

@@ -5,12 +5,26 @@
 // inspection on the same disk took the interval or longer at an overlapping time: the disk
 // (its backing store, the machine) was slow for both. One where the C loop was on time is
 // slowdisk's own: its event loop, its batches, or its watchdog.
+import type { BadTick, Observation } from './observation.js';
 
 /** What became of a tick that did not come back clean. */
-const KINDS = ['missed', 'timeout', 'late', 'error'];
+const KINDS = ['missed', 'timeout', 'late', 'error'] as const;
+export type MissKind = (typeof KINDS)[number];
 
-/** A C loop's output (plain-loop.c) as its inspections: start and end on CLOCK_MONOTONIC, in ms. */
-export function loopInspections(stdout) {
+/** One inspection of a C loop's: start and end on CLOCK_MONOTONIC, in ms. */
+export interface LoopInspection {
+  startMs: number;
+  endMs: number;
+}
+
+/** A stretch of CLOCK_MONOTONIC, in ms. */
+export interface Window {
+  fromMs: number;
+  toMs: number;
+}
+
+/** A C loop's output (plain-loop.c) as its inspections. */
+export function loopInspections(stdout: string): LoopInspection[] {
   return stdout
     .trim()
     .split('\n')
@@ -23,36 +37,69 @@ export function loopInspections(stdout) {
 }
 
 /** The ticks due in [fromMs, toMs] on the observed session's schedule, each with its whole timeout inside it. */
-function windowTicks(observed, { fromMs, toMs }) {
-  const { startMs, intervalMs } = observed.schedule;
+function windowTicks(observed: Observation, { fromMs, toMs }: Window): { first: number; last: number; count: number } {
+  const { startMs, intervalMs } = scheduleOf(observed);
   const first = Math.ceil((fromMs - startMs) / intervalMs);
   const last = Math.floor((toMs - observed.timeoutMs - startMs) / intervalMs);
   return { first, last, count: Math.max(0, last - first + 1) };
 }
 
+function scheduleOf(observed: Observation): NonNullable<Observation['schedule']> {
+  if (!observed.schedule) throw new Error('the observed session never started');
+  return observed.schedule;
+}
+
+/** Per disk, and summed by attributeTicks. */
+interface Counts {
+  missed: number;
+  timeouts: number;
+  disks: number;
+  slowdisks: number;
+  loopSlow: number;
+  loopInspections: number;
+  /** Loops that did not inspect over the whole window. */
+  loopsShort: number;
+}
+
+/** A count attributeTicks sums over the disks. */
+export type AttributedCount = keyof Counts;
+
+export interface Attribution extends Counts {
+  ticks: number;
+  /** Distinct ticks with a miss of slowdisk's: a few ticks for many misses is a stall shared by every disk. */
+  slowdiskTicks: number[];
+  /** Slowdisk's by what became of the tick: a timeout of slowdisk's is a stall of the prober's; late, of the record's way to the CLI. */
+  slowdiskKinds: Record<MissKind, number>;
+  minInspectionsPerTick: number;
+  disksMissing: number;
+}
+
 /**
  * The healthy disks' ticks due in [fromMs, toMs] (each with its whole timeout inside it), on
- * CLOCK_MONOTONIC, from the observer's output (scripts/bench/observer.mjs), and each one that
+ * CLOCK_MONOTONIC, from the observer's output (dev/bench/observer.ts), and each one that
  * did not come back clean, attributed. `loops` maps a healthy disk's name to its C loop's
  * inspections over the same window (loopInspections).
  */
-export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
-  const { startMs, intervalMs } = observed.schedule;
+export function attributeTicks(
+  observed: Observation,
+  { fromMs, toMs, healthy, loops }: Window & { healthy: readonly string[]; loops: ReadonlyMap<string, readonly LoopInspection[]> },
+): Attribution {
+  const { startMs, intervalMs } = scheduleOf(observed);
   const timeoutMs = observed.timeoutMs;
-  const deadlineMs = (tick) => startMs + tick * intervalMs;
+  const deadlineMs = (tick: number): number => startMs + tick * intervalMs;
   const { first, last, count: ticks } = windowTicks(observed, { fromMs, toMs });
   const perDisk = healthy.map((name) => {
     const seen = new Set(observed.ticks[name] ?? []);
-    const badAt = new Map((observed.bad[name] ?? []).map(([tick, kind, atMs]) => [tick, { kind, atMs }]));
+    const badAt = new Map((observed.bad[name] ?? []).map(([tick, kind, atMs]): [number, { kind: BadTick[1]; atMs: number }] => [tick, { kind, atMs }]));
     const inspections = (loops.get(name) ?? []).filter((x) => x.endMs >= fromMs && x.startMs <= toMs);
     const slow = inspections.filter((x) => x.endMs - x.startMs >= intervalMs);
     // A loop that began late (its probe file slow to make) or ended early leaves ticks it cannot speak for: they stay slowdisk's.
-    const short = inspections.length === 0 || inspections[0].startMs > fromMs + intervalMs || inspections.at(-1).endMs < toMs - intervalMs;
-    const counts = { missed: 0, timeouts: 0, disks: 0, slowdisks: 0, loopSlow: slow.length, loopInspections: inspections.length, loopsShort: short ? 1 : 0 };
-    const slowdiskTicks = [];
-    const slowdiskKinds = Object.fromEntries(KINDS.map((kind) => [kind, 0]));
+    const short = inspections.length === 0 || inspections[0].startMs > fromMs + intervalMs || inspections[inspections.length - 1].endMs < toMs - intervalMs;
+    const counts: Counts = { missed: 0, timeouts: 0, disks: 0, slowdisks: 0, loopSlow: slow.length, loopInspections: inspections.length, loopsShort: short ? 1 : 0 };
+    const slowdiskTicks: number[] = [];
+    const slowdiskKinds = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<MissKind, number>;
     for (let tick = first; tick <= last; tick += 1) {
-      const bad = seen.has(tick) ? badAt.get(tick) : { kind: 'missed', atMs: -Infinity };
+      const bad: { kind: MissKind; atMs: number } | undefined = seen.has(tick) ? badAt.get(tick) : { kind: 'missed', atMs: -Infinity };
       if (!bad) continue;
       if (bad.kind === 'missed') counts.missed += 1;
       else counts.timeouts += 1;
@@ -68,9 +115,9 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
     }
     return { name, inspected: [...seen].filter((tick) => tick >= first && tick <= last).length, ...counts, slowdiskTicks, slowdiskKinds };
   });
-  const sum = (key) => perDisk.reduce((n, d) => n + d[key], 0);
+  const sum = (key: AttributedCount): number => perDisk.reduce((n, d) => n + d[key], 0);
   const slowdiskTicks = [...new Set(perDisk.flatMap((d) => d.slowdiskTicks))].sort((a, b) => a - b);
-  const slowdiskKinds = Object.fromEntries(KINDS.map((kind) => [kind, perDisk.reduce((n, d) => n + d.slowdiskKinds[kind], 0)]));
+  const slowdiskKinds = Object.fromEntries(KINDS.map((kind) => [kind, perDisk.reduce((n, d) => n + d.slowdiskKinds[kind], 0)])) as Record<MissKind, number>;
   return {
     ticks,
     missed: sum('missed'),
@@ -79,11 +126,8 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
     slowdisks: sum('slowdisks'),
     loopSlow: sum('loopSlow'),
     loopInspections: sum('loopInspections'),
-    /** Loops that did not inspect over the whole window. */
     loopsShort: sum('loopsShort'),
-    /** Distinct ticks with a miss of slowdisk's: a few ticks for many misses is a stall shared by every disk. */
     slowdiskTicks,
-    /** Slowdisk's by what became of the tick: a timeout of slowdisk's is a stall of the prober's; late, of the record's way to the CLI. */
     slowdiskKinds,
     minInspectionsPerTick: ticks > 0 ? Math.min(...perDisk.map((d) => d.inspected / ticks)) : NaN,
     disksMissing: perDisk.filter((d) => d.missed > 0).length,
@@ -91,7 +135,7 @@ export function attributeTicks(observed, { fromMs, toMs, healthy, loops }) {
 }
 
 /** Ticks in [fromMs, toMs] (as attributeTicks counts them) for which `name` had an inspection come back. */
-export function inspectedInWindow(observed, name, window) {
+export function inspectedInWindow(observed: Observation, name: string, window: Window): number {
   const { first, last } = windowTicks(observed, window);
   return new Set((observed.ticks[name] ?? []).filter((tick) => tick >= first && tick <= last)).size;
 }

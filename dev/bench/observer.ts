@@ -1,4 +1,4 @@
-// Preloaded into the real CLI by the benchmarks only (node --import observer.mjs
+// Preloaded into the real CLI by the benchmarks only (node --import observer.js
 // bin/slowdisk.js watch ...): watches the session from inside without changing it.
 //
 // - Tick lateness: wraps ProbeSession's batch handler, and reads each inspection's start
@@ -8,7 +8,7 @@
 //   or timeouts, and (SLOWDISK_BENCH_SAMPLES=1) every inspection's phase timings; and per
 //   disk the ticks whose inspection came back, and those that came back as a timeout, late
 //   or failed with when on CLOCK_MONOTONIC, so that the bench can tell a missed tick's
-//   cause from what else was slow on the disk at the time (scripts/bench/scale.mjs).
+//   cause from what else was slow on the disk at the time (dev/bench/scale.ts).
 // - SIGUSR2 takes a snapshot of the counters (and the instant, on CLOCK_MONOTONIC), so the
 //   bench can cut out a window.
 // - SLOWDISK_BENCH_PHASE=FILE: the first tick's deadline on CLOCK_MONOTONIC, in ns (wraps
@@ -20,58 +20,79 @@
 // The modules are the very instances the CLI uses: same files, same URLs.
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+// The bundle's entry (package.json "imports"): the class the bundled CLI runs (a copy in dist/live/ would go unseen).
+import { ProbeSession } from '#dist/bundle/probe-session.js';
+import type { InspectionRecord } from '../../src/live/session-events.js';
+import type { BatchRecord } from '../../src/probe/prober-protocol.js';
+import type { TickSchedule } from '../../src/ticks/tick-schedule.js';
+import type { BadTick, DiskCounters, Observation, Sample, Snapshot } from './observation.js';
+
+/** The session's private parts the observer wraps or reads, as the compiled class has them. */
+interface SessionInside {
+  feeder: { current: TickSchedule | null };
+  onBatch(coveredMs: number, records: readonly BatchRecord[]): void;
+  start(): void;
+}
+
+type OpenOptions = Parameters<typeof ProbeSession.open>[0];
 
 const out = process.env.SLOWDISK_BENCH_OBSERVE;
 const keepSamples = process.env.SLOWDISK_BENCH_SAMPLES === '1';
-// The bundle's entry: the class the bundled CLI runs (a copy in dist/live/ would go unseen).
-const { ProbeSession } = await import(new URL('../../dist/bundle/probe-session.js', import.meta.url).href);
 
-const { onBatch, start } = ProbeSession.prototype;
+const prototype = ProbeSession.prototype as unknown as SessionInside;
+const { onBatch, start } = prototype;
 if (typeof onBatch !== 'function' || typeof start !== 'function' || typeof ProbeSession.open !== 'function') {
-  throw new Error('scripts/bench/observer.mjs: ProbeSession.onBatch, start or open is gone; update the observer');
+  throw new Error('dev/bench/observer.ts: ProbeSession.onBatch, start or open is gone; update the observer');
+}
+
+interface DiskSeen extends Omit<DiskCounters, 'samples'> {
+  maxTotalMs: number;
+  samples: Sample[];
+  ticks: number[];
+  bad: BadTick[];
 }
 
 /** Lateness of every inspection's start, in ms, in the order they came. */
-const lateness = [];
-const disks = new Map();
-const snapshots = [];
-let session = null;
+const lateness: number[] = [];
+const disks = new Map<string, DiskSeen>();
+const snapshots: Snapshot[] = [];
+let session: ProbeSession | null = null;
 let timeoutMs = 100;
 let rounds = 0;
 /** The session's ticks on CLOCK_MONOTONIC: tick k's deadline is startMs + k * intervalMs. */
-let schedule;
+let schedule: Observation['schedule'];
 
 const phaseFile = process.env.SLOWDISK_BENCH_PHASE;
 
-ProbeSession.prototype.start = function observedStart(...args) {
-  const started = start.apply(this, args);
+prototype.start = function observedStart(this: SessionInside): void {
+  start.apply(this);
   // The session's batch feeder holds the schedule it started.
   const current = this.feeder.current;
+  if (current === null) return;
   schedule = { startMs: current.startMs, intervalMs: current.intervalMs };
   if (phaseFile) {
     // Where the ticks fall on CLOCK_MONOTONIC, so that the bench can run other tools between them.
     writeFileSync(phaseFile, `${BigInt(Math.round(current.deadlineMs(1) * 1e6))} ${current.intervalMs}\n`);
   }
-  return started;
 };
 
 if (out) {
-  ProbeSession.prototype.onBatch = function observedBatch(coveredMs, records) {
+  prototype.onBatch = function observedBatch(this: SessionInside, coveredMs: number, records: readonly BatchRecord[]): void {
     // A plain result's row: [name, tick, atMs, ...six timings, startedMs].
     const current = this.feeder.current;
     for (const record of records) if (Array.isArray(record) && current) lateness.push(record[9] - current.deadlineMs(record[1]));
-    return onBatch.call(this, coveredMs, records);
+    onBatch.call(this, coveredMs, records);
   };
 }
 
-const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
-/** A tick that did not come back clean, `kind` 'timeout', 'late' or 'error', and when on CLOCK_MONOTONIC (its wall-clock time less the clocks' offset now). */
-function bad(disk, record, kind) {
+/** A tick that did not come back clean, and when on CLOCK_MONOTONIC (its wall-clock time less the clocks' offset now). */
+function bad(disk: DiskSeen, record: InspectionRecord, kind: BadTick[1]): void {
   disk.bad.push([record.tick, kind, record.wallMs - (Date.now() - monotonicMs())]);
 }
 
-function diskOf(name) {
+function diskOf(name: string): DiskSeen {
   let disk = disks.get(name);
   if (!disk) {
     disk = { inspections: 0, errors: 0, late: 0, timeouts: 0, maxTotalMs: 0, samples: [], ticks: [], bad: [] };
@@ -80,11 +101,10 @@ function diskOf(name) {
   return disk;
 }
 
-function counters() {
+function counters(): Snapshot {
   return {
     atMs: performance.timeOrigin + performance.now(),
     monotonicMs: monotonicMs(),
-    /** Ticks the session has judged; `starts`: inspections whose start was seen. */
     ticks: session?.currentTick ?? 0,
     starts: lateness.length,
     rounds,
@@ -97,12 +117,12 @@ function counters() {
   };
 }
 
-const open = ProbeSession.open;
-if (out) ProbeSession.open = async function observedOpen(...args) {
-  const opened = await open.apply(this, args);
+const open = ProbeSession.open.bind(ProbeSession);
+if (out) ProbeSession.open = async function observedOpen(options: OpenOptions): Promise<ProbeSession> {
+  const opened = await open(options);
   session = opened;
   // open({ targets, score, ... }): whatever else it takes is passed through untouched.
-  timeoutMs = args[0]?.score?.timeoutMs ?? timeoutMs;
+  timeoutMs = options.score.timeoutMs;
   opened.on('inspection', (record) => {
     const disk = diskOf(record.disk);
     disk.ticks.push(record.tick);
@@ -130,21 +150,18 @@ if (out) process.on('SIGUSR2', () => snapshots.push(counters()));
 
 process.on('exit', (code) => {
   if (!out) return;
-  const final = counters();
-  writeFileSync(
-    out,
-    JSON.stringify({
-      exitCode: code,
-      timeoutMs,
-      lateness,
-      snapshots,
-      final,
-      maxTotalMs: Object.fromEntries([...disks].map(([name, d]) => [name, d.maxTotalMs])),
-      samples: keepSamples ? Object.fromEntries([...disks].map(([name, d]) => [name, d.samples])) : undefined,
-      schedule,
-      ticks: Object.fromEntries([...disks].map(([name, d]) => [name, d.ticks])),
-      bad: Object.fromEntries([...disks].map(([name, d]) => [name, d.bad])),
-      scores: session ? Object.fromEntries(session.statuses().map((s) => [s.name, s.score])) : undefined,
-    }),
-  );
+  const observation: Observation = {
+    exitCode: code,
+    timeoutMs,
+    lateness,
+    snapshots,
+    final: counters(),
+    maxTotalMs: Object.fromEntries([...disks].map(([name, d]) => [name, d.maxTotalMs])),
+    samples: keepSamples ? Object.fromEntries([...disks].map(([name, d]) => [name, d.samples])) : undefined,
+    schedule,
+    ticks: Object.fromEntries([...disks].map(([name, d]) => [name, d.ticks])),
+    bad: Object.fromEntries([...disks].map(([name, d]) => [name, d.bad])),
+    scores: session ? Object.fromEntries(session.statuses().map((s) => [s.name, s.score])) : undefined,
+  };
+  writeFileSync(out, JSON.stringify(observation));
 });
