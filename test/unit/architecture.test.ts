@@ -60,4 +60,14 @@ describe('the tree reads as the data flow', () => {
     );
     expect(intoDev).toEqual([]);
   });
+
+  it('the development code is TypeScript, and imports the project statically, where tsc sees it', () => {
+    const DEV = path.join(ROOT, 'dev');
+    const untyped = readdirSync(DEV, { recursive: true, encoding: 'utf8' }).filter((file) => /\.[cm]?js$/.test(file)).map((file) => `dev/${file}`);
+    // A dynamic import may name a package, never the project: relative, #dist/ (package.json "imports") or computed.
+    const dynamic = sourceFiles(DEV).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\bimport\s*\((?!\s*'[^.#'][^']*'\s*\))[^)]*\)/g)].map((match) => `${path.relative(ROOT, file)}: ${match[0]}`),
+    );
+    expect({ untyped, dynamic }).toEqual({ untyped: [], dynamic: [] });
+  });
 });
