@@ -140,9 +140,9 @@ def other_node_processes(ours):
 def role(pid):
     with open(f'/proc/{pid}/cmdline', 'rb') as f:
         cmdline = f.read().decode(errors='replace')
-    if 'dist/prober/prober-with-outputs.js' in cmdline:
+    if 'dist/bundle/prober.js' in cmdline:
         return 'prober'
-    if 'dist/output/writer-child.js' in cmdline:
+    if 'dist/bundle/writer-child.js' in cmdline:
         return 'output writer'
     if 'bin/slowdisk.js' in cmdline:
         return 'CLI'
@@ -262,8 +262,8 @@ def main():
     system_node = shutil.which('node')
     if system_node is None:
         sys.exit('node not found on PATH')
-    if not os.path.exists(os.path.join(ROOT, 'dist', 'output', 'prober-with-outputs.js')):
-        sys.exit('not built: run `npx tsc -p tsconfig.json`')
+    if not os.path.exists(os.path.join(ROOT, 'dist', 'bundle', 'prober.js')):
+        sys.exit('not built: run `npm run build:js`')
     scratch = tempfile.mkdtemp(prefix='slowdisk-bench-memory-')
     made, results, failed = [], [], False
     try:
