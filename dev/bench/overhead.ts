@@ -10,6 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { HarnessOutput } from './harness.js';
 import {
   HARNESS,
   SETTINGS,
@@ -32,14 +33,16 @@ import {
   row,
   run,
   runParts,
-  sleep,
-  spawnTracked,
   startWatch,
-  waitUntil,
   watchWindow,
-} from './lib.mjs';
+  type Disk,
+  type Floors,
+  type PartResult,
+  type Progress,
+  type WindowCpu,
+} from './lib.js';
 
-/** CPU of CLI + prober at most this many times the C loop's, at 2 disks (and scale.mjs's at 64). */
+/** CPU of CLI + prober at most this many times the C loop's, at 2 disks (and scale.ts's at 64). */
 export const TARGET_CPU_RATIO_2_DISKS = 2.0;
 const TARGET_RSS_MB = 80;
 /**
@@ -49,7 +52,7 @@ const TARGET_RSS_MB = 80;
  */
 const WARM_UP_MS = 30_000;
 
-async function watchTwoDisks(disks, spin, r) {
+async function watchTwoDisks(disks: readonly Disk[], spin: Progress, r: number) {
   const label = `2 disks, run ${r + 1}/${SETTINGS.repeats}`;
   spin.set(`overhead: starting slowdisk watch, ${label}`);
   const watch = await startWatch(disks.map((disk, i) => ({ name: `d${i}`, dir: disk.dir })), { phase: true });
@@ -82,7 +85,7 @@ async function watchTwoDisks(disks, spin, r) {
 }
 
 /** A small tmpfs of the bench's own, unmounted at the end. */
-function makeTmpfs(dir) {
+function makeTmpfs(dir: string): string {
   mkdirSync(dir, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=700', 'slowdisk-bench', dir]);
   onCleanup(() => {
@@ -95,9 +98,9 @@ function makeTmpfs(dir) {
 const TMPFS_COUNT = SETTINGS.quick ? 300 : 1000;
 const TMPFS_INTERVAL_MS = 10;
 
-async function tmpfsRun(dir) {
+async function tmpfsRun(dir: string) {
   // Side by side, taking turns within each 10 ms (phases rotate every 10 inspections).
-  const phases = (list) => list.map((p) => p.toFixed(3)).join(',');
+  const phases = (list: readonly number[]): string => list.map((p) => p.toFixed(3)).join(',');
   const [c, worker, prober] = await Promise.all([
     run(plainLoop(), [dir, String(TMPFS_COUNT + 1), String(TMPFS_INTERVAL_MS), '4096', '64', 'written', phases([0, 3.3, 6.6])]),
     run(process.execPath, [HARNESS, 'worker', dir, String(TMPFS_COUNT), String(TMPFS_INTERVAL_MS), phases([3.3, 6.6, 0])]),
@@ -105,8 +108,8 @@ async function tmpfsRun(dir) {
   ]);
   const cRows = numbersOf(c.stdout).slice(1);
   const cCpuNs = Number(/# cpu_ns (\d+)/.exec(c.stdout)?.[1]);
-  const w = JSON.parse(worker.stdout);
-  const i = JSON.parse(prober.stdout);
+  const w = JSON.parse(worker.stdout) as HarnessOutput;
+  const i = JSON.parse(prober.stdout) as HarnessOutput;
   return {
     plainTotalUs: median(cRows.map((r) => r[5] / 1e3)),
     plainCpuUs: cCpuNs / (TMPFS_COUNT + 1) / 1e3,
@@ -116,16 +119,20 @@ async function tmpfsRun(dir) {
     proberNativeTotalUs: median(i.rows.map((r) => r[5] / 1e3)),
     proberRecordedUs: median(i.rows.map((r) => r[6] / 1e3)),
     proberCpuUs: i.cpuNs / i.rows.length / 1e3,
-    proberCliCpuUs: i.selfCpuNs / i.rows.length / 1e3,
-    proberOwnCpuUs: i.proberCpuNs / i.rows.length / 1e3,
+    proberCliCpuUs: (i.selfCpuNs ?? NaN) / i.rows.length / 1e3,
+    proberOwnCpuUs: (i.proberCpuNs ?? NaN) / i.rows.length / 1e3,
   };
 }
 
-export async function overhead() {
+/** One repeat over two disks: slowdisk's windows and the floors' own. */
+type TwoDiskRun = Awaited<ReturnType<typeof watchTwoDisks>> & Floors;
+type TmpfsRun = Awaited<ReturnType<typeof tmpfsRun>>;
+
+export async function overhead(): Promise<PartResult> {
   const spin = progress('overhead: making two loop-device disks');
   const base = benchDir('overhead');
   const disks = [makeDisk(join(base, 'a'), 64), makeDisk(join(base, 'b'), 64)];
-  const runs = [];
+  const runs: TwoDiskRun[] = [];
   for (let r = 0; r < SETTINGS.repeats; r += 1) {
     const dirs = disks.map((disk) => disk.dir);
     const onFloors = () => spin.set(`overhead: the C loops alone, 2 disks, run ${r + 1}/${SETTINGS.repeats}: ${SETTINGS.windowS} s`);
@@ -133,23 +140,23 @@ export async function overhead() {
   }
 
   const tmpfs = makeTmpfs(join(base, 'tmpfs'));
-  const tmpfsRuns = [];
+  const tmpfsRuns: TmpfsRun[] = [];
   for (let r = 0; r < SETTINGS.repeats; r += 1) {
     spin.set(`overhead: one inspection on tmpfs, C / addon / IPC side by side, run ${r + 1}/${SETTINGS.repeats}`);
     tmpfsRuns.push(await tmpfsRun(tmpfs));
   }
   spin.done('overhead');
 
-  const f = (key) => medianOver(runs, (x) => x[key]);
-  const t = (key) => medianOver(tmpfsRuns, (x) => x[key]);
-  const us = (value) => ms(value / 1000);
+  const f = (key: Exclude<keyof TwoDiskRun, 'beside'>): number => medianOver(runs, (x) => x[key]);
+  const t = (key: keyof TmpfsRun): number => medianOver(tmpfsRuns, (x) => x[key]);
+  const us = (value: number): string => ms(value / 1000);
   const P = 'overhead';
   const cpu = f('cpuPct');
   const hwmSumMb = f('hwmSumKiB') / 1024;
   const plain = f('plainPct');
   const ratio = cpu / plain;
-  const b = (key) => medianOver(runs, (x) => x.beside[key]);
-  const besideRatio = medianOver(runs, (x) => x.beside.cpuPct / x.beside.plainPct);
+  const b = (key: keyof WindowCpu | keyof Floors): number => medianOver(runs, (x) => x.beside[key] ?? NaN);
+  const besideRatio = medianOver(runs, (x) => x.beside.cpuPct / (x.beside.plainPct ?? NaN));
   const rows = [
     row(P, `CPU, watch 2 disks @100 ms (CLI + prober), ${SETTINGS.windowS} s`, `${pct(cpu)} of one core (CLI ${pct(f('cliPct'))}, prober ${pct(f('proberPct'))})`),
     row(P, 'CPU floor: the same syscalls from C, 2 disks, a window of their own', `${pct(plain)} of one core`),
@@ -187,7 +194,7 @@ export async function overhead() {
         targets: { cpuRatioToC: TARGET_CPU_RATIO_2_DISKS, rssMb: TARGET_RSS_MB },
         cpuRatioToC: ratio,
       },
-      plainLoopSyscalls: { cpuPctOfOneCore: plain, note: 'scripts/bench/plain-loop.c, one per disk at 100 ms, in a window of its own just before or after slowdisk' },
+      plainLoopSyscalls: { cpuPctOfOneCore: plain, note: 'dev/bench/plain-loop.c, one per disk at 100 ms, in a window of its own just before or after slowdisk' },
       plainLoopWithChecks: { cpuPctOfOneCore: f('checkedPct'), note: 'the same with PLAIN_LOOP_CHECKED=1' },
       sideBySide: { cpuPctOfOneCore: b('cpuPct'), plainPct: b('plainPct'), checkedPct: b('checkedPct'), cpuRatioToC: besideRatio, note: 'slowdisk and both loops in the same window, the loops a third of the interval either side of its ticks' },
       tmpfsPerInspectionUs: {

@@ -5,6 +5,7 @@
 // same syscalls; then, on the same disk throttled with blkio, against the latency the
 // throttle imposes.
 import { join } from 'node:path';
+import type { HarnessOutput } from './harness.js';
 import {
   HARNESS,
   SETTINGS,
@@ -29,14 +30,34 @@ import {
   startWatch,
   throttleDisk,
   unthrottleDisk,
-} from './lib.mjs';
+  type PartResult,
+  type Row,
+} from './lib.js';
+import type { Observation } from './observation.js';
 
 const INTERVAL_MS = 100;
 const IO_SIZE = 4096;
 const BLOCKS = 64;
 
+const PHASES = ['open', 'write', 'sync', 'read', 'close'] as const;
+/** The sides timed whole, phase by phase: ioping gives write+sync alone. */
+const SIDES = ['addon', 'plain', 'cli'] as const;
+type Side = (typeof SIDES)[number];
+type Tool = 'ioping' | Side;
+
+/** Per-inspection timings in ms, each phase's and write+sync's and the whole inspection's. */
+type Timings = Record<(typeof PHASES)[number] | 'writeSync' | 'total', number[]>;
+type WriteSync = Pick<Timings, 'writeSync'>;
+
+/** A timing over the runs: the median of the runs' medians and of their p99s, and the inspections in all. */
+interface Summary {
+  median: number;
+  p99: number;
+  samples: number;
+}
+
 /** Per-inspection phases in ms from rows of ns: open, write, sync, read, close, total[, round trip]. */
-function fromNsRows(rows) {
+function fromNsRows(rows: readonly number[][]): Timings {
   return {
     open: rows.map((r) => r[0] / 1e6),
     read: rows.map((r) => r[3] / 1e6),
@@ -48,49 +69,56 @@ function fromNsRows(rows) {
   };
 }
 
+/** An entry of `ioping -J`: a request's time in ns, `ignored` for the warm-up. */
+interface IopingEntry {
+  io?: { time: number; ignored?: boolean };
+}
+
 /**
  * ioping -D -W: O_DIRECT pwrite + fdatasync per request, timed around both (not -Y,
  * which would open with O_SYNC and flush twice). -L -o 4k -S 256k: sequential over the
  * 64 blocks at 4 KiB..256 KiB, the offsets of slowdisk's data blocks. -c N+1: ioping
  * leaves its first request out of its statistics (-a 1), as the others drop theirs.
  */
-async function ioping(dir, count) {
+async function ioping(dir: string, count: number): Promise<WriteSync> {
   const args = ['-D', '-W', '-s', '4k', '-S', `${(IO_SIZE * BLOCKS) / 1024}k`, '-L', '-o', `${IO_SIZE / 1024}k`];
   args.push('-i', `${INTERVAL_MS}ms`, '-c', String(count + 1), '-J', dir);
   const { stdout } = await run('ioping', args);
-  const requests = JSON.parse(stdout).filter((entry) => entry.io && !entry.io.ignored);
-  return { writeSync: requests.map((entry) => entry.io.time / 1e6) };
+  const entries = JSON.parse(stdout) as IopingEntry[];
+  return { writeSync: entries.flatMap(({ io }) => (io && !io.ignored ? [io.time / 1e6] : [])) };
 }
 
-const phaseArgs = (phasesMs) => (phasesMs === undefined ? [] : [phasesMs.map((p) => p.toFixed(3)).join(',')]);
+const phaseArgs = (phasesMs?: readonly number[]): string[] => (phasesMs === undefined ? [] : [phasesMs.map((p) => p.toFixed(3)).join(',')]);
 
-/** The addon directly, one request an inspection from JS (scripts/bench/harness.mjs worker). */
-async function addon(dir, count, intervalMs, phasesMs) {
+/** The addon directly, one request an inspection from JS (harness.ts worker). */
+async function addon(dir: string, count: number, intervalMs: number, phasesMs?: readonly number[]): Promise<Timings> {
   const { stdout } = await run(process.execPath, [HARNESS, 'worker', dir, String(count), String(intervalMs), ...phaseArgs(phasesMs)]);
-  return fromNsRows(JSON.parse(stdout).rows);
+  return fromNsRows((JSON.parse(stdout) as HarnessOutput).rows);
 }
 
 /**
- * The CLI's path without the CLI: the real prober child on its own ticks (harness.mjs
+ * The CLI's path without the CLI: the real prober child on its own ticks (harness.ts
  * prober). At 1 ms ticks an inspection slower than that starts the next at the first tick
  * after it: back to back, as the throttle's own pace needs.
  */
-async function prober(dir, count, intervalMs) {
+async function prober(dir: string, count: number, intervalMs: number): Promise<Timings> {
   const { stdout } = await run(process.execPath, [HARNESS, 'prober', dir, String(count), String(Math.max(1, intervalMs))]);
-  return fromNsRows(JSON.parse(stdout).rows);
+  return fromNsRows((JSON.parse(stdout) as HarnessOutput).rows);
 }
 
-/** scripts/bench/plain-loop.c: the same syscalls, nothing else. */
-async function plain(dir, count, intervalMs, { unwritten = false, phasesMs } = {}) {
+/** plain-loop.c: the same syscalls, nothing else. */
+async function plain(dir: string, count: number, intervalMs: number, { unwritten = false, phasesMs }: { unwritten?: boolean; phasesMs?: readonly number[] } = {}): Promise<Timings> {
   const args = [dir, String(count + 1), String(intervalMs), String(IO_SIZE), String(BLOCKS), unwritten ? 'unwritten' : 'written'];
   const { stdout } = await run(plainLoop(), [...args, ...phaseArgs(phasesMs)]);
   return fromNsRows(numbersOf(stdout).slice(1));
 }
 
 /** Every inspection the real CLI's observer recorded between its two marks. */
-function cliSamples(observed) {
+function cliSamples(observed: Observation): Timings {
   const [from, to] = observed.snapshots;
-  const samples = observed.samples.x.slice(from.disks.x?.samples ?? 0, to.disks.x?.samples ?? 0);
+  const kept = observed.samples?.x;
+  if (!kept) throw new Error('the observer kept no inspections of disk x (SLOWDISK_BENCH_SAMPLES=1)');
+  const samples = kept.slice(from.disks.x?.samples ?? 0, to.disks.x?.samples ?? 0);
   // [tick, open, write, sync, read, close, total] in ms
   return {
     open: samples.map((s) => s[1]),
@@ -103,7 +131,7 @@ function cliSamples(observed) {
   };
 }
 
-function summary(runs, key) {
+function summary<Key extends string>(runs: readonly Record<Key, number[]>[], key: Key): Summary {
   return {
     median: medianOver(runs, (r) => median(r[key])),
     p99: medianOver(runs, (r) => p99(r[key])),
@@ -111,7 +139,21 @@ function summary(runs, key) {
   };
 }
 
-export async function fidelity() {
+function summaries(runs: readonly Timings[]): Record<keyof Timings, Summary> {
+  const of = (key: keyof Timings): Summary => summary(runs, key);
+  return { open: of('open'), write: of('write'), sync: of('sync'), read: of('read'), close: of('close'), writeSync: of('writeSync'), total: of('total') };
+}
+
+/** One throttle's runs, back to back. */
+interface Throttled {
+  iops: number;
+  addon: Timings[];
+  prober: Timings[];
+  plain: Timings[];
+  unwritten: Timings[];
+}
+
+export async function fidelity(): Promise<PartResult> {
   const spin = progress('fidelity: making a loop-device ext4 disk');
   const base = benchDir('fidelity');
   const disk = makeDisk(join(base, 'disk'), 64);
@@ -128,15 +170,15 @@ export async function fidelity() {
   // ioping sleeps 100 ms after each request rather than keeping deadlines: it drifts by
   // its own latency per request through all the slots, crossing the others' turns now
   // and then; that touches tails, not medians.
-  const names = [...(haveIoping ? ['ioping'] : []), 'addon', 'plain', 'cli'];
-  const runs = Object.fromEntries([...names, 'written', 'unwritten'].map((name) => [name, []]));
+  const names: Tool[] = [...(haveIoping ? ['ioping' as const] : []), ...SIDES];
+  const runs = { ioping: [] as WriteSync[], addon: [] as Timings[], plain: [] as Timings[], cli: [] as Timings[], written: [] as Timings[], unwritten: [] as Timings[] };
   for (let r = 0; r < repeats; r += 1) {
     spin.set(`fidelity: ${names.join(', ')} side by side, run ${r + 1}/${repeats} (${count} inspections at ${INTERVAL_MS} ms)`);
     const watch = await startWatch([{ name: 'x', dir: disk.dir }], { observe: true, samples: true, phase: true, waitForRound: false });
     const phase = await watch.tickPhaseMs();
     await sleep(500);
     watch.mark();
-    const at = (offset) => (phase + offset) % INTERVAL_MS;
+    const at = (offset: number): number => (phase + offset) % INTERVAL_MS;
     const startIoping = async () => {
       const now = Number(process.hrtime.bigint() % BigInt(INTERVAL_MS * 1e6)) / 1e6;
       await sleep((at(75) - now + INTERVAL_MS) % INTERVAL_MS);
@@ -171,24 +213,24 @@ export async function fidelity() {
   // making and removing its file cancel out.
   spin.set('fidelity: counting write requests per inspection');
   // On unwritten extents both runs stay within the first pass over the 64 blocks.
-  const perInspection = async (unwritten) => {
+  const perInspection = async (unwritten: boolean): Promise<{ writes: number; flushes: number }> => {
     const [short, long] = unwritten ? [10, 60] : [10, 410];
     const a = deviceWrites(disk.loop);
     await plain(disk.dir, short, 0, { unwritten });
     const b = deviceWrites(disk.loop);
     await plain(disk.dir, long, 0, { unwritten });
     const c = deviceWrites(disk.loop);
-    const extra = (key) => (c[key] - b[key] - (b[key] - a[key])) / (long - short);
+    const extra = (key: 'writes' | 'flushes'): number => (c[key] - b[key] - (b[key] - a[key])) / (long - short);
     return { writes: extra('writes'), flushes: extra('flushes') };
   };
   const written = await perInspection(false);
   const unwrittenIo = await perInspection(true);
 
-  const throttled = [];
+  const throttled: Throttled[] = [];
   const throttledCount = SETTINGS.quick ? 10 : 20;
   for (const iops of [20, 10]) {
     throttleDisk(disk, iops);
-    const t = { iops, addon: [], prober: [], plain: [], unwritten: [] };
+    const t: Throttled = { iops, addon: [], prober: [], plain: [], unwritten: [] };
     try {
       for (let r = 0; r < repeats; r += 1) {
         spin.set(`fidelity: throttled to ${iops} write IOPS, run ${r + 1}/${repeats}`);
@@ -205,26 +247,23 @@ export async function fidelity() {
   }
   spin.done('fidelity');
 
-  const s = Object.fromEntries(names.map((name) => [name, { writeSync: summary(runs[name], 'writeSync') }]));
-  for (const name of ['addon', 'plain', 'cli']) s[name].total = summary(runs[name], 'total');
-  for (const name of ['addon', 'plain', 'cli']) {
-    for (const phase of ['open', 'write', 'sync', 'read', 'close']) s[name][phase] = summary(runs[name], phase);
-  }
+  const s = { addon: summaries(runs.addon), plain: summaries(runs.plain), cli: summaries(runs.cli) };
+  const io = haveIoping ? summary(runs.ioping, 'writeSync') : null;
   const unwrittenFirstPass = summary(runs.unwritten, 'writeSync');
   const writtenSideBySide = summary(runs.written, 'writeSync');
 
-  const rows = [];
+  const rows: Row[] = [];
   const P = 'fidelity';
-  const within = (value, lo, hi) => Number.isFinite(value) && value >= lo && value <= hi;
+  const within = (value: number, lo: number, hi: number): boolean => Number.isFinite(value) && value >= lo && value <= hi;
   rows.push(row(P, 'write+sync median: slowdisk addon / CLI', `${ms(s.addon.writeSync.median)} / ${ms(s.cli.writeSync.median)}`));
   rows.push(row(P, 'write+sync p99: slowdisk addon / CLI', `${ms(s.addon.writeSync.p99)} / ${ms(s.cli.writeSync.p99)}`));
-  if (haveIoping) {
-    rows.push(row(P, 'write+sync median / p99: ioping -D -W', `${ms(s.ioping.writeSync.median)} / ${ms(s.ioping.writeSync.p99)}`));
-    const addonMedianRatio = s.addon.writeSync.median / s.ioping.writeSync.median;
-    const cliMedianRatio = s.cli.writeSync.median / s.ioping.writeSync.median;
+  if (io) {
+    rows.push(row(P, 'write+sync median / p99: ioping -D -W', `${ms(io.median)} / ${ms(io.p99)}`));
+    const addonMedianRatio = s.addon.writeSync.median / io.median;
+    const cliMedianRatio = s.cli.writeSync.median / io.median;
     rows.push(row(P, 'ratio of medians addon / ioping', ratio(addonMedianRatio), '0.8-1.25', within(addonMedianRatio, 0.8, 1.25)));
     rows.push(row(P, 'ratio of medians CLI / ioping', ratio(cliMedianRatio), '0.8-1.25', within(cliMedianRatio, 0.8, 1.25)));
-    rows.push(row(P, 'ratio of p99s addon / ioping, CLI / ioping', `${ratio(s.addon.writeSync.p99 / s.ioping.writeSync.p99)}, ${ratio(s.cli.writeSync.p99 / s.ioping.writeSync.p99)}`));
+    rows.push(row(P, 'ratio of p99s addon / ioping, CLI / ioping', `${ratio(s.addon.writeSync.p99 / io.p99)}, ${ratio(s.cli.writeSync.p99 / io.p99)}`));
   } else {
     rows.push(row(P, 'ioping comparison', 'skipped: ioping not installed (apt-get install -y ioping)'));
   }
@@ -273,17 +312,15 @@ export async function fidelity() {
       runs: repeats,
       intervalMs: INTERVAL_MS,
       ioping: haveIoping ? 'ioping -D -W -s 4k -S 256k -L -o 4k -i 100ms' : 'not installed',
-      writeSyncMs: Object.fromEntries(names.map((name) => [name, s[name].writeSync])),
-      phasesMs: Object.fromEntries(
-        ['addon', 'plain', 'cli'].map((name) => [name, Object.fromEntries(['open', 'write', 'sync', 'read', 'close'].map((k) => [k, s[name][k]]))]),
-      ),
-      inspectionMs: Object.fromEntries(['addon', 'plain', 'cli'].map((name) => [name, s[name].total])),
-      ratios: haveIoping
+      writeSyncMs: Object.fromEntries(names.map((name) => [name, name === 'ioping' ? io : s[name].writeSync])),
+      phasesMs: Object.fromEntries(SIDES.map((name) => [name, Object.fromEntries(PHASES.map((k) => [k, s[name][k]]))])),
+      inspectionMs: Object.fromEntries(SIDES.map((name) => [name, s[name].total])),
+      ratios: io
         ? {
-            medianAddonOverIoping: s.addon.writeSync.median / s.ioping.writeSync.median,
-            medianCliOverIoping: s.cli.writeSync.median / s.ioping.writeSync.median,
-            p99AddonOverIoping: s.addon.writeSync.p99 / s.ioping.writeSync.p99,
-            p99CliOverIoping: s.cli.writeSync.p99 / s.ioping.writeSync.p99,
+            medianAddonOverIoping: s.addon.writeSync.median / io.median,
+            medianCliOverIoping: s.cli.writeSync.median / io.median,
+            p99AddonOverIoping: s.addon.writeSync.p99 / io.p99,
+            p99CliOverIoping: s.cli.writeSync.p99 / io.p99,
             inspectionAddonOverPlain: addonTotal,
             inspectionCliOverPlain: cliTotal,
           }

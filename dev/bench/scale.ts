@@ -4,12 +4,12 @@
 // its own with the observer inside the CLI (which costs the CLI CPU), tick lateness and
 // whether every disk gets its inspection on every tick, with a C loop beside it on each
 // healthy disk to tell whose every tick missed is, the disk's or slowdisk's
-// (scripts/bench/attribution.mjs); then the same with one of them frozen (fsfreeze), which
+// (attribution.ts); then the same with one of them frozen (fsfreeze), which
 // must not cost the healthy ones a single tick. BENCH_BACKING=shm keeps the disks' images on
 // tmpfs, whose store cannot stall. Every disk is thawed and removed at the end, also on
-// failure or Ctrl-C (scripts/bench/lib.mjs registers the clean-up before making each one).
+// failure or Ctrl-C (lib.ts registers the clean-up before making each one).
 import { join } from 'node:path';
-import { attributeTicks, inspectedInWindow, loopInspections } from './attribution.mjs';
+import { attributeTicks, inspectedInWindow, loopInspections, type AttributedCount, type MissKind } from './attribution.js';
 import {
   BACKING_DIRS,
   SETTINGS,
@@ -35,12 +35,19 @@ import {
   thawDisk,
   waitUntil,
   watchWindow,
-} from './lib.mjs';
-import { latenessFigures, windowLateness } from './ticks.mjs';
+  type Disk,
+  type Floors,
+  type PartResult,
+  type Progress,
+  type Row,
+  type Watch,
+  type WindowCpu,
+} from './lib.js';
+import { latenessFigures, windowLateness } from './ticks.js';
 
 /** CPU of CLI + prober at most this many times the C loop's, at 64 disks. */
 const TARGET_CPU_RATIO = 1.2;
-/** A measured window starts this long after the first round, once the CLI has compiled its code and collected its start-up garbage (overhead.mjs). */
+/** A measured window starts this long after the first round, once the CLI has compiled its code and collected its start-up garbage (overhead.ts). */
 const WARM_UP_MS = 30_000;
 /** An observed one sooner: lateness and missed ticks do not wait for that. */
 const OBSERVED_WARM_UP_MS = 5000;
@@ -52,17 +59,27 @@ const LAST_BATCH_MS = 2000;
  */
 const LOOP_LEAD_S = 2;
 
-const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6;
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/** One of the scale run's disks, by the name watch knows it by. */
+type NamedDisk = Disk & { name: string };
+
+interface RunOptions {
+  /** The disk frozen through the run's windows, if any. */
+  freeze?: NamedDisk | null;
+  label: string;
+  spin: Progress;
+}
 
 /** Freezes `disk` (if any) and lets its inspection in flight get stuck before a window starts. */
-async function freezeFirst(disk) {
+async function freezeFirst(disk: NamedDisk | null): Promise<void> {
   if (!disk) return;
   freezeDisk(disk);
   await sleep(1000);
 }
 
 /** After the CLI has exited: a prober stuck in the kernel on the frozen disk outlives it until the thaw lets its write return. */
-async function thawAfter(disk, watch) {
+async function thawAfter(disk: NamedDisk, watch: Watch): Promise<void> {
   thawDisk(disk);
   if (!(await waitUntil(() => !alive(watch.proberPid), 15_000))) throw new Error(`the prober (pid ${watch.proberPid}) did not exit after the thaw`);
 }
@@ -72,16 +89,16 @@ async function thawAfter(disk, watch) {
  * fall), alone; on healthy disks then also with the floors beside it in a second window,
  * between its ticks.
  */
-async function measuredRun(disks, { freeze = null, label, spin }) {
+async function measuredRun(disks: readonly NamedDisk[], { freeze = null, label, spin }: RunOptions) {
   const targets = disks.map((disk) => ({ name: disk.name, dir: disk.dir }));
   spin.set(`scale: ${label}: starting slowdisk watch`);
   const watch = await startWatch(targets, { phase: true });
-  let frozen = false;
+  let frozen: NamedDisk | null = null;
   try {
     const phasesMs = floorPhasesMs(await watch.tickPhaseMs());
     await sleep(WARM_UP_MS);
     await freezeFirst(freeze);
-    frozen = freeze !== null;
+    frozen = freeze;
     const alone = await watchWindow(watch, SETTINGS.windowS, { onSecond: (left) => spin.set(`scale: ${label}: ${left} s left`) });
     const beside = freeze
       ? null
@@ -95,12 +112,13 @@ async function measuredRun(disks, { freeze = null, label, spin }) {
     const prober = memory(watch.proberPid);
     await watch.stop();
     if (frozen) {
-      frozen = false;
-      await thawAfter(freeze, watch);
+      const thawing = frozen;
+      frozen = null;
+      await thawAfter(thawing, watch);
     }
     return { ...alone, beside, hwmSumKiB: cli.hwmKiB + prober.hwmKiB, cliHwmKiB: cli.hwmKiB, proberHwmKiB: prober.hwmKiB };
   } finally {
-    if (frozen) thawDisk(freeze);
+    if (frozen) thawDisk(frozen);
     await watch.stop();
   }
 }
@@ -110,18 +128,18 @@ async function measuredRun(disks, { freeze = null, label, spin }) {
  * inside the CLI; with a C loop on each healthy disk in the same window, a third of an
  * interval off its ticks, each missed tick attributed to the disk or to slowdisk.
  */
-async function observedRun(disks, { freeze = null, label, spin }) {
+async function observedRun(disks: readonly NamedDisk[], { freeze = null, label, spin }: RunOptions) {
   const targets = disks.map((disk) => ({ name: disk.name, dir: disk.dir }));
   const healthy = disks.filter((disk) => disk !== freeze);
   spin.set(`scale: ${label}, observed: starting slowdisk watch`);
   const watch = await startWatch(targets, { observe: true, phase: true });
-  let frozen = false;
+  let frozen: NamedDisk | null = null;
   try {
     const [loopPhaseMs] = floorPhasesMs(await watch.tickPhaseMs());
     const loop = plainLoop();
     await sleep(OBSERVED_WARM_UP_MS);
     await freezeFirst(freeze);
-    frozen = freeze !== null;
+    frozen = freeze;
     const inspections = String((SETTINGS.windowS + 2 * LOOP_LEAD_S) * 10);
     const loops = Promise.all(healthy.map((disk) => run(loop, [disk.dir, inspections, '100', '4096', '64', 'written', loopPhaseMs.toFixed(3)])));
     // Awaited below; should the window fail first, the clean-up ends them, and that is no news.
@@ -140,8 +158,9 @@ async function observedRun(disks, { freeze = null, label, spin }) {
     spin.set(`scale: ${label}, observed: stopping slowdisk watch${freeze ? ', thawing' : ''}`);
     await watch.stop();
     if (frozen) {
-      frozen = false;
-      await thawAfter(freeze, watch);
+      const thawing = frozen;
+      frozen = null;
+      await thawAfter(thawing, watch);
     }
     const observed = watch.readObservation();
     const window = { fromMs, toMs };
@@ -173,64 +192,73 @@ async function observedRun(disks, { freeze = null, label, spin }) {
       frozenScore: freeze ? observed.scores?.[freeze.name] ?? null : null,
     };
   } finally {
-    if (frozen) thawDisk(freeze);
+    if (frozen) thawDisk(frozen);
     await watch.stop();
   }
 }
 
-/** A measured run and an observed one, their figures together, and on healthy disks the floors alone, in turn with slowdisk. */
-async function runAll(disks, repeat, options) {
-  const measure = async () => ({ ...(await measuredRun(disks, options)), ...(await observedRun(disks, options)) });
-  if (options.freeze) return measure();
-  return inTurn(repeat, measure, disks.map((disk) => disk.dir), () => options.spin.set(`scale: ${options.label}: the C loops alone, ${SETTINGS.windowS} s`));
+/** A measured run and an observed one, their figures together. */
+async function measure(disks: readonly NamedDisk[], options: RunOptions) {
+  return { ...(await measuredRun(disks, options)), ...(await observedRun(disks, options)) };
 }
+
+type ScaleRun = Awaited<ReturnType<typeof measure>>;
+
+/** On healthy disks, `measure` and the floors alone, in turn with slowdisk. */
+function healthyRun(disks: readonly NamedDisk[], repeat: number, options: RunOptions): Promise<ScaleRun & Floors> {
+  return inTurn(repeat, () => measure(disks, options), disks.map((disk) => disk.dir), () => options.spin.set(`scale: ${options.label}: the C loops alone, ${SETTINGS.windowS} s`));
+}
+
+/** A figure of a run's window with the floors beside slowdisk (healthy runs have one). */
+const beside = (run: ScaleRun, key: keyof WindowCpu | keyof Floors): number => run.beside?.[key] ?? NaN;
 
 /** The part's name, and its rows': the images on tmpfs are a variant of their own. */
 export const SCALE_PART = SETTINGS.backing === 'shm' ? 'scale-shm' : 'scale';
 
-export async function scale() {
+export async function scale(): Promise<PartResult> {
   const count = SETTINGS.scaleDisks;
   const backingDir = BACKING_DIRS[SETTINGS.backing];
   const spin = progress(`scale: making ${count} loop-device ext4 disks, their images in ${backingDir}`);
   const base = benchDir('scale');
-  const disks = [];
+  const disks: NamedDisk[] = [];
   for (let i = 0; i < count; i += 1) {
     spin.set(`scale: making loop-device ext4 disk ${i + 1}/${count} (16 MiB)`);
     const name = `d${String(i).padStart(2, '0')}`;
     disks.push({ ...makeDisk(join(base, name), 16, { backingDir }), name });
   }
-  const healthy = [];
-  const frozen = [];
+  const healthy: (ScaleRun & Floors)[] = [];
+  const frozen: ScaleRun[] = [];
   for (let r = 0; r < SETTINGS.repeats; r += 1) {
-    healthy.push(await runAll(disks, r, { label: `${count} healthy disks, run ${r + 1}/${SETTINGS.repeats}`, spin }));
-    frozen.push(await runAll(disks, r, { freeze: disks[0], label: `${count} disks, ${disks[0].name} frozen, run ${r + 1}/${SETTINGS.repeats}`, spin }));
+    healthy.push(await healthyRun(disks, r, { label: `${count} healthy disks, run ${r + 1}/${SETTINGS.repeats}`, spin }));
+    frozen.push(await measure(disks, { freeze: disks[0], label: `${count} disks, ${disks[0].name} frozen, run ${r + 1}/${SETTINGS.repeats}`, spin }));
   }
   spin.set(`scale: removing ${count} disks`);
   spin.done('scale');
 
-  const f = (runs, pick) => medianOver(runs, pick);
-  const sum = (runs, pick) => runs.reduce((n, x) => n + pick(x), 0);
+  const f = medianOver;
+  const sum = (runs: readonly ScaleRun[], pick: (run: ScaleRun) => number): number => runs.reduce((n, x) => n + pick(x), 0);
   const P = SCALE_PART;
-  const rows = [];
-  for (const [label, runs] of [
+  const rows: Row[] = [];
+  const sets: [string, ScaleRun[]][] = [
     ['healthy', healthy],
     ['1 frozen', frozen],
-  ]) {
+  ];
+  for (const [label, runs] of sets) {
     const cpu = f(runs, (x) => x.cpuPct);
     const missedTicks = sum(runs, (x) => x.healthyMissedTicks);
     rows.push(row(P, `${count} disks, ${label}: CPU (CLI + prober)`, `${pct(cpu)} of one core (CLI ${pct(f(runs, (x) => x.cliPct))}, prober ${pct(f(runs, (x) => x.proberPct))})`));
     if (runs === healthy) {
-      const plain = f(runs, (x) => x.plainPct);
+      const plain = f(healthy, (x) => x.plainPct);
       rows.push(row(P, `${count} disks: CPU floor, the same syscalls from ${count} C loops, a window of their own`, `${pct(plain)} of one core`));
       rows.push(row(P, `${count} disks: CPU over the C floor`, `${(cpu / plain).toFixed(2)}x`, `<= ${TARGET_CPU_RATIO.toFixed(1)}x`, cpu / plain <= TARGET_CPU_RATIO));
-      const checked = f(runs, (x) => x.checkedPct);
+      const checked = f(healthy, (x) => x.checkedPct);
       rows.push(row(P, `${count} disks: CPU floor, the C loops with slowdisk's checks, a window of their own`, `${pct(checked)} of one core; slowdisk ${(cpu / checked).toFixed(2)}x it`));
-      const b = (key) => f(runs, (x) => x.beside[key]);
+      const b = (key: keyof WindowCpu | keyof Floors): number => f(healthy, (x) => beside(x, key));
       rows.push(
         row(
           P,
           `${count} disks: the same side by side in one window, the C loops between its ticks`,
-          `slowdisk ${pct(b('cpuPct'))} (CLI ${pct(b('cliPct'))}, prober ${pct(b('proberPct'))}), C loops ${pct(b('plainPct'))}, with checks ${pct(b('checkedPct'))}: ${f(runs, (x) => x.beside.cpuPct / x.beside.plainPct).toFixed(2)}x`,
+          `slowdisk ${pct(b('cpuPct'))} (CLI ${pct(b('cliPct'))}, prober ${pct(b('proberPct'))}), C loops ${pct(b('plainPct'))}, with checks ${pct(b('checkedPct'))}: ${f(healthy, (x) => beside(x, 'cpuPct') / beside(x, 'plainPct')).toFixed(2)}x`,
         ),
       );
     }
@@ -245,9 +273,9 @@ export async function scale() {
         missedTicks === 0 && sum(runs, (x) => x.healthyTimeouts) === 0,
       ),
     );
-    const a = (key) => sum(runs, (x) => x.attributed[key]);
+    const a = (key: Exclude<AttributedCount, 'missed' | 'timeouts'>): number => sum(runs, (x) => x.attributed[key]);
     const slowdiskTicks = sum(runs, (x) => x.attributed.slowdiskTicks.length);
-    const kinds = (kind) => sum(runs, (x) => x.attributed.slowdiskKinds[kind]);
+    const kinds = (kind: MissKind): number => sum(runs, (x) => x.attributed.slowdiskKinds[kind]);
     rows.push(
       row(
         P,
@@ -266,7 +294,7 @@ export async function scale() {
       ),
     );
   }
-  rows.push(row(P, `frozen disk: inspections in window, score`, `${f(frozen, (x) => x.frozenInspections)}, ${f(frozen, (x) => x.frozenScore)}`));
+  rows.push(row(P, `frozen disk: inspections in window, score`, `${f(frozen, (x) => x.frozenInspections ?? NaN)}, ${f(frozen, (x) => x.frozenScore ?? NaN)}`));
   return {
     rows,
     figures: {
@@ -282,9 +310,9 @@ export async function scale() {
       plainLoopSyscalls: { cpuPct: f(healthy, (x) => x.plainPct), note: 'in a window of its own just before or after the healthy run' },
       plainLoopWithChecks: { cpuPct: f(healthy, (x) => x.checkedPct), note: 'PLAIN_LOOP_CHECKED=1, in a window of its own just before or after the healthy run' },
       sideBySide: {
-        cpuPct: f(healthy, (x) => x.beside.cpuPct),
-        plainPct: f(healthy, (x) => x.beside.plainPct),
-        checkedPct: f(healthy, (x) => x.beside.checkedPct),
+        cpuPct: f(healthy, (x) => beside(x, 'cpuPct')),
+        plainPct: f(healthy, (x) => beside(x, 'plainPct')),
+        checkedPct: f(healthy, (x) => beside(x, 'checkedPct')),
         note: 'slowdisk and both loops in the same window, the loops a third of the interval either side of its ticks',
       },
     },

@@ -15,6 +15,8 @@
 // be doubted by the statistical detector).
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Severity } from '../../src/score/store-score.js';
+import type { SlowCause } from '../../src/verdict/slow-cause.js';
 import {
   BIN,
   SETTINGS,
@@ -36,17 +38,45 @@ import {
   unslowDisk,
   unthrottleDisk,
   waitUntil,
-} from './lib.mjs';
+  type Disk,
+  type Row,
+  type Tracked,
+} from './lib.js';
 
 const RUNS = SETTINGS.quick ? 1 : Math.max(5, SETTINGS.repeats);
 const HEALTHY_ROUNDS = 6;
 const OBSERVED_ROUNDS = SETTINGS.quick ? 10 : 20;
 const FLAGS = ['--keep-going', '--json', '--round-ticks', '10', '--stat-min-baseline', '5', '--stat-suspect-after', '2s'];
-const CAUSES = ['device', 'shared', 'load', 'throttle', 'cpu', 'unknown'];
+const CAUSES: readonly SlowCause[] = ['device', 'shared', 'load', 'throttle', 'cpu', 'unknown'];
 const CPU_CGROUP = '/sys/fs/cgroup/cpu';
 
+/** The fields of `watch --json` lines (docs/json-lines.md) that this bench reads. */
+interface WatchLine {
+  type: string;
+  tick: number;
+  disk?: string;
+  cause?: SlowCause;
+  held?: string;
+  severity?: Severity;
+  event?: string;
+}
+
+/** One case made: its disks by name, the cause each should be given, and how its fault comes and goes. */
+interface MadeCase {
+  paths: [string, Disk][];
+  truth: Record<string, SlowCause>;
+  /** More flags for watch. */
+  flags?: string[];
+  /** A command line that runs watch inside it. */
+  wrap?: string[];
+  inject: () => void;
+  lift: () => void;
+  /** Waited for once watch has gone, before the clean-up. */
+  done?: () => Promise<boolean>;
+}
+
 /** A media disk in memory and `count` disks made on it, or `count` disks of their own. */
-function disks(base, count, { onMedia }) {
+function disks(base: string, count: number, { onMedia }: { onMedia: boolean }): Disk[] {
   const media = onMedia ? makeDisk(join(base, 'media'), 120 * count + 64, { backingDir: '/dev/shm' }) : null;
   return Array.from({ length: count }, (_, i) => makeDisk(join(base, String.fromCharCode(97 + i)), 100, { backingDir: media ? media.dir : '/dev/shm' }));
 }
@@ -68,8 +98,8 @@ const CASES = {
     const [a] = disks(base, 1, { onMedia: false });
     const cgroup = join(CPU_CGROUP, `slowdisk-bench-cpu-${process.pid}`);
     mkdirSync(cgroup);
-    const quota = (value) => writeFileSync(join(cgroup, 'cpu.cfs_quota_us'), value);
-    let hog = null;
+    const quota = (value: string): void => writeFileSync(join(cgroup, 'cpu.cfs_quota_us'), value);
+    let hog: Tracked | null = null;
     onCleanup(() => {
       quota('-1');
       if (hog) hog.kill('SIGKILL');
@@ -105,19 +135,44 @@ const CASES = {
     const [a, b] = disks(base, 2, { onMedia: true });
     return { paths: [['a', a], ['b', b]], truth: { a: 'load', b: 'load' }, flags: ['--timeout', '2ms'], inject: () => loadDisk(b, 4), lift: () => unloadDisk(b) };
   },
-};
+} satisfies Record<string, (base: string) => MadeCase>;
+
+type CaseName = keyof typeof CASES;
+
+const isCaseName = (name: string): name is CaseName => name in CASES;
+
+/** One disk's rounds after the fault: the cause given at each (null: not slow). */
+interface DiskRounds {
+  disk: string;
+  truth: SlowCause;
+  causes: (SlowCause | null)[];
+  firstSlow: number;
+  firstRight: number;
+}
+
+interface CaseRun {
+  perDisk: DiskRounds[];
+  verdict: 'CRITICAL' | 'WARNING' | 'OK';
+  held: boolean;
+  evictEvent: boolean;
+}
 
 /** One run of a case: the disks' rounds after the fault, and the store's. */
-async function runCase(name, index) {
+async function runCase(name: CaseName, index: number): Promise<CaseRun | null> {
   const base = benchDir(`cause-${name}-${index}`);
-  const made = CASES[name](base);
+  const made: MadeCase = CASES[name](base);
   const args = [BIN, 'watch', ...made.paths.flatMap(([disk, { dir }]) => ['--path', `${disk}=${dir}`]), ...FLAGS, ...(made.flags ?? [])];
   const command = made.wrap ? [...made.wrap, process.execPath, ...args] : [process.execPath, ...args];
   const watch = spawnTracked(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  watch.stdout.on('data', (chunk) => (out += chunk));
-  const lines = () => out.slice(0, out.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((line) => JSON.parse(line));
-  const diskLines = (disk) => lines().filter((line) => line.type === 'disk' && line.disk === disk);
+  watch.stdout.on('data', (chunk: Buffer) => (out += chunk));
+  const lines = (): WatchLine[] =>
+    out
+      .slice(0, out.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as WatchLine);
+  const diskLines = (disk: string): WatchLine[] => lines().filter((line) => line.type === 'disk' && line.disk === disk);
   const truthDisks = Object.keys(made.truth);
   const healthy = await waitUntil(() => truthDisks.every((disk) => diskLines(disk).filter((line) => line.cause === undefined).length >= HEALTHY_ROUNDS), 120_000, 200);
   if (!healthy) {
@@ -135,7 +190,10 @@ async function runCase(name, index) {
   await made.done?.();
   const after = lines().filter((line) => line.tick > from);
   const perDisk = truthDisks.map((disk) => {
-    const causes = after.filter((line) => line.type === 'disk' && line.disk === disk).slice(0, OBSERVED_ROUNDS).map((line) => line.cause ?? null);
+    const causes = after
+      .filter((line) => line.type === 'disk' && line.disk === disk)
+      .slice(0, OBSERVED_ROUNDS)
+      .map((line) => line.cause ?? null);
     const firstSlow = causes.findIndex((cause) => cause !== null);
     const firstRight = causes.findIndex((cause) => cause === made.truth[disk]);
     return { disk, truth: made.truth[disk], causes, firstSlow, firstRight };
@@ -147,47 +205,67 @@ async function runCase(name, index) {
 }
 
 /** BENCH_CAUSES=load,cpu runs those cases alone (every case by default). */
-function caseNames() {
+function caseNames(): CaseName[] {
   const asked = process.env.BENCH_CAUSES;
-  if (!asked) return Object.keys(CASES);
+  if (!asked) return Object.keys(CASES).filter(isCaseName);
   const names = asked.split(',');
-  const unknown = names.filter((name) => !(name in CASES));
+  const unknown = names.filter((name) => !isCaseName(name));
   if (unknown.length > 0) throw new Error(`BENCH_CAUSES: no case ${unknown.join(', ')} (cases: ${Object.keys(CASES).join(', ')})`);
-  return names;
+  return names.filter(isCaseName);
 }
 
-async function cause() {
-  const results = {};
-  const unstarted = {};
+interface CaseFigures {
+  shares: number[];
+  /** null: the right cause never given. */
+  lagsRounds: (number | null)[];
+  verdicts: string[];
+  runs: CaseRun[];
+}
+
+interface CauseFigures {
+  runs: number;
+  observedRounds: number;
+  roundMs: number;
+  confusion: Record<string, Record<SlowCause, number>>;
+  unstarted: Record<string, number>;
+  cases: Record<string, CaseFigures>;
+  matrix?: string;
+}
+
+async function cause(): Promise<{ rows: Row[]; figures: CauseFigures }> {
+  const results = new Map<CaseName, CaseRun[]>();
+  const unstarted: Partial<Record<CaseName, number>> = {};
   const names = caseNames();
-  const confusion = Object.fromEntries(names.map((name) => [name, Object.fromEntries(CAUSES.map((c) => [c, 0]))]));
+  const noCauses = (): Record<SlowCause, number> => Object.fromEntries(CAUSES.map((c) => [c, 0])) as Record<SlowCause, number>;
+  const confusion = Object.fromEntries(names.map((name) => [name, noCauses()])) as Record<CaseName, Record<SlowCause, number>>;
   for (const name of names) {
-    results[name] = [];
+    const caseRuns: CaseRun[] = [];
+    results.set(name, caseRuns);
     for (let i = 0; i < RUNS; i += 1) {
       const spin = progress(`cause: ${name}, run ${i + 1} of ${RUNS}`);
-      let result;
+      let result: CaseRun | null;
       try {
         result = await runCase(name, i);
       } finally {
         spin.stop();
       }
       // A disk never healthy for long enough before the fault says nothing of its cause.
-      if (result) results[name].push(result);
+      if (result) caseRuns.push(result);
       else unstarted[name] = (unstarted[name] ?? 0) + 1;
       // What the run made goes before the next run makes its own.
       runCleanups();
       await sleep(500);
     }
-    for (const run of results[name]) {
+    for (const run of caseRuns) {
       for (const disk of run.perDisk) {
         if (disk.firstSlow < 0) continue;
         for (const given of disk.causes.slice(disk.firstSlow + 1)) if (given !== null) confusion[name][given] += 1;
       }
     }
   }
-  const rows = [];
-  const figures = { runs: RUNS, observedRounds: OBSERVED_ROUNDS, roundMs: 1000, confusion, unstarted, cases: {} };
-  for (const [name, runs] of Object.entries(results)) {
+  const rows: Row[] = [];
+  const figures: CauseFigures = { runs: RUNS, observedRounds: OBSERVED_ROUNDS, roundMs: 1000, confusion, unstarted, cases: {} };
+  for (const [name, runs] of results) {
     // Per run: the share of its slow rounds, after each disk's first, with the right cause.
     const shares = runs.map((run) => {
       let right = 0;
@@ -210,18 +288,23 @@ async function cause() {
     rows.push(row('cause', `${name}: rounds from the slowness showing to the right cause, median`, Number.isFinite(lag) ? String(lag) : 'never', '<= 2', lag <= 2));
     if (name !== 'device' && name !== 'shared') rows.push(row('cause', `${name}: slow rounds called device, all runs`, String(deviceGiven), '0', deviceGiven === 0));
     rows.push(row('cause', `${name}: verdicts`, summarise(verdicts)));
-    if (unstarted[name]) rows.push(row('cause', `${name}: runs left out, not ${HEALTHY_ROUNDS} healthy rounds in 120 s before the fault`, String(unstarted[name])));
+    const left = unstarted[name];
+    if (left) rows.push(row('cause', `${name}: runs left out, not ${HEALTHY_ROUNDS} healthy rounds in 120 s before the fault`, String(left)));
   }
   const header = ['true \\ given', ...CAUSES].join(' | ');
-  const matrix = [`| ${header} |`, `|${'---|'.repeat(CAUSES.length + 1)}`, ...Object.entries(confusion).map(([name, given]) => `| ${name} | ${CAUSES.map((c) => given[c]).join(' | ')} |`)];
+  const matrix = [
+    `| ${header} |`,
+    `|${'---|'.repeat(CAUSES.length + 1)}`,
+    ...Object.entries(confusion).map(([name, given]) => `| ${name} | ${CAUSES.map((c) => given[c]).join(' | ')} |`),
+  ];
   process.stdout.write(`\nslow rounds after the first, true cause (rows) against the cause given (columns), ${RUNS} run(s) a case:\n\n${matrix.join('\n')}\n\n`);
   figures.matrix = matrix.join('\n');
   return { rows, figures };
 }
 
 /** "CRITICAL x5" or "WARNING held x4, CRITICAL x1". */
-function summarise(verdicts) {
-  const counts = new Map();
+function summarise(verdicts: readonly string[]): string {
+  const counts = new Map<string, number>();
   for (const verdict of verdicts) counts.set(verdict, (counts.get(verdict) ?? 0) + 1);
   return [...counts].map(([verdict, count]) => `${verdict} x${count}`).join(', ');
 }
