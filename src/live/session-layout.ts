@@ -108,7 +108,7 @@ export class SessionLayout {
   /**
    * A directory resolved (otherwise, perhaps). Placed once for a batch's resolutions, not once
    * per path: each reads and parses the mount table and places every path, and 64 paths'
-   * answers in a row held the event loop for most of a tick (scripts/bench/scale.mjs).
+   * answers in a row held the event loop for most of a tick (dev/bench/scale.ts).
    */
   resolved(name: string, resolution: Resolution | undefined): void {
     if (resolution) {

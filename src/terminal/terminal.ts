@@ -21,7 +21,7 @@ export function spinnerColor(env: NodeJS.ProcessEnv = process.env): 'cyan' | fal
 
 /**
  * ora, imported only once a spinner is to be shown: it and its dependencies are a sixth of
- * a running watch's memory, which a run off a terminal never needs (scripts/bench/overhead.mjs).
+ * a running watch's memory, which a run off a terminal never needs (dev/bench/overhead.ts).
  */
 export async function loadOra(): Promise<typeof Ora> {
   return (await import('ora')).default;
