@@ -69,6 +69,8 @@ function threadsCpuNs(pid: number): number {
 function firstTickMs(leadNs: bigint): number {
   const interval = BigInt(Math.round(intervalMs * 1e6));
   const now = process.hrtime.bigint();
+  // Back-to-back ticks (interval 0) have no grid to align to.
+  if (interval === 0n) return Number(now + leadNs) / 1e6 + (phasesMs[0] ?? 0);
   const grid = ((now + leadNs) / interval) * interval + interval;
   return Number(grid) / 1e6 + (phasesMs[0] ?? 0) - intervalMs;
 }
