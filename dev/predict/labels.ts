@@ -32,7 +32,7 @@ export function breachTargets(p99Ms: readonly number[], slaMs: number, horizon: 
 /**
  * The targets training and calibration are fitted on: a breach before sample
  * `foreseeableFrom` is unknown (null), as no sample of the disk foretells it (a slowdown still
- * to start, or a chance spike; scripts/predict/corpus.mjs, foreseeableFrom).
+ * to start, or a chance spike; corpus.ts, foreseeableFrom).
  */
 export function foreseeableTargets(targets: readonly (0 | 1 | null)[], foreseeableFrom: number): (0 | 1 | null)[] {
   return targets.map((target, i) => (target === 1 && i < foreseeableFrom ? null : target));

@@ -32,7 +32,7 @@ export interface TrainingSettings {
  * `foreseeableFrom` is left out: a breach that no slowdown of the disk's own, begun by the
  * end of the window, leads up to (a slowdown still to start, which the corpus starts far
  * more often than a real disk has one, or a chance spike) cannot be seen coming from its
- * samples (scripts/predict/corpus.mjs, foreseeableFrom).
+ * samples (corpus.ts, foreseeableFrom).
  */
 export function seriesExamples(series: readonly SampleFeatures[], params: PredictorParams, features: readonly FeatureName[], foreseeableFrom = 0): Dataset {
   const targets = foreseeableTargets(breachTargets(series.map((s) => s.p99Ms), params.slaMs, horizonSamples(params), params.windowSamples), foreseeableFrom);

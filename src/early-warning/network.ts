@@ -1,7 +1,7 @@
 // The article's three-layer fully connected network (docs/early-warning.md): the window's features in, the probability
 // that the P99 exceeds the SLA within the horizon out. Two tanh hidden layers and a sigmoid
 // output; the weights and the input normalisation come from a JSON file that
-// scripts/predict/train.mjs writes.
+// dev/predict/train.ts writes.
 import { calibrated, type PlattScaling } from './calibration.js';
 import { evidenceWindow } from './evidence-window.js';
 import type { SampleFeatures } from './sample-features.js';

@@ -1,4 +1,4 @@
-// The network weights the repository ships, written by scripts/predict/train.mjs.
+// The network weights the repository ships, written by dev/predict/train.ts.
 import weights from './network-weights.json' with { type: 'json' };
 import { type NetworkModel, parseNetworkModel } from './network.js';
 

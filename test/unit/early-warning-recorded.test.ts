@@ -3,40 +3,19 @@
 // delays, which training and calibration add to generated runs, included), and the
 // held-out ones hold healthy disks on both backings (the machine's disk and memory) and
 // slowed-down ones, so that the benchmark's figures on real disks come from recordings
-// training never saw; on those, a healthy disk is not given a probability that alarms. Needs
-// dist-dev/ built (the corpus reads it).
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+// training never saw; on those, a healthy disk is not given a probability that alarms.
 import { describe, expect, it } from 'vitest';
+import * as corpus from '../../dev/predict/corpus.js';
 import { hostPredictions } from '../../dev/predict/host-series.js';
 import { HostPredictors } from '../../src/early-warning/host-predictors.js';
 import { DEFAULT_PREDICTOR_PARAMS } from '../../src/early-warning/predictor-params.js';
 import { SHIPPED_NETWORK } from '../../src/early-warning/shipped-network.js';
-import type { PredictorSample } from '../../src/early-warning/sample-features.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-
-interface RecordedDisk {
-  disk: string;
-  faulty: boolean;
-  levelOffMs?: number;
-  samples: { atMs: number; sample: PredictorSample }[];
-  features: { p99Ms: number }[];
-}
-interface Corpus {
-  RECORDINGS: Record<'training' | 'calibration' | 'heldOut', string[]>;
-  TRAINING: { recordings: string[]; hostDelays: { recordings: string[] } };
-  VALIDATION: { hostDelays: { recordings: string[] } };
-  HELD_OUT: { recordings: string[] };
-  recordedRun: (file: string) => { disks: RecordedDisk[] };
-}
-
-const corpus = (await import(pathToFileURL(path.join(ROOT, 'scripts/predict/corpus.mjs')).href)) as Corpus;
 const file = (name: string): string => `session-${name}.jsonl.gz`;
-const healthy = (d: RecordedDisk): boolean => !d.faulty && d.levelOffMs === undefined;
+const healthy = (d: corpus.CorpusDisk): boolean => !d.faulty && d.levelOffMs === undefined;
 // Each held-out recording read once, however many cases judge it (read only).
-const runs = new Map<string, RecordedDisk[]>();
-const recordedDisks = (name: string): RecordedDisk[] => runs.get(name) ?? runs.set(name, corpus.recordedRun(file(name)).disks).get(name)!;
+const runs = new Map<string, corpus.CorpusDisk[]>();
+const recordedDisks = (name: string): corpus.CorpusDisk[] => runs.get(name) ?? runs.set(name, corpus.recordedRun(file(name)).disks).get(name)!;
 
 describe('the recordings of real loop disks', () => {
   it('each have one role, and the held-out ones hold both backings, healthy disks and slowed-down ones', () => {
@@ -45,7 +24,7 @@ describe('the recordings of real loop disks', () => {
     expect(new Set(all).size).toBe(all.length);
     expect(SHIPPED_NETWORK.training).toMatchObject({ selection: { recordings: training.map(file) }, calibration: { selection: { recordings: calibration.map(file) } } });
     expect(corpus.HELD_OUT.recordings).toEqual(heldOut.map(file));
-    for (const selection of [corpus.TRAINING, corpus.VALIDATION]) expect(training).toEqual(expect.arrayContaining(selection.hostDelays.recordings));
+    for (const selection of [corpus.TRAINING, corpus.VALIDATION]) expect(training).toEqual(expect.arrayContaining([...selection.hostDelays!.recordings]));
     expect(SHIPPED_NETWORK.training).toMatchObject({ selection: { hostDelays: corpus.TRAINING.hostDelays }, calibration: { selection: { hostDelays: corpus.VALIDATION.hostDelays } } });
     const disks = heldOut.flatMap(recordedDisks);
     const backings = new Set(disks.filter(healthy).map((d) => (d.disk.endsWith('-tmpfs') ? 'tmpfs' : 'machine disk')));

@@ -5,20 +5,95 @@
 // so that the benchmark never sees what training saw.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { DEFAULT_PREDICTOR_PARAMS } from '../../src/early-warning/predictor-params.js';
+import { type PredictorSample, sampleFeatures, type SampleFeatures } from '../../src/early-warning/sample-features.js';
+import { REPO_ROOT } from '../repo-root.js';
+import { type Media, mixSeed, type PeakOptions, type RampShape, Rng, type ScenarioInfo, type ScenarioKind, ScenarioGenerator, type ScenarioOptions } from '../scenarios/index.js';
+import { type TimedSample, type TraceEntry, traceSamples } from './trace-samples.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// The development code compiled with the src/ it imports (dev/tsconfig.json; npm run train:predict builds it).
-const dev = (file) => new URL(`file://${path.join(ROOT, 'dist-dev', file)}`).href;
-
-const { ScenarioGenerator, Rng, mixSeed } = await import(dev('dev/scenarios/index.js'));
-const { DEFAULT_PREDICTOR_PARAMS } = await import(dev('src/early-warning/predictor-params.js'));
-const { sampleFeatures } = await import(dev('src/early-warning/sample-features.js'));
-const { traceSamples } = await import(dev('dev/predict/trace-samples.js'));
-
-export const RECORDED_DIR = path.join(ROOT, 'data/predict/traces');
+export const RECORDED_DIR = path.join(REPO_ROOT, 'data/predict/traces');
 const PARAMS = DEFAULT_PREDICTOR_PARAMS;
+
+type Range = readonly [number, number];
+
+/** How a scenario of the corpus is drawn (see SPECS). */
+export interface ScenarioSpec {
+  kind: ScenarioKind;
+  durationMs?: number;
+  shape?: RampShape;
+  /** The slow disk's final P99, times the SLA. */
+  reach?: Range;
+  rampMin?: Range;
+  /** Which count of the selection's seeds it takes (the negatives' by default). */
+  runs?: 'ramps' | 'slowRamps';
+  evaluationOnly?: boolean;
+  periodS?: Range;
+  /** A periodic burst's P99, times the SLA. */
+  burstReach?: Range;
+  stallMs?: Range;
+  peak?: PeakOptions;
+}
+
+export interface HostSpec {
+  disks: number;
+  media: Media;
+}
+
+/** Which seeds, hosts, scenarios and recordings a selection takes (TRAINING, VALIDATION, TUNING, HELD_OUT). */
+export interface Selection {
+  seeds: { first: number; ramps: number; negatives: number; slowRamps?: number };
+  hosts: readonly string[];
+  specs: readonly string[];
+  recordings: readonly string[];
+  /** That share of the generated runs also with the host delays of these recordings (withHostDelays). */
+  hostDelays?: { recordings: readonly string[]; share: number };
+}
+
+/** What the corpus reads of a recording's header. */
+interface RecordedHeader {
+  slowdisk_trace: number;
+  interval_ms: number;
+}
+
+/** A trace's line as the corpus keeps it: an inspection, a failure, a clock line or a device's figures. */
+export type CorpusLine = TraceEntry & { device?: string };
+
+/** A disk's series: its samples, their features, and whether the scenario made it slow. */
+export interface CorpusDisk {
+  disk: string;
+  source: 'generated' | 'recorded';
+  faulty: boolean;
+  samples: TimedSample[];
+  features: SampleFeatures[];
+  /** When its own slowdown started (a scenario's slow disk, a recording's disk from its first throttle). */
+  onsetMs?: number;
+  /** When a near miss's slow disk stopped growing. */
+  levelOffMs?: number;
+}
+
+export interface CorpusRun {
+  name: string;
+  /** The scenario's name in SPECS, or 'recorded'. */
+  spec: string;
+  host: string;
+  seed: number | null;
+  intervalMs: number;
+  lines: CorpusLine[];
+  disks: CorpusDisk[];
+  hostDelays?: boolean;
+}
+
+export interface GeneratedRun extends CorpusRun {
+  seed: number;
+  info: ScenarioInfo;
+}
+
+/** One run of a selection, made when it is run. */
+export interface RunJob {
+  label: string;
+  run: () => CorpusRun;
+}
 
 /**
  * Scenarios. A ramp's slow disk grows from its healthy P99 to a final P99 drawn in `reach`
@@ -34,7 +109,7 @@ const PARAMS = DEFAULT_PREDICTOR_PARAMS;
  * there (a warning while they climb is allowed; it must let go once they hold). `runs` says
  * which count of the selection's seeds a spec takes.
  */
-export const SPECS = {
+export const SPECS: Readonly<Record<string, ScenarioSpec>> = {
   healthy: { kind: 'healthy', durationMs: 1_800_000 },
   peak: { kind: 'peak', durationMs: 3_600_000 },
   burst: { kind: 'burst', durationMs: 1_800_000 },
@@ -52,7 +127,7 @@ export const SPECS = {
   'step under': { kind: 'slow', reach: [0.25, 0.55] },
 };
 
-export const HOSTS = {
+export const HOSTS: Readonly<Record<string, HostSpec>> = {
   '2xSSD': { disks: 2, media: 'ssd' },
   '4xHDD': { disks: 4, media: 'hdd' },
   '12xHDD': { disks: 12, media: 'hdd' },
@@ -73,7 +148,7 @@ export const RECORDINGS = {
   calibration: [],
   heldOut: ['b', 'd', 'e', 'f', 'g', 'h', 'i', 'j'],
 };
-const traces = (names) => names.map((name) => `session-${name}.jsonl.gz`);
+const traces = (names: readonly string[]): string[] => names.map((name) => `session-${name}.jsonl.gz`);
 
 /**
  * What training sees: geometric ramps only, seeds from 1, and the training recordings; half
@@ -81,7 +156,7 @@ const traces = (names) => names.map((name) => `session-${name}.jsonl.gz`);
  * a real host's scheduling delays, a fast median with a tail 10 to 20 times it, which no
  * generated disk has).
  */
-export const TRAINING = {
+export const TRAINING: Selection = {
   seeds: { first: 1, ramps: 40, negatives: 6 },
   hosts: ['2xSSD', '4xHDD'],
   specs: Object.keys(SPECS).filter((name) => !name.endsWith('(linear)') && !SPECS[name].evaluationOnly),
@@ -94,7 +169,7 @@ export const TRAINING = {
  * half the runs also with the training recordings' host delays, as in training, and the
  * recordings given to calibration (none now: never trained on, never in the benchmark).
  */
-export const VALIDATION = {
+export const VALIDATION: Selection = {
   seeds: { first: 50_001, ramps: 8, negatives: 2 },
   hosts: ['2xSSD', '4xHDD'],
   specs: Object.keys(SPECS).filter((name) => !SPECS[name].evaluationOnly),
@@ -108,13 +183,13 @@ export const VALIDATION = {
  * false warnings on near misses were 1 or 2, too few to tell rules apart), and the slow ramps.
  * No training, no held-out seed, no host delays (the rules were chosen without them).
  */
-export const TUNING = { ...VALIDATION, seeds: { first: 50_001, ramps: 120, negatives: 18, slowRamps: 20 }, specs: Object.keys(SPECS), hostDelays: undefined };
+export const TUNING: Selection = { ...VALIDATION, seeds: { first: 50_001, ramps: 120, negatives: 18, slowRamps: 20 }, specs: Object.keys(SPECS), hostDelays: undefined };
 
 /**
  * What the benchmark sees: other seeds, a larger host, linear and slow ramps as well, and the
  * held-out recordings.
  */
-export const HELD_OUT = {
+export const HELD_OUT: Selection = {
   seeds: { first: 100_001, ramps: 40, negatives: 6, slowRamps: 20 },
   hosts: ['2xSSD', '12xHDD'],
   specs: Object.keys(SPECS),
@@ -122,7 +197,7 @@ export const HELD_OUT = {
 };
 
 /** The seeds each selection takes: [first, last]. */
-function seedRange(selection) {
+function seedRange(selection: Selection): [number, number] {
   const { first, ramps, negatives, slowRamps = 0 } = selection.seeds;
   return [first, first + Math.max(ramps, negatives, slowRamps) - 1];
 }
@@ -131,8 +206,8 @@ function seedRange(selection) {
  * The held-out selection on seeds from `first` instead, for a second measure: refused if
  * they meet training's, validation's or tuning's.
  */
-export function heldOutFrom(first) {
-  const selection = { ...HELD_OUT, seeds: { ...HELD_OUT.seeds, first } };
+export function heldOutFrom(first: number): Selection {
+  const selection: Selection = { ...HELD_OUT, seeds: { ...HELD_OUT.seeds, first } };
   const [from, to] = seedRange(selection);
   for (const [name, other] of Object.entries({ training: TRAINING, validation: VALIDATION, tuning: TUNING })) {
     const [a, b] = seedRange(other);
@@ -141,14 +216,19 @@ export function heldOutFrom(first) {
   return selection;
 }
 
-/** A disk's series: its samples, their features, and whether the scenario made it slow. */
-function series(disk, timed, faulty, source) {
-  const features = timed.map((t) => sampleFeatures(t.sample, PARAMS.timeoutMs));
-  return { disk, source, faulty, samples: timed, features };
+/** A sample's features: never none, as every tick of a traced period counts (traceSamples). */
+function featuresOf(sample: PredictorSample): SampleFeatures {
+  const features = sampleFeatures(sample, PARAMS.timeoutMs);
+  if (features === null) throw new Error('a sample period without a tick');
+  return features;
 }
 
-function generatedLines(options) {
-  const lines = [];
+function series(disk: string, timed: TimedSample[], faulty: boolean, source: CorpusDisk['source']): CorpusDisk {
+  return { disk, source, faulty, samples: timed, features: timed.map((t) => featuresOf(t.sample)) };
+}
+
+function generatedLines(options: ScenarioOptions): { lines: CorpusLine[]; info: ScenarioInfo } {
+  const lines: CorpusLine[] = [];
   const generator = new ScenarioGenerator(options);
   for (const tick of generator.ticks()) for (const line of tick.lines) lines.push(line);
   lines.push({ tick: generator.info.ticks });
@@ -156,47 +236,53 @@ function generatedLines(options) {
 }
 
 /** Each host's and seed's healthy P99s by disk: the scenarios of one seed share its host. */
-const healthyP99s = new Map();
+const healthyP99s = new Map<string, Map<string, number>>();
 
 /** The median P99 of a disk over the first 5 minutes of its seed's healthy host. */
-function healthyP99(host, seed, disk) {
+function healthyP99(host: HostSpec, seed: number, disk: string): number {
   const key = `${JSON.stringify(host)} ${seed}`;
   let byDisk = healthyP99s.get(key);
   if (byDisk === undefined) {
     const { lines, info } = generatedLines({ kind: 'healthy', seed, ...host, durationMs: 300_000 });
     byDisk = new Map();
     for (const [name, timed] of traceSamples(lines, info.intervalMs, PARAMS.sampleMs)) {
-      const p99s = timed.map((t) => sampleFeatures(t.sample, PARAMS.timeoutMs).p99Ms).sort((a, b) => a - b);
+      const p99s = timed.map((t) => featuresOf(t.sample).p99Ms).sort((a, b) => a - b);
       byDisk.set(name, p99s[p99s.length >> 1]);
     }
     healthyP99s.set(key, byDisk);
   }
-  return byDisk.get(disk);
+  return byDisk.get(disk)!;
 }
 
 /** One generated run: every disk of the host as a series; `levelOffMs`, when a near miss's slow disk stops growing. */
-export function scenarioRun(specName, hostName, seed) {
+export function scenarioRun(specName: string, hostName: string, seed: number): GeneratedRun {
   const spec = SPECS[specName];
   const host = HOSTS[hostName];
-  const options = { kind: spec.kind, seed, ...host, durationMs: spec.durationMs };
+  const options: ScenarioOptions = { kind: spec.kind, seed, ...host, durationMs: spec.durationMs };
   const rng = new Rng(mixSeed(seed, 'predictor ramp', specName, hostName));
   const names = new ScenarioGenerator({ kind: 'healthy', seed, ...host, durationMs: PARAMS.sampleMs }).info.disks;
   if (spec.kind === 'ramp' || spec.kind === 'slow') {
-    const rampMs = spec.kind === 'ramp' ? Math.round(rng.uniform(...spec.rampMin) * 60_000) : 0;
-    const reach = rng.uniform(...spec.reach) * PARAMS.slaMs;
+    // A ramp has its `rampMin`, a ramp or a step its `reach` (SPECS).
+    const rampMs = spec.kind === 'ramp' ? Math.round(rng.uniform(...spec.rampMin!) * 60_000) : 0;
+    const reach = rng.uniform(...spec.reach!) * PARAMS.slaMs;
     const slowDisk = new Rng(mixSeed(seed, 'predictor slow disk')).int(host.disks);
-    const factor = Math.max(1, reach / healthyP99(host, seed, names[slowDisk]));
-    Object.assign(options, { slowDisk, factor, durationMs: 360_000 + rampMs + 420_000 });
-    if (spec.kind === 'ramp') Object.assign(options, { rampMs, rampShape: spec.shape });
+    options.slowDisk = slowDisk;
+    options.factor = Math.max(1, reach / healthyP99(host, seed, names[slowDisk]));
+    options.durationMs = 360_000 + rampMs + 420_000;
+    if (spec.kind === 'ramp') {
+      options.rampMs = rampMs;
+      options.rampShape = spec.shape;
+    }
   }
   if (spec.periodS) {
     const periodMs = Math.round(rng.uniform(...spec.periodS) * 1000);
+    // A periodic burst has its `burstReach`, a periodic stall its `stallMs` (SPECS).
     if (spec.kind === 'burst') {
-      const reach = rng.uniform(...spec.burstReach) * PARAMS.slaMs;
+      const reach = rng.uniform(...spec.burstReach!) * PARAMS.slaMs;
       const factorMedian = Math.max(1, reach / healthyP99(host, seed, names[0]));
       options.burst = { periodMs, minMs: 1000, maxMs: 3000, factorMedian, factorSigma: 0.2 };
     } else {
-      options.stall = { periodMs, stallMs: Math.round(rng.uniform(...spec.stallMs)) };
+      options.stall = { periodMs, stallMs: Math.round(rng.uniform(...spec.stallMs!)) };
     }
   }
   if (spec.peak) options.peak = spec.peak;
@@ -213,8 +299,11 @@ export function scenarioRun(specName, hostName, seed) {
     lines,
     disks: [...byDisk].map(([disk, timed]) => {
       const s = series(disk, timed, disk === info.slowDisk, 'generated');
-      if (s.faulty) s.onsetMs = info.onsetMs;
-      if (nearMiss && s.faulty) s.levelOffMs = info.onsetMs + (info.ramp?.rampMs ?? 0);
+      // A scenario's slow disk has its onset.
+      if (s.faulty && info.onsetMs !== null) {
+        s.onsetMs = info.onsetMs;
+        if (nearMiss) s.levelOffMs = info.onsetMs + (info.ramp?.rampMs ?? 0);
+      }
       return s;
     }),
   };
@@ -224,13 +313,15 @@ export function scenarioRun(specName, hostName, seed) {
  * A recorded trace (gzip'd JSON Lines): every disk as a series; the ones named ramp* were slowed
  * down past the SLA, the ones named level* levelled off under it at their last step (the schedule file).
  */
-export function recordedRun(file) {
+export function recordedRun(file: string): CorpusRun {
   const where = path.join(RECORDED_DIR, file);
-  if (!existsSync(where)) throw new Error(`${path.relative(ROOT, where)} is missing: record it with scripts/predict/record-fault-traces (see docs/design/early-warning-model.md)`);
+  if (!existsSync(where)) throw new Error(`${path.relative(REPO_ROOT, where)} is missing: record it with dev/predict/record-fault-traces (see docs/design/early-warning-model.md)`);
   const text = gunzipSync(readFileSync(where)).toString('utf8');
-  const rows = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
-  const header = 'slowdisk_trace' in rows[0] ? rows.shift() : { interval_ms: 100 };
-  const byDisk = traceSamples(rows, header.interval_ms, PARAMS.sampleMs);
+  // The recorder's lines (docs/trace-format.md): a header first, in all but the oldest traces.
+  const rows = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as CorpusLine | RecordedHeader);
+  const header = 'slowdisk_trace' in rows[0] ? (rows.shift() as RecordedHeader) : { interval_ms: 100 };
+  const lines = rows as CorpusLine[];
+  const byDisk = traceSamples(lines, header.interval_ms, PARAMS.sampleMs);
   const steps = readFileSync(where.replace(/\.jsonl\.gz$/, '.schedule'), 'utf8').trim().split('\n').map((line) => line.split(' '));
   return {
     name: `recorded ${file}`,
@@ -238,7 +329,7 @@ export function recordedRun(file) {
     host: 'loop disks',
     seed: null,
     intervalMs: header.interval_ms,
-    lines: rows,
+    lines,
     disks: [...byDisk].map(([disk, timed]) => {
       const s = series(disk, timed, disk.startsWith('ramp'), 'recorded');
       const times = steps.filter(([name]) => name === disk).map(([, at]) => Number(at) * 1000);
@@ -258,9 +349,10 @@ export function recordedRun(file) {
  * burst, a peak, a stall of the whole host): training and calibration leave those out, so
  * that a healthy disk's probability is not the corpus's rate of onsets and spikes.
  */
-export function foreseeableFrom(disk) {
-  if (disk.onsetMs === undefined) return disk.samples.length;
-  const i = disk.samples.findIndex((t) => t.atMs > disk.onsetMs);
+export function foreseeableFrom(disk: Pick<CorpusDisk, 'onsetMs' | 'samples'>): number {
+  const { onsetMs } = disk;
+  if (onsetMs === undefined) return disk.samples.length;
+  const i = disk.samples.findIndex((t) => t.atMs > onsetMs);
   return i < 0 ? disk.samples.length : i;
 }
 
@@ -270,8 +362,8 @@ export function foreseeableFrom(disk) {
  * sample with an unanswered tick or a P99 over half the SLA (a stall of the whole host) is
  * left out.
  */
-export function hostDelays(files) {
-  const samples = [];
+export function hostDelays(files: readonly string[]): number[][] {
+  const samples: number[][] = [];
   for (const file of files) {
     for (const disk of recordedRun(file).disks) {
       if (disk.onsetMs !== undefined || disk.faulty) continue;
@@ -293,7 +385,7 @@ export function hostDelays(files) {
  * Its `lines` stay the generated run's: the other detectors the benchmark times on sudden
  * breaches (--validation) see the run without the delays.
  */
-export function withHostDelays(run, delays) {
+export function withHostDelays(run: GeneratedRun, delays: readonly number[][]): GeneratedRun {
   const rng = new Rng(mixSeed(run.seed, 'host delays', run.spec, run.host));
   return {
     ...run,
@@ -306,7 +398,7 @@ export function withHostDelays(run, delays) {
         const latenciesMs = t.sample.latenciesMs.map((ms) => Math.round((ms + from[rng.int(from.length)]) * 1000) / 1000);
         return { atMs: t.atMs, sample: { ...t.sample, latenciesMs } };
       });
-      return { ...disk, samples, features: samples.map((t) => sampleFeatures(t.sample, PARAMS.timeoutMs)) };
+      return { ...disk, samples, features: samples.map((t) => featuresOf(t.sample)) };
     }),
   };
 }
@@ -316,9 +408,9 @@ export function withHostDelays(run, delays) {
  * `hostDelays` ({ recordings, share }), that share of the generated runs (drawn per run) also
  * as they would look on the recordings' host (withHostDelays).
  */
-export function runJobs(selection) {
-  const jobs = [];
-  const delays = selection.hostDelays ? hostDelays(traces(selection.hostDelays.recordings)) : null;
+export function runJobs(selection: Selection): RunJob[] {
+  const jobs: RunJob[] = [];
+  const delayed = selection.hostDelays ? { share: selection.hostDelays.share, delays: hostDelays(traces(selection.hostDelays.recordings)) } : null;
   for (const specName of selection.specs) {
     const { runs } = SPECS[specName];
     const count = runs === 'ramps' ? selection.seeds.ramps : runs === 'slowRamps' ? (selection.seeds.slowRamps ?? 0) : selection.seeds.negatives;
@@ -326,8 +418,8 @@ export function runJobs(selection) {
       for (let i = 0; i < count; i += 1) {
         const seed = selection.seeds.first + i;
         jobs.push({ label: `${specName} ${hostName}`, run: () => scenarioRun(specName, hostName, seed) });
-        if (delays && new Rng(mixSeed(seed, 'host delays?', specName, hostName)).next() < selection.hostDelays.share) {
-          jobs.push({ label: `${specName} ${hostName} with host delays`, run: () => withHostDelays(scenarioRun(specName, hostName, seed), delays) });
+        if (delayed && new Rng(mixSeed(seed, 'host delays?', specName, hostName)).next() < delayed.share) {
+          jobs.push({ label: `${specName} ${hostName} with host delays`, run: () => withHostDelays(scenarioRun(specName, hostName, seed), delayed.delays) });
         }
       }
     }
