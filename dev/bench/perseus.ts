@@ -1,9 +1,8 @@
-#!/usr/bin/env node
 // Fail-slow benchmark on real production data: the peer detector on Perseus cluster C (93
 // hosts, 1,116 drives, ~15 days), scored against the operators' 32 labelled fail-slow drives.
 //
 //   npm run bench:perseus                       # tsc, then this script
-//   node scripts/bench/perseus.mjs [--data DIR] [--json FILE]
+//   node dist-dev/dev/bench/perseus.js [--data DIR] [--json FILE]
 //
 // --data   the directory with cluster_C-1min.tar.xz and slow_drives_cluster_C.csv
 //          (data/perseus in the repository); read in place, never copied
@@ -17,22 +16,23 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { naturalCompare } from '../../src/common/natural-compare.js';
+import type { AlignedDay } from '../../src/drives/aligned-series.js';
+import { judgeDayByClass } from '../../src/drives/peer-day.js';
+import { DEFAULT_PEER_PARAMS, peerParams, type PeerParams } from '../../src/drives/peer-params.js';
+import { judgeHost, type HostVerdict } from '../../src/drives/peer-verdict.js';
+import { analyzeHost } from '../../src/drives/series-analysis.js';
+import { newCounters } from '../../src/drives/series-csv.js';
+import { findHosts } from '../../src/drives/series-files.js';
+import { daysToDetection } from '../peer/days-to-detection.js';
+import { cachedUnpack } from '../perseus/archive.js';
+import { readHostDays } from '../perseus/host-days.js';
+import { labelKey, readLabels, type Labels } from '../perseus/labels.js';
+import { REPO_ROOT } from '../repo-root.js';
+import { Rng } from '../scenarios/prng.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const dev = (file) => new URL(`file://${path.join(root, 'dist-dev', file)}`).href;
-
-const { DEFAULT_PEER_PARAMS, peerParams } = await import(dev('src/drives/peer-params.js'));
-const { judgeDayByClass } = await import(dev('src/drives/peer-day.js'));
-const { judgeHost, naturalCompare } = await import(dev('src/drives/peer-verdict.js'));
-const { analyzeHost } = await import(dev('src/drives/series-analysis.js'));
-const { newCounters } = await import(dev('src/drives/series-csv.js'));
-const { findHosts } = await import(dev('src/drives/series-files.js'));
-const { daysToDetection } = await import(dev('dev/peer/days-to-detection.js'));
-const { cachedUnpack } = await import(dev('dev/perseus/archive.js'));
-const { readHostDays } = await import(dev('dev/perseus/host-days.js'));
-const { labelKey, readLabels } = await import(dev('dev/perseus/labels.js'));
-const { Rng } = await import(dev('dev/scenarios/prng.js'));
+/** Each host's days, in memory. */
+type Series = Map<string, AlignedDay[]>;
 
 /** What the artifact repository's own outputs reach on cluster C, scored against the labels (cited, not re-run here). */
 const ARTIFACT_BASELINES = [
@@ -42,8 +42,13 @@ const ARTIFACT_BASELINES = [
 ];
 const ARTIFACT = 'ucare-uchicago/kratos-failslow';
 
-function parseArgs(argv) {
-  const options = { data: path.join(root, 'data', 'perseus'), json: path.join(root, 'bench-results', 'perseus.json') };
+interface Options {
+  data: string;
+  json: string;
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const options: Options = { data: path.join(REPO_ROOT, 'data', 'perseus'), json: path.join(REPO_ROOT, 'bench-results', 'perseus.json') };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const value = () => {
@@ -57,16 +62,29 @@ function parseArgs(argv) {
   return options;
 }
 
-function usage(message) {
-  process.stderr.write(`perseus bench: ${message}\nusage: node scripts/bench/perseus.mjs [--data DIR] [--json FILE]\n`);
+function usage(message: string): never {
+  process.stderr.write(`perseus bench: ${message}\nusage: node dist-dev/dev/bench/perseus.js [--data DIR] [--json FILE]\n`);
   process.exit(3);
 }
 
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const f2 = (value) => (Number.isFinite(value) ? value.toFixed(2) : '  - ');
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const f2 = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '  - ');
+
+interface Score {
+  labelled: number;
+  flagged: number;
+  tp: number;
+  fp: number;
+  fn: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  falseFlags: string[];
+  missed: string[];
+}
 
 /** Precision, recall and F1 of a set of flagged `host/disk` keys against the labels, over the given hosts. */
-function score(flagged, labels, hosts) {
+function score(flagged: ReadonlySet<string>, labels: Labels, hosts: readonly string[]): Score {
   const inScope = new Set(hosts);
   const truth = [...labels.keys].filter((key) => inScope.has(key.split('/')[0]));
   const tp = [...flagged].filter((key) => labels.keys.has(key)).length;
@@ -89,17 +107,24 @@ function score(flagged, labels, hosts) {
   };
 }
 
+interface Evaluation extends Score {
+  /** Each labelled drive found slow: the days of data it took, and the day it was found on. */
+  daysNeeded: { drive: string; days: number; day: string }[];
+  recoveredLabelled: number;
+  recoveredOthers: number;
+}
+
 /**
  * The detector over in-memory series of the given hosts, scored on its verdict now (slow now);
  * the drives slow before and recovered since are counted apart. With `detection`, the days
  * each slow drive needed (growing prefixes).
  */
-function evaluate(series, hosts, params, labels, detection = false, everSlow = false) {
-  const flagged = new Set();
-  const recovered = new Set();
-  const daysNeeded = [];
+function evaluate(series: Series, hosts: readonly string[], params: PeerParams, labels: Labels, detection = false, everSlow = false): Evaluation {
+  const flagged = new Set<string>();
+  const recovered = new Set<string>();
+  const daysNeeded: Evaluation['daysNeeded'] = [];
   for (const host of hosts) {
-    const days = series.get(host).flatMap((day) => judgeDayByClass(day, params));
+    const days = series.get(host)!.flatMap((day) => judgeDayByClass(day, params));
     for (const drive of judgeHost(days, params).drives) {
       if (drive.verdict === 'slow' || (everSlow && drive.episodes.length > 0)) flagged.add(labelKey(host, drive.disk));
       else if (drive.episodes.length > 0) recovered.add(labelKey(host, drive.disk));
@@ -116,23 +141,23 @@ function evaluate(series, hosts, params, labels, detection = false, everSlow = f
 }
 
 /** A median-plus-MAD reference: a drive is flagged when its median latency over the whole period stands out of its host's drives by more than 3.5 robust SDs (no load, no persistence). */
-function medianMadReference(series, hosts, labels) {
-  const flagged = new Set();
-  const med = (values) => {
+function medianMadReference(series: Series, hosts: readonly string[], labels: Labels): Score {
+  const flagged = new Set<string>();
+  const med = (values: readonly number[]) => {
     const sorted = Float64Array.from(values).sort();
     const n = sorted.length;
     return n === 0 ? NaN : n % 2 ? sorted[n >> 1] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   };
   for (const host of hosts) {
-    const perDisk = new Map();
-    for (const day of series.get(host)) {
+    const perDisk = new Map<string, number[]>();
+    for (const day of series.get(host)!) {
       day.disks.forEach((disk, d) => {
         const values = perDisk.get(disk) ?? [];
         for (const value of day.latency[d]) if (value > 0) values.push(value);
         perDisk.set(disk, values);
       });
     }
-    const logs = [...perDisk].map(([disk, values]) => [disk, Math.log(med(values))]).filter(([, value]) => Number.isFinite(value));
+    const logs = [...perDisk].map(([disk, values]): [string, number] => [disk, Math.log(med(values))]).filter(([, value]) => Number.isFinite(value));
     const center = med(logs.map(([, value]) => value));
     const spread = Math.max(0.01, 1.4826 * med(logs.map(([, value]) => Math.abs(value - center))));
     for (const [disk, value] of logs) if ((value - center) / spread > 3.5) flagged.add(labelKey(host, disk));
@@ -141,7 +166,7 @@ function medianMadReference(series, hosts, labels) {
 }
 
 /** The peer detector without persistence: a drive is flagged on its first slow day (whether slow now or not). */
-function singleDayReference(series, hosts, params, labels) {
+function singleDayReference(series: Series, hosts: readonly string[], params: PeerParams, labels: Labels): Evaluation {
   return evaluate(series, hosts, { ...params, minSlowDays: 1 }, labels, false, true);
 }
 
@@ -150,12 +175,12 @@ function singleDayReference(series, hosts, params, labels) {
  * drawn at random (seeded): what other clusters show, healthy drives well above their peers
  * on single days. Only the copies are changed.
  */
-function withExcursions(series, hosts, labels, count, factor, seed) {
+function withExcursions(series: Series, hosts: readonly string[], labels: Labels, count: number, factor: number, seed: number): Series {
   const rng = new Rng(seed);
   const random = () => rng.next();
-  const out = new Map();
+  const out: Series = new Map();
   for (const host of hosts) {
-    const days = series.get(host).map((day) => ({ ...day, latency: [...day.latency] }));
+    const days = series.get(host)!.map((day) => ({ ...day, latency: [...day.latency] }));
     const disks = [...new Set(days.flatMap((day) => day.disks))];
     for (const disk of disks) {
       if (labels.keys.has(labelKey(host, disk))) continue;
@@ -175,11 +200,11 @@ function withExcursions(series, hosts, labels, count, factor, seed) {
 }
 
 /** The ratio to peers (over the last window) of the labelled drives and of the others: the margin the threshold sits in. */
-function ratioMargin(series, hosts, params, labels) {
-  const labelled = [];
-  const others = [];
+function ratioMargin(series: Series, hosts: readonly string[], params: PeerParams, labels: Labels): { labelledMin: number; labelledMax: number; othersMax: number } {
+  const labelled: number[] = [];
+  const others: number[] = [];
   for (const host of hosts) {
-    const days = series.get(host).flatMap((day) => judgeDayByClass(day, params));
+    const days = series.get(host)!.flatMap((day) => judgeDayByClass(day, params));
     for (const drive of judgeHost(days, params).drives) {
       if (!Number.isFinite(drive.ratio)) continue;
       (labels.keys.has(labelKey(host, drive.disk)) ? labelled : others).push(drive.ratio);
@@ -188,13 +213,13 @@ function ratioMargin(series, hosts, params, labels) {
   return { labelledMin: Math.min(...labelled), labelledMax: Math.max(...labelled), othersMax: Math.max(...others) };
 }
 
-function table(headers, rows) {
+function table(headers: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => String(row[i]).length)));
-  const line = (cells) => cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ');
+  const line = (cells: readonly (string | number)[]) => cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ');
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-const scoreCells = (s) => [f2(s.precision), f2(s.recall), f2(s.f1), s.tp, s.fp, s.fn];
+const scoreCells = (s: Score) => [f2(s.precision), f2(s.recall), f2(s.f1), s.tp, s.fp, s.fn];
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
@@ -212,20 +237,20 @@ async function main() {
   const counters = newCounters();
   started = performance.now();
   const hostDirs = await findHosts(unpacked, counters);
-  const verdicts = new Map();
+  const verdicts = new Map<string, HostVerdict>();
   for (const host of hostDirs) verdicts.set(host.host, (await analyzeHost(host, params, counters)).verdict);
   const analyzeMs = performance.now() - started;
-  const cli = spawnSync(process.execPath, [path.join(root, 'bin', 'slowdisk.js'), 'analyze', unpacked, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const cli = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'slowdisk.js'), 'analyze', unpacked, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const cliMs = performance.now() - started - analyzeMs;
   const cliSlow = cli.stdout
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line))
+    .map((line) => JSON.parse(line) as { type?: unknown; verdict?: unknown })
     .filter((line) => line.type === 'drive' && line.verdict === 'slow').length;
 
   // The series in memory, for the runs below (sensitivity, hold-out, prefixes).
   started = performance.now();
-  const series = new Map();
+  const series: Series = new Map();
   const loadCounters = newCounters();
   for (const host of hostDirs) series.set(host.host, await readHostDays(host, params, loadCounters));
   const loadMs = performance.now() - started;
@@ -234,7 +259,7 @@ async function main() {
   started = performance.now();
   const main = evaluate(series, hosts, params, labels, true);
   const evalMs = performance.now() - started;
-  const cliFlagged = new Set();
+  const cliFlagged = new Set<string>();
   for (const [host, verdict] of verdicts) for (const drive of verdict.drives) if (drive.verdict === 'slow') cliFlagged.add(labelKey(host, drive.disk));
   const cliScore = score(cliFlagged, labels, hosts);
 
@@ -255,7 +280,7 @@ async function main() {
     `${main.fn - main.recoveredLabelled} never slow; other drives ${main.fp} slow now, ${main.recoveredOthers} recovered`);
   out(`falsely flagged drives: ${main.fp}${main.fp ? ` (${main.falseFlags.join(', ')})` : ''}; missed: ${main.fn}${main.fn ? ` (${main.missed.join(', ')})` : ''}`);
   const needed = main.daysNeeded.map((d) => d.days).sort((a, b) => a - b);
-  const histogram = new Map();
+  const histogram = new Map<number, number>();
   for (const days of needed) histogram.set(days, (histogram.get(days) ?? 0) + 1);
   out(`days of data each true detection needed (detector run on growing prefixes of days): ` +
     (needed.length ? `min ${needed[0]}, median ${needed[needed.length >> 1]}, max ${needed[needed.length - 1]}; ` +
@@ -269,7 +294,7 @@ async function main() {
     `unpack ${seconds(unpackMs)} (cached after the first run); series loaded into memory ${seconds(loadMs)}, judged again in ${seconds(evalMs)} (with the prefixes)`);
 
   // Sensitivity: each main parameter moved by -25 % and +25 % (slowRatio by its excess over 1).
-  const moves = [
+  const moves: readonly (readonly [keyof PeerParams, (v: number, f: number) => number, (v: number) => string])[] = [
     ['slowRatio', (v, f) => 1 + (v - 1) * f, (v) => v.toFixed(3)],
     ['minSlowWindowShare', (v, f) => v * f, (v) => v.toFixed(3)],
     ['windowSeconds', (v, f) => Math.round(v * f), String],
@@ -280,8 +305,8 @@ async function main() {
     ['hostWideShare', (v, f) => v * f, (v) => v.toFixed(3)],
     ['minDayWindows', (v, f) => Math.max(1, Math.round(v * f)), String],
   ];
-  const sensitivity = [];
-  const rows = [];
+  const sensitivity: ({ param: keyof PeerParams; factor: number; value: number } & Pick<Score, 'precision' | 'recall' | 'f1' | 'tp' | 'fp' | 'fn'>)[] = [];
+  const rows: (string | number)[][] = [];
   for (const [name, move, show] of moves) {
     for (const factor of [0.75, 1.25]) {
       const value = move(DEFAULT_PEER_PARAMS[name], factor);
@@ -296,8 +321,8 @@ async function main() {
 
   // Healthy drives that stand out on single days, as other clusters have: injected into the
   // copies of cluster C's unlabelled drives, on 1 to 4 random days each (of ~15).
-  const stress = [];
-  const stressRows = [];
+  const stress: { days: number; factor: number; detector: Pick<Evaluation, 'precision' | 'recall' | 'fp' | 'recoveredOthers'>; noPersistence: Pick<Score, 'precision' | 'recall' | 'fp'> }[] = [];
+  const stressRows: (string | number)[][] = [];
   for (const count of [1, 2, 3, 4]) {
     const spoiled = withExcursions(series, hosts, labels, count, 1.6, 1000 + count);
     const detector = evaluate(spoiled, hosts, params, labels);
@@ -313,7 +338,7 @@ async function main() {
   // thresholds are tuned on A alone, then scored on B and on all.
   const halfA = hosts.filter((_, i) => i % 2 === 0);
   const halfB = hosts.filter((_, i) => i % 2 === 1);
-  const grid = [];
+  const grid: { slowRatio: number; minSlowWindowShare: number; f1: number; distance: number }[] = [];
   for (const slowRatio of [1.1, 1.15, 1.2, 1.25, 1.3, 1.35, 1.4]) {
     for (const minSlowWindowShare of [0.375, 0.5, 0.625, 0.75]) {
       const result = evaluate(series, halfA, peerParams({ slowRatio, minSlowWindowShare }), labels);
@@ -354,10 +379,10 @@ async function main() {
     ['defaults, on B', ...scoreCells(holdout.defaultsOnB)],
   ]));
 
-  const strip = ({ daysNeeded, ...rest }) => rest;
+  const strip = <T extends Score>({ daysNeeded, ...rest }: T & { daysNeeded?: unknown }) => rest;
   const figures = {
     bench: 'perseus',
-    data: { archive: path.relative(root, archive), labels: path.relative(root, labelsFile), hosts: hosts.length, rows: counters.rows, badRows: counters.badRows, badFiles: counters.badFiles, labelled: labels.keys.size },
+    data: { archive: path.relative(REPO_ROOT, archive), labels: path.relative(REPO_ROOT, labelsFile), hosts: hosts.length, rows: counters.rows, badRows: counters.badRows, badFiles: counters.badFiles, labelled: labels.keys.size },
     params: DEFAULT_PEER_PARAMS,
     result: { ...strip(main), daysNeeded: main.daysNeeded },
     daysNeeded: needed.length ? { min: needed[0], median: needed[needed.length >> 1], max: needed[needed.length - 1], histogram: Object.fromEntries(histogram) } : null,
