@@ -1,3 +1,4 @@
+// @ts-check
 // Builds the native addon from the sources in the package (binding.gyp, native/) into
 // build/Release, with node-gyp and the running Node's own headers: never a download, so that
 // an air-gapped node builds as well as any. Used by the install step when no prebuilt addon
@@ -15,6 +16,7 @@ export const NODE_DIR = path.resolve(process.execPath, '../..');
 
 const HEADERS = path.join(NODE_DIR, 'include/node');
 
+/** @param {string} command */
 function onPath(command) {
   for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
     try {
@@ -28,10 +30,14 @@ function onPath(command) {
 }
 
 /** The program node-gyp's makefiles compile and link with: $CXX, or make's default. */
-const compiler = (env) => (env.CXX ?? 'g++').split(' ')[0];
+const compiler = (/** @type {NodeJS.ProcessEnv} */ env) => (env.CXX ?? 'g++').split(' ')[0];
 
-/** What a build would lack here, each as a user would install it: the compiler, make, python3, Node's headers. */
+/**
+ * What a build would lack here, each as a user would install it: the compiler, make, python3, Node's headers.
+ * @returns {string[]}
+ */
 export function missingForBuild(env = process.env) {
+  /** @type {string[]} */
   const missing = [];
   const cxx = compiler(env);
   if (!(cxx.includes('/') ? existsSync(cxx) : onPath(cxx))) missing.push(`a C++ compiler (${cxx})`);
@@ -42,7 +48,10 @@ export function missingForBuild(env = process.env) {
   return missing;
 }
 
-/** How to get what is missing, on Debian (and Red Hat) and the like. */
+/**
+ * How to get what is missing, on Debian (and Red Hat) and the like.
+ * @param {string[]} missing what missingForBuild found
+ */
 export function howToGet(missing) {
   const packages = [];
   if (missing.some((what) => what.startsWith('a C++ compiler'))) packages.push('g++');
@@ -54,7 +63,10 @@ export function howToGet(missing) {
   return steps.join(', and ');
 }
 
-/** node-gyp: the package's own (a clone), else the one npm runs install scripts with, else one on PATH. */
+/**
+ * node-gyp: the package's own (a clone), else the one npm runs install scripts with, else one on PATH.
+ * @returns {[string, ...string[]]} the command and its first arguments
+ */
 function nodeGyp() {
   try {
     return [process.execPath, createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js')];
@@ -68,6 +80,8 @@ function nodeGyp() {
  * Runs `node-gyp rebuild` in the package for `arch` (the running Node's by default), with
  * `env` added to the environment (CC, CXX for a cross-compiler). Returns null when it built,
  * else the first line of what the build said went wrong.
+ * @param {{ arch?: string, env?: Record<string, string> }} [target]
+ * @returns {string | null}
  */
 export function buildAddon({ arch = process.arch, env = {} } = {}) {
   const [command, ...args] = nodeGyp();

@@ -1,3 +1,4 @@
+// @ts-check
 // The package's install step. A prebuilt addon that loads here (prebuilds/, as node-gyp-build
 // picks it) needs nothing more: no compiler, no network. Otherwise the addon is built from
 // the package's sources with the running Node's headers, and when that cannot be done, one
@@ -5,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { buildAddon, howToGet, missingForBuild, PACKAGE_ROOT } from './build-addon.mjs';
 
-const nodeGypBuild = createRequire(import.meta.url)('node-gyp-build');
+const nodeGypBuild = /** @type {(root: string) => unknown} */ (createRequire(import.meta.url)('node-gyp-build'));
 
 /** Why no addon loads (null when one does): the loader's or the dynamic linker's first line. */
 function whyNoAddon() {
@@ -13,11 +14,15 @@ function whyNoAddon() {
     nodeGypBuild(PACKAGE_ROOT);
     return null;
   } catch (error) {
-    const first = String(error.message).split('\n')[0];
+    const first = String(/** @type {Error} */ (error).message).split('\n')[0];
     return first.startsWith('No native build was found') ? 'none in prebuilds/ is for it' : first;
   }
 }
 
+/**
+ * @param {string} line
+ * @returns {never}
+ */
 function fail(line) {
   process.stderr.write(`slowdisk: ${line}\n`);
   process.exit(1);
