@@ -9,7 +9,20 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/**
+ * The folder above that holds package.json: walked up to, not counted, because the module also
+ * runs compiled beside the development scripts (dist-dev/scripts/install/, for `npm run prebuild`).
+ * @param {string} start
+ * @returns {string}
+ */
+function rootAbove(start) {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${start}`);
+  }
+}
+
+export const PACKAGE_ROOT = rootAbove(path.dirname(fileURLToPath(import.meta.url)));
 
 /** The installation prefix of the running Node, whose include/node holds its headers (node-gyp's --nodedir). */
 export const NODE_DIR = path.resolve(process.execPath, '../..');

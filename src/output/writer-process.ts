@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { FromWriter, ToWriter, WriterLink } from './writer-protocol.js';
 import { OUTPUT_THREADS } from './output-params.js';
 
-// Built and bundled (scripts/build/bundle.mjs); src/output and dist/bundle both sit two levels
+// Built and bundled (dev/build/bundle.ts); src/output and dist/bundle both sit two levels
 // below the package root.
 const CHILD_PATH = fileURLToPath(new URL('../../dist/bundle/writer-child.js', import.meta.url));
 

@@ -1,5 +1,5 @@
 // Which program a probe run's prober runs: prober-with-outputs.ts, built and bundled
-// (scripts/build/bundle.mjs; src/output and dist/bundle both sit two levels below the package
+// (dev/build/bundle.ts; src/output and dist/bundle both sit two levels below the package
 // root).
 import { fileURLToPath } from 'node:url';
 import type { ProberProgram } from '../probe/prober-protocol.js';

@@ -30,16 +30,19 @@ describe('the package', () => {
   });
 
   it('ships a package.json whose only script is the install step; the tree keeps its own', async () => {
-    // The manifest step of `npm pack` (prepack's last, postpack), run on a copy of the tree's
-    // package.json: what the tarball gets, and what the tree has again after.
+    // The manifest step of `npm pack` (prepack's last, postpack), compiled (npm run build:js)
+    // and run with what it imports on a copy of the tree's package.json: what the tarball gets,
+    // and what the tree has again after.
     const copy = path.join(work, 'source');
-    mkdirSync(path.join(copy, 'scripts/build'), { recursive: true });
-    cpSync(path.join(ROOT, 'scripts/build/packed-manifest.mjs'), path.join(copy, 'scripts/build/packed-manifest.mjs'));
+    for (const file of ['dist-dev/dev/build/packed-manifest.js', 'dist-dev/dev/repo-root.js', 'dist-dev/src/common/package-root.js']) {
+      mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
+      cpSync(path.join(ROOT, file), path.join(copy, file));
+    }
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(manifest.scripts.prepack).toMatch(/ && node scripts\/build\/packed-manifest\.mjs strip$/);
-    expect(manifest.scripts.postpack).toBe('node scripts/build/packed-manifest.mjs restore');
+    expect(manifest.scripts.prepack).toMatch(/ && node dist-dev\/dev\/build\/packed-manifest\.js strip$/);
+    expect(manifest.scripts.postpack).toBe('node dist-dev/dev/build/packed-manifest.js restore');
     // The copy packs with the manifest step alone: its other steps build what this test does not need.
-    const steps = { ...manifest, scripts: { ...manifest.scripts, prepack: 'node scripts/build/packed-manifest.mjs strip' }, files: ['scripts/build'] };
+    const steps = { ...manifest, scripts: { ...manifest.scripts, prepack: 'node dist-dev/dev/build/packed-manifest.js strip' }, files: ['dist-dev'] };
     const original = `${JSON.stringify(steps, null, 2)}\n`;
     writeFileSync(path.join(copy, 'package.json'), original);
     const { stdout } = await execFileAsync('npm', ['pack', '--json', '--pack-destination', work], { cwd: copy });

@@ -2,29 +2,20 @@
 // fails when a spec changed and the docs were not rewritten.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { PAGES, withTables } from '../../dev/docs/params.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-interface DocsParams {
-  PAGES: string[];
-  withTables(text: string): string;
-}
-
-const docs = async () => (await import(pathToFileURL(path.join(ROOT, 'scripts/docs/params.mjs')).href)) as DocsParams;
-
 describe('the parameter tables of the docs', () => {
-  it.each(['docs/usage.md', 'docs/statistical-detector.md', 'docs/tail-detector.md', 'docs/trace-format.md'])('%s is as the specs make it (npm run docs:params)', async (page) => {
-    const { PAGES, withTables } = await docs();
+  it.each(['docs/usage.md', 'docs/statistical-detector.md', 'docs/tail-detector.md', 'docs/trace-format.md'])('%s is as the specs make it (npm run docs:params)', (page) => {
     expect(PAGES).toContain(page);
     const text = readFileSync(path.join(ROOT, page), 'utf8');
     expect(text).toMatch(/<!-- params:[a-z-]+ -->/);
     expect(withTables(text)).toBe(text);
   });
 
-  it('a table follows the specs: a changed default shows as out of date', async () => {
-    const { withTables } = await docs();
+  it('a table follows the specs: a changed default shows as out of date', () => {
     const stale = '<!-- params:statistical -->\n| `--stat-threshold X` | `2` |\n<!-- /params -->\n';
     const fresh = withTables(stale);
     expect(fresh).not.toBe(stale);

@@ -10,11 +10,10 @@
 // root, as every dist/ room does, so the paths the code finds from import.meta.url (the
 // package.json, the addon, the prober's entry) are the same bundled or not.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { REPO_ROOT } from '../repo-root.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const dist = (file) => path.join(ROOT, 'dist', file);
+const dist = (file: string): string => path.join(REPO_ROOT, 'dist', file);
 
 const ENTRIES = {
   main: dist('cli/main.js'),

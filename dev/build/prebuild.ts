@@ -8,10 +8,18 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { buildAddon, PACKAGE_ROOT } from '../install/build-addon.mjs';
+import { buildAddon, PACKAGE_ROOT } from '../../scripts/install/build-addon.mjs';
+
+interface Target {
+  arch: string;
+  env: Record<string, string>;
+  strip: string;
+  /** The Debian package of its compiler. */
+  apt: string;
+}
 
 /** Each target, the compilers that make it, and the strip for its files. */
-const TARGETS = [
+const TARGETS: Target[] = [
   { arch: 'arm64', env: { CC: 'aarch64-linux-gnu-gcc', CXX: 'aarch64-linux-gnu-g++' }, strip: 'aarch64-linux-gnu-strip', apt: 'g++-aarch64-linux-gnu' },
   { arch: 'x64', env: {}, strip: 'strip', apt: 'g++' },
 ];

@@ -6,16 +6,22 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../repo-root.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MANIFEST = path.join(ROOT, 'package.json');
+const MANIFEST = path.join(REPO_ROOT, 'package.json');
 /** Outside the package's "files": never packed. */
-const KEPT = path.join(ROOT, 'package.json.development');
+const KEPT = path.join(REPO_ROOT, 'package.json.development');
 
 /** The scripts an installed package runs. */
 const SHIPPED_SCRIPTS = ['install'];
 
-export function packedManifest(manifest) {
+/** A package.json: its scripts, and the rest kept as it is. */
+interface Manifest {
+  scripts?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+export function packedManifest(manifest: Manifest): Manifest {
   const scripts = Object.fromEntries(Object.entries(manifest.scripts ?? {}).filter(([name]) => SHIPPED_SCRIPTS.includes(name)));
   return { ...manifest, scripts };
 }
@@ -26,10 +32,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (existsSync(KEPT)) throw new Error(`${KEPT} is there: a pack was cut short; put it back as package.json first`);
     const text = readFileSync(MANIFEST, 'utf8');
     writeFileSync(KEPT, text, { flag: 'wx' });
-    writeFileSync(MANIFEST, `${JSON.stringify(packedManifest(JSON.parse(text)), null, 2)}\n`);
+    writeFileSync(MANIFEST, `${JSON.stringify(packedManifest(JSON.parse(text) as Manifest), null, 2)}\n`);
   } else if (mode === 'restore') {
     if (existsSync(KEPT)) renameSync(KEPT, MANIFEST);
   } else {
-    throw new Error('usage: packed-manifest.mjs strip|restore');
+    throw new Error('usage: packed-manifest.js strip|restore');
   }
 }

@@ -1,27 +1,27 @@
 // Writes man/slowdisk.1, the manual page npm links in place on a global install (package.json
-// `man`), from the commands and flags as the CLI builds them (cli-reference.mjs) and the exit
+// `man`), from the commands and flags as the CLI builds them (cli-reference.ts) and the exit
 // codes as help shows them: run by `npm ci` and `npm pack` (prepare), never edited by hand.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exitCodeHelp } from '../../dist/cli/exit-code-help.js';
-import { DEFAULT_STATE_DIR } from '../../dist/drives/drive-params.js';
-import { REGISTRY_DIR } from '../../dist/prober/prober-registry.js';
-import { STATUS_DIR } from '../../dist/status/status-socket.js';
-import { cliReference } from './cli-reference.mjs';
+import { exitCodeHelp } from '../../src/cli/exit-code-help.js';
+import { DEFAULT_STATE_DIR } from '../../src/drives/drive-params.js';
+import { REGISTRY_DIR } from '../../src/prober/prober-registry.js';
+import { STATUS_DIR } from '../../src/status/status-socket.js';
+import { REPO_ROOT } from '../repo-root.js';
+import { cliReference, type CliCommand, type CliFlag } from './cli-reference.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const MAN_PAGE = path.join(ROOT, 'man/slowdisk.1');
+export const MAN_PAGE = path.join(REPO_ROOT, 'man/slowdisk.1');
 
-/** Text as roff prints it: backslashes and hyphens literal, no line taken for a request. */
 /** The probe file's name, as the addon makes it (native/probe_file.h). */
 const PROBE_PREFIX = '.slowdisk-probe-';
 
-const roff = (text) => text.replaceAll('\\', '\\e').replaceAll('-', '\\-').replace(/^(?=[.'])/gm, '\\&');
+/** Text as roff prints it: backslashes and hyphens literal, no line taken for a request. */
+const roff = (text: string): string => text.replaceAll('\\', '\\e').replaceAll('-', '\\-').replace(/^(?=[.'])/gm, '\\&');
 
-function flagItems(flags) {
-  const lines = [];
-  let group = null;
+function flagItems(flags: CliFlag[]): string[] {
+  const lines: string[] = [];
+  let group: string | null = null;
   for (const flag of flags) {
     if (flag.group !== group) {
       group = flag.group;
@@ -32,7 +32,7 @@ function flagItems(flags) {
   return lines;
 }
 
-function commandSection(command) {
+function commandSection(command: CliCommand): string[] {
   const lines = ['.SS ' + `"${roff(command.usage)}"`, roff(command.description)];
   for (const arg of command.args) lines.push('.TP', `.I ${roff(arg.term)}`, roff(arg.description));
   lines.push(...flagItems(command.flags));
@@ -40,7 +40,7 @@ function commandSection(command) {
   return lines;
 }
 
-export function manPage() {
+export function manPage(): string {
   const cli = cliReference();
   const [first, ...rest] = cli.description.split(': ');
   return [
@@ -63,7 +63,7 @@ export function manPage() {
     '.SH COMMANDS',
     ...cli.commands.flatMap(commandSection),
     '.SH EXIT STATUS',
-    ...['watch', 'check', 'replay'].flatMap((command) => [
+    ...(['watch', 'check', 'replay'] as const).flatMap((command) => [
       '.TP',
       `.B ${command}`,
       '.nf',
