@@ -48,7 +48,9 @@ describe('the package', () => {
     const { stdout } = await execFileAsync('npm', ['pack', '--json', '--pack-destination', work], { cwd: copy });
     const tarball = path.join(work, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0]!.filename);
     const { stdout: packed } = await execFileAsync('tar', ['-xzOf', tarball, 'package/package.json']);
-    expect(Object.keys((JSON.parse(packed) as { scripts: Record<string, string> }).scripts)).toEqual(['install']);
+    const shipped = JSON.parse(packed) as { scripts: Record<string, string>; imports?: unknown };
+    expect(Object.keys(shipped.scripts)).toEqual(['install']);
+    expect(shipped.imports).toBeUndefined();
     expect(readFileSync(path.join(copy, 'package.json'), 'utf8')).toBe(original);
   });
 });
