@@ -3,7 +3,7 @@
 // output writer (writer-child.js), what bin/slowdisk.js loads before any of them
 // (debug-signal.js) and the native layer's typed API (addon.js), their shared code in chunks
 // beside them, their dependencies inlined. The session (probe-session.js) is an entry too, so
-// that the benchmarks' observer (scripts/bench/observer.mjs) reaches the very class the CLI
+// that the benchmarks' observer (dev/bench/observer.ts) reaches the very class the CLI
 // runs. A process then reads a handful of files at start, not the 100 or so modules tsc
 // writes, which is most of what a cron check or a Nagios `status` costs before it does
 // anything. dist/bundle/ sits two levels below the package
