@@ -2,7 +2,7 @@
 // live probe file's name. Real plants, the built CLI, on this machine's own filesystem. (The
 // directory swapped for a symlink, whose clean-up needs root, is in test/e2e/probe-identity.)
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,11 @@ const digest = (file: string) => createHash('sha256').update(readFileSync(file))
 const lines = (cli: RunningCli) => jsonLines(cli.stdout());
 const events = (cli: RunningCli, kind: string) => lines(cli).filter((line) => line.type === 'event' && line.event === kind);
 const diskLines = (cli: RunningCli) => lines(cli).filter((line) => line.type === 'disk');
+function plantWhole(at: string, content: Buffer): void {
+  const aside = path.join(work, `aside-${path.basename(path.dirname(at))}`);
+  writeFileSync(aside, content, { flag: 'wx' });
+  renameSync(aside, at);
+}
 
 describe.concurrent('something planted at the live probe file name', () => {
   const mine = path.join(work, 'mine');
@@ -23,7 +28,8 @@ describe.concurrent('something planted at the live probe file name', () => {
   it.each([
     ['a symbolic link', (at: string) => symlinkSync(mine, at), /a symbolic link to .*\/mine; left untouched/],
     ['a hard link', (at: string) => linkSync(mine, at), /a hard link \(2 links\) to a regular file of 19000 bytes/],
-    ['a regular file', (at: string) => writeFileSync(at, Buffer.alloc(266240, 7), { flag: 'wx' }), /a regular file of 266240 bytes/],
+    // Written aside and renamed in whole: written in place, the prober may find it still empty.
+    ['a regular file', (at: string) => plantWhole(at, Buffer.alloc(266240, 7)), /a regular file of 266240 bytes/],
   ])('%s: an event says what was found, the probe moves to a fresh name, no failure is charged, the plant is untouched', async (_kind, plant, found) => {
     const dir = mkdtempSync(path.join(work, 'plant-'));
     const before = digest(mine);
