@@ -3,8 +3,8 @@
 // files; its requests run in order there, and a failed request rejects with a ProbeError.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { whyNotLoaded } from './addon-file.js';
+import { PACKAGE_ROOT } from '../common/package-root.js';
 
 export type SyncMode = 'fdatasync' | 'fsync';
 
@@ -136,9 +136,6 @@ export interface SocketListener {
   pid: number;
   uid: number;
 }
-
-// The package root is two levels up from src/native (vitest) and dist/native alike.
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const requireHere = createRequire(import.meta.url);
 
