@@ -281,10 +281,17 @@ interface DiskGen {
   faulty: boolean;
   /** tail: its own stream, so that the other kinds' draws stay as they are. */
   tailRng: Rng | null;
-  /** gc: its pauses' period, phase and length. */
-  gc: { periodMs: number; phaseMs: number; lengthMs: number } | null;
-  /** journal: its commits' period, phase and length, and the stream of its waits. */
-  journal: { periodMs: number; phaseMs: number; lengthMs: number; rng: Rng; waitMedianMs: number } | null;
+  /** gc: its pauses. */
+  gc: PeriodicWindow | null;
+  /** journal: its commits, and the stream of its waits. */
+  journal: (PeriodicWindow & { rng: Rng; waitMedianMs: number }) | null;
+}
+
+/** A disk's recurring busy spell (a garbage collection, a journal commit): its period, phase and length. */
+interface PeriodicWindow {
+  periodMs: number;
+  phaseMs: number;
+  lengthMs: number;
 }
 
 /**
@@ -409,7 +416,7 @@ export class ScenarioGenerator {
         burstAt: 0,
         faulty: i === slowIndex,
         tailRng: kind === 'tail' ? new Rng(mixSeed(seed, 'tail', i)) : null,
-        gc: kind === 'gc' ? drawGc(gcOptions, new Rng(mixSeed(seed, 'gc', i))) : null,
+        gc: kind === 'gc' ? drawWindow(gcOptions, new Rng(mixSeed(seed, 'gc', i))) : null,
         journal: journalOptions === null ? null : drawJournal(journalOptions, media[i], new Rng(mixSeed(seed, 'journal', i))),
       };
     });
@@ -436,7 +443,7 @@ export class ScenarioGenerator {
       if (k < disk.nextFreeTick) continue;
       let service = healthy * load * drift * (inPeak ? jitter : 1) * this.burstFactor(disk, t);
       if (disk.faulty) service *= disk.tailRng !== null ? this.tailFactor(t, tailed) : this.slowFactor(t);
-      if (disk.gc !== null) service += gcWait(disk.gc, t);
+      if (disk.gc !== null) service += windowWait(disk.gc, t);
       service += journalWait;
       const finish = disk.faulty ? this.finishTime(t, service) : t + service;
       if (!Number.isFinite(finish)) {
@@ -477,7 +484,7 @@ export class ScenarioGenerator {
   /** journal: how long an inspection started at `t` waits for a commit under way (0 when none is); one draw every tick. */
   private journalWait(journal: NonNullable<DiskGen['journal']>, t: number): number {
     const wait = journal.rng.lognormal(journal.waitMedianMs, this.journalSigma);
-    return gcWait(journal, t) > 0 ? wait : 0;
+    return windowWait(journal, t) > 0 ? wait : 0;
   }
 
   /** host-ramp: every disk's factor at `t`. */
@@ -522,20 +529,20 @@ export class ScenarioGenerator {
   }
 }
 
-function drawGc(options: GcOptions, rng: Rng): { periodMs: number; phaseMs: number; lengthMs: number } {
+/** A disk's spell: its period, then its phase within it, then its length, drawn in that order. */
+function drawWindow(options: GcOptions, rng: Rng): PeriodicWindow {
   const periodMs = rng.uniform(...options.periodMs);
   return { periodMs, phaseMs: rng.uniform(0, periodMs), lengthMs: rng.uniform(...options.lengthMs) };
 }
 
 function drawJournal(options: JournalOptions, media: Media, rng: Rng): NonNullable<DiskGen['journal']> {
-  const periodMs = rng.uniform(...options.periodMs);
-  return { periodMs, phaseMs: rng.uniform(0, periodMs), lengthMs: rng.uniform(...options.lengthMs), rng, waitMedianMs: options.waitMedianMs[media] };
+  return { ...drawWindow(options, rng), rng, waitMedianMs: options.waitMedianMs[media] };
 }
 
-/** How long an inspection started at `t` waits for a garbage collection under way (0 when none is). */
-function gcWait(gc: { periodMs: number; phaseMs: number; lengthMs: number }, t: number): number {
-  const into = (((t - gc.phaseMs) % gc.periodMs) + gc.periodMs) % gc.periodMs;
-  return into < gc.lengthMs ? gc.lengthMs - into : 0;
+/** How long an inspection started at `t` waits for the spell under way to end (0 when none is). */
+function windowWait(window: PeriodicWindow, t: number): number {
+  const into = (((t - window.phaseMs) % window.periodMs) + window.periodMs) % window.periodMs;
+  return into < window.lengthMs ? window.lengthMs - into : 0;
 }
 
 /** Every line of a scenario in trace order: the inspections tick by tick, then a clock line at the last tick. */
