@@ -5,13 +5,13 @@
 // At the end of the run one still stuck on a hung disk is killed by PID; it dies when its disk
 // lets it, having renamed nothing into place.
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import type { FromWriter, ToWriter, WriterLink } from './writer-protocol.js';
 import { OUTPUT_THREADS } from './output-params.js';
+import { PACKAGE_ROOT } from '../common/package-root.js';
 
-// Built and bundled (dev/build/bundle.ts); src/output and dist/bundle both sit two levels
-// below the package root.
-const CHILD_PATH = fileURLToPath(new URL('../../dist/bundle/writer-child.js', import.meta.url));
+// Built and bundled by dev/build/bundle.ts.
+const CHILD_PATH = path.join(PACKAGE_ROOT, 'dist/bundle/writer-child.js');
 
 export class WriterProcess implements WriterLink {
   private child: ChildProcess;
