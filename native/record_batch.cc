@@ -108,9 +108,9 @@ struct RecordBatch::State {
       // Written without the lock: the probe threads go on recording.
       lock.unlock();
       size_t count = records.size();
+      std::unique_ptr<Batch> batch;
       try {
-        auto batch = MakeBatch(coveredMs, std::move(records));
-        if (state->tsfn.NonBlockingCall(batch.get()) == napi_ok) batch.release();
+        batch = MakeBatch(coveredMs, std::move(records));
       } catch (...) {
         // Out of memory writing the batch: its records are lost, and said
         // so, but the batches go on.
@@ -119,6 +119,14 @@ struct RecordBatch::State {
                      count, error.Message().c_str());
       }
       lock.lock();
+      // Handed over with the lock held and the listener asked again: Node
+      // may have torn the TSFN down meanwhile (the process exiting), and its
+      // finalizer clears `listening` under this lock before the TSFN is
+      // freed. Called after that, the process aborts.
+      if (batch && state->listening &&
+          state->tsfn.NonBlockingCall(batch.get()) == napi_ok) {
+        batch.release();
+      }
     }
   }
 };
