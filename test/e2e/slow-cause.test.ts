@@ -22,12 +22,16 @@ const gate = requireRootFacilities(['root', 'loop', 'blkio']);
 
 describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
   let watch: Watch | undefined;
+  let hookDir: string | undefined;
   afterEach(async () => {
     // remove-disk stops a disk's writers first.
     if (watch && watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
     await watch?.done;
     watch = undefined;
     await removeAllTestDisks();
+    // Also when the test failed before its end.
+    if (hookDir) rmSync(hookDir, { recursive: true, force: true });
+    hookDir = undefined;
   }, 60_000);
 
   it('a disk whose own device serves slowly, at a third of its usual rate: device', async () => {
@@ -52,7 +56,7 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     // default timeout and not always past the detector's line on a busy machine: a 2 ms
     // timeout makes each such round slow for certain. The devices' baseline is learned in the
     // rounds that were not slow: as many as with the default.
-    const hookDir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-busy-hook-'));
+    hookDir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-busy-hook-'));
     const evicted = path.join(hookDir, 'evicted');
     watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '2ms', '--on-evict', `touch ${evicted}`]);
     await waitForRounds(watch, () => causesOf(watch!).filter((cause) => cause === undefined).length >= HEALTHY_ROUNDS, 60_000, 'the healthy rounds');
@@ -75,6 +79,5 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     watch.child.kill('SIGTERM');
     await watch.done;
     expect(existsSync(evicted)).toBe(false);
-    rmSync(hookDir, { recursive: true, force: true });
   }, 150_000);
 });
