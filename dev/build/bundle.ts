@@ -6,9 +6,9 @@
 // that the benchmarks' observer (dev/bench/observer.ts) reaches the very class the CLI
 // runs. A process then reads a handful of files at start, not the 100 or so modules tsc
 // writes, which is most of what a cron check or a Nagios `status` costs before it does
-// anything. dist/bundle/ sits two levels below the package
-// root, as every dist/ room does, so the paths the code finds from import.meta.url (the
-// package.json, the addon, the prober's entry) are the same bundled or not.
+// anything. The code finds the package.json, the addon and the prober's and writer's entries
+// from the package's root, walked up to from wherever it runs (src/common/package-root.ts),
+// so those paths are the same bundled or not.
 import path from 'node:path';
 import { build } from 'rolldown';
 import { REPO_ROOT } from '../repo-root.js';
