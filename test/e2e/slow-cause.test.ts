@@ -57,8 +57,8 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     // timeout makes nearly every tick of such a round a timeout. A machine busy beside the
     // test makes a healthy disk's tick a timeout now and then too, in rounds slow for no
     // cause seen (`unknown`), which before the load could take the score to the threshold,
-    // evicted: a round doubles the score only when half of its ticks time out, and a round
-    // without a timeout brings it back to 1.
+    // evicted: a round doubles the score only when half of its ticks time out (one in ten
+    // raises it by a fifth), and a round without a timeout brings it back to 1.
     hookDir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-busy-hook-'));
     const evicted = path.join(hookDir, 'evicted');
     watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '2ms', '--ratio-threshold', '0.5', '--min-ttr', '1s', '--on-evict', `touch ${evicted}`]);
