@@ -111,9 +111,7 @@ describe.skipIf(gate.skip)('a prober stuck on a frozen disk, and the registry th
     // The watch's own prober probes the disk now, not stuck, and takes its entry away with it.
     // Read until it is there (a run beside other files once found none at the first read); a
     // prober that never writes it fails here, naming what the registry held.
-    await waitFor(() => entriesOn(disk).length > 0, BESIDE_MS, "the watch's prober's entry").catch((error: Error) => {
-      throw new Error(`${error.message}; the registry held ${JSON.stringify(registryEntries())}, the disk is ${disk.majMin}`);
-    });
+    await waitFor(() => entriesOn(disk).length > 0, BESIDE_MS, "the watch's prober's entry", () => `the registry held ${JSON.stringify(registryEntries())}, the disk is ${disk.majMin}`);
     expect(entriesOn(disk)).toMatchObject([{ disk: 'kv', stuck_since: null }]);
     watch.child.kill('SIGTERM');
     expect((await watch.done).code).toBe(143);

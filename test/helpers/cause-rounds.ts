@@ -15,14 +15,11 @@ export const events = (watch: RunningCli) => linesOf(watch).filter((line) => lin
 export const causesOf = (watch: RunningCli, from = 0) => diskLines(watch).slice(from).map((line) => line.cause as string | undefined);
 
 /** Waits for `predicate`; if it never holds, says what the rounds showed. */
-export async function waitForRounds(watch: RunningCli, predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  try {
-    await waitFor(predicate, timeoutMs, what);
-  } catch (error) {
-    const shown = linesOf(watch)
+export function waitForRounds(watch: RunningCli, predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const lastRounds = () =>
+    linesOf(watch)
       .filter((line) => line.type === 'disk' || line.type === 'device')
       .slice(-30)
       .map((line) => (line.type === 'disk' ? `tick ${line.tick}: score ${line.score} stat ${line.statistical} cause ${line.cause}` : `  ${line.device} ${line.w_iops} w/s ${line.w_ms} ms`));
-    throw new Error(`${(error as Error).message}; the last rounds:\n${shown.join('\n')}`, { cause: error });
-  }
+  return waitFor(predicate, timeoutMs, what, () => `the last rounds:\n${lastRounds().join('\n')}`);
 }

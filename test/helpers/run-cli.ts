@@ -69,11 +69,14 @@ export function runCommand(command: string[], env?: NodeJS.ProcessEnv): Promise<
   return startCommand(command, { env }).done;
 }
 
-/** Resolves once `predicate` holds, polling; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+/**
+ * Resolves once `predicate` holds, polling; rejects after `timeoutMs`, saying what `seen`
+ * shows then (what the run printed, say), which is what a reader of the failure needs.
+ */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string, seen?: () => string): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await predicate())) {
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${seen ? `; ${seen()}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -80,13 +80,8 @@ export class WatchLines {
     });
   }
 
-  /** Fails with what watch printed, which is what a reader of the failure needs. */
-  private async until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    try {
-      await waitFor(predicate, timeoutMs, what);
-    } catch (error) {
-      const printed = this.lines.map((line) => `  ${line.text}`).join('\n');
-      throw new Error(`${(error as Error).message}; watch printed:\n${printed}\nstderr: ${this.cli.stderr()}`);
-    }
+  /** Fails with what watch printed. */
+  private until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    return waitFor(predicate, timeoutMs, what, () => `watch printed:\n${this.lines.map((line) => `  ${line.text}`).join('\n')}\nstderr: ${this.cli.stderr()}`);
   }
 }
