@@ -65,7 +65,9 @@
 //   the line. No one step counts for more than `fastStepShare` (a quarter) of the threshold: the slowdown must
 //   hold through four statistics that share no inspection, some 15 s of it, so a congestion
 //   of a few seconds, or two or three of them back to back, is not confirmed. A step in which
-//   the host is slow as a whole adds nothing for. A x2 slowdown is confirmed some 5 s after
+//   the host is slow as a whole adds nothing for, nor one whose own second (the median of its
+//   inspections alone) does not deviate: the 5 s statistic holds a burst for seconds after it
+//   ended, and between bursts the disk is not slow. A x2 slowdown is confirmed some 5 s after
 //   the disk turns suspect; a marginal one still takes the article's minute, or is not
 //   confirmed.
 // - Failures. A tick with no result (an I/O error, or an inspection still in flight at the
@@ -160,6 +162,8 @@ interface Judged {
   ratio: number;
   deviation: number;
   ownDeviation: number;
+  /** The deviation of the step's own second (its median alone), read as `deviation` is. */
+  stepDeviation: number;
   peerFactor: number;
   drift: number;
 }
@@ -173,6 +177,8 @@ class DiskTrack {
   private readonly stepIndex: Float64Array;
   /** Steps still to be kept out of the baseline window after a suspicion ended. */
   quarantine = 0;
+  /** The median of the step closed last, on its own: whether the disk is slow in that second. */
+  stepMedian = 0;
 
   // The baseline window: one statistic per step, oldest first from `head`.
   private medians: number[] = [];
@@ -271,6 +277,9 @@ class DiskTrack {
     for (let i = 0; i < k; i += 1) if (this.stepIndex[i] > index - k) n += this.steps[i].length;
     if (scratch.values.length < n) scratch.values = new Float64Array(n * 2);
     const values = scratch.values;
+    const own = this.steps[slot];
+    for (let i = 0; i < own.length; i += 1) values[i] = own[i];
+    this.stepMedian = medianInPlace(values, own.length);
     let at = 0;
     for (let i = 0; i < k; i += 1) {
       if (this.stepIndex[i] <= index - k) continue;
@@ -475,8 +484,9 @@ export class StatisticalDetector extends SteppedDetector<DiskTrack> {
           scale = Math.sqrt(scale * scale + peerScale * peerScale);
         }
         const deviation = (j.median / peerFactor - expected) / scale;
+        const stepDeviation = (j.track.stepMedian / peerFactor - expected) / scale;
         if (ownDeviation > p.threshold) ownDeviating += 1;
-        results.push({ median: j.median, count: j.count, ratio: j.ratio, deviation, ownDeviation, peerFactor, drift: j.drift });
+        results.push({ median: j.median, count: j.count, ratio: j.ratio, deviation, ownDeviation, stepDeviation, peerFactor, drift: j.drift });
       }
       const hostSlow = judged.length >= 2 && ownDeviating / judged.length > p.hostWideShare;
 
@@ -596,14 +606,17 @@ export class StatisticalDetector extends SteppedDetector<DiskTrack> {
    * The fast path's evidence from one step of a deviating run, to its sequence (the steps
    * `statisticMs` apart, whose statistics share no inspection): the log-likelihood ratio of a
    * deviation of `fastAlternative` times `threshold` MADs against one of `threshold`, at most
-   * `fastStepShare` of the threshold; nothing for a step in which the host is slow as a whole.
+   * `fastStepShare` of the threshold; nothing for a step in which the host is slow as a whole,
+   * nor for one whose own second does not deviate: a statistic of 5 s still holds a burst
+   * for seconds after it ended, and bursts back to back would otherwise add up to a slowdown.
    */
   private gather(track: DiskTrack, result: Judged, hostSlow: boolean): void {
     const sequence = track.runSteps % this.statisticSteps;
     track.runSteps += 1;
     const z = result.deviation / SIGMA_PER_MAD;
     const ratio = Math.min(this.fastSlope * z - this.fastOffset, this.fastThreshold * this.params.fastStepShare);
-    track.evidence[sequence] += hostSlow ? Math.min(ratio, 0) : ratio;
+    const slowNow = result.stepDeviation > this.params.threshold;
+    track.evidence[sequence] += hostSlow || !slowNow ? Math.min(ratio, 0) : ratio;
   }
 
   private confirm(track: DiskTrack, path: Confirmation['path'], endMs: number): void {

@@ -179,6 +179,19 @@ describe('the fast path', () => {
     expect(firstChange(longer, 'a', 'confirmed')).not.toBeNull();
   });
 
+  it('does not add up bursts back to back: three of 5 s, 3 s apart, are not confirmed; the same span slow throughout is', () => {
+    const burst = (from: number) => (latency: Latency) => step(latency, times(latency, 5), ONSET + from, ONSET + from + 5);
+    const bursts = burst(0)(burst(8)(burst(16)(healthy(1))));
+    for (const seed of [1, 2, 3]) {
+      const r = run({ a: bursts }, ONSET + 120, {}, seed);
+      // The 5 s statistic holds each burst through the gap after it: one deviating run of 20 s and more.
+      expect(firstChange(r, 'a', 'suspect')).not.toBeNull();
+      expect(firstChange(r, 'a', 'confirmed')).toBeNull();
+    }
+    const steady = run({ a: step(healthy(1), healthy(5), ONSET, ONSET + 21) }, ONSET + 120);
+    expect(firstChange(steady, 'a', 'confirmed')).not.toBeNull();
+  });
+
   it('confirms a x3 congestion of 25 s as the article would not, and lets it go within a minute of its end', () => {
     const r = run({ a: step(healthy(1), healthy(3), ONSET, ONSET + 25) }, ONSET + 200);
     expect(r.detector.confirmation('a')).toBeNull();
