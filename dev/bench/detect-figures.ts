@@ -50,6 +50,8 @@ export interface Row {
   shift: Shift | null;
   suspectEpisodes: number;
   fastConfirmations: number;
+  /** hang: the runs whose slow score reached 100 outside the window its score at onset allows, and those whose score was above 1 then. */
+  slowScoreHang: { outsideWindow: number; raisedAtOnset: number } | null;
   detectors: Record<DetectorName, DetectorRow>;
 }
 
@@ -57,6 +59,14 @@ function shiftOf(runs: readonly RunResult[]): Shift {
   const p99 = runs.map((r) => r.shift!.p99Ratio).sort((a, b) => a - b);
   const median = runs.map((r) => r.shift!.medianRatio).sort((a, b) => a - b);
   return { p99RatioMedian: quantile(p99, 0.5), p99RatioMin: p99[0], medianRatioMedian: quantile(median, 0.5) };
+}
+
+function slowScoreHangOf(runs: readonly RunResult[]): { outsideWindow: number; raisedAtOnset: number } {
+  const outside = (r: RunResult) => {
+    const t = r.detectors.slowScore.detectMs;
+    return t === null || t < r.hangWindowMs![0] || t > r.hangWindowMs![1] + 1e-6;
+  };
+  return { outsideWindow: runs.filter(outside).length, raisedAtOnset: runs.filter((r) => r.scoreAtOnset! > 1).length };
 }
 
 export function aggregate(results: readonly RunResult[]): Row[] {
@@ -99,6 +109,7 @@ export function aggregate(results: readonly RunResult[]): Row[] {
         shift: faulty ? shiftOf(runs) : null,
         suspectEpisodes: runs.reduce((a, r) => a + r.suspectEpisodes, 0),
         fastConfirmations: runs.reduce((a, r) => a + r.fastConfirmations, 0),
+        slowScoreHang: scenario.kind === 'hang' ? slowScoreHangOf(runs) : null,
         detectors: byDetector(detectorRow),
       });
     }

@@ -10,6 +10,7 @@ import { DEFAULT_STATISTICAL_PARAMS, type StatisticalParams } from '../../src/de
 import { TailDetector } from '../../src/detectors/tail-detector.js';
 import { DEFAULT_TAIL_PARAMS, type TailParams } from '../../src/detectors/tail-params.js';
 import { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } from '../../src/score/score-params.js';
+import { msToReach } from '../../src/score/slow-score.js';
 import { reportedScore } from '../../src/score/store-score.js';
 import { StoreTicks } from '../../src/score/store-ticks.js';
 import { FixedThresholdDetector } from '../baselines/fixed-threshold.js';
@@ -85,6 +86,13 @@ export interface RunResult {
   disks: number;
   slowDisk: string | null;
   onsetMs: number | null;
+  /** The faulty disk's slow score at its onset: a score above 1 needs fewer rounds to reach 100. */
+  scoreAtOnset: number | null;
+  /**
+   * hang: the earliest and latest onset-to-eviction the slow score's rules allow from that score,
+   * the round the hang starts in counted as one of the doublings or not at all, plus one tick.
+   */
+  hangWindowMs: readonly [number, number] | null;
   healMs: number | null;
   hostWideEpisodes: number;
   suspectEpisodes: number;
@@ -176,12 +184,14 @@ export function runOne(
   const after: number[] = [];
   const fixed = new FixedThresholdDetector();
   const slowAlarmed = disks.map(() => false);
+  let scoreAtOnset: number | null = null;
   const fixedAlarmed = disks.map(() => false);
 
   for (let tl = gen.next(); tl !== null; tl = gen.next()) {
     const k = tl.tick;
     const t = k * interval;
     const tick = store.tick(t);
+    if (scoreAtOnset === null && info.slowDisk !== null && t >= onsetMs) scoreAtOnset = store.scoreOf(info.slowDisk)!;
     if (tick.updated) {
       for (let i = 0; i < disks.length; i += 1) {
         // Every disk of the host is inspected, so each has a score.
@@ -262,6 +272,14 @@ export function runOne(
     disks: disks.length,
     slowDisk: info.slowDisk,
     onsetMs: info.onsetMs,
+    scoreAtOnset,
+    hangWindowMs:
+      scenario.kind === 'hang' && scoreAtOnset !== null
+        ? [
+            msToReach(params, params.evictThreshold, scoreAtOnset) - params.roundTicks * interval,
+            msToReach(params, params.evictThreshold, scoreAtOnset) + interval,
+          ]
+        : null,
     healMs: info.healMs,
     hostWideEpisodes,
     suspectEpisodes,

@@ -107,15 +107,19 @@ export function targets(rows: readonly Row[], aligned: readonly RunResult[]): Ta
   const sHang = over('hang', 'slowScore');
   if (sHang.runs) {
     const alignedTimes = aligned.map((a) => a.detectors.slowScore.detectMs! / 1000);
+    const outside = sHang.rs.reduce((a, r) => a + r.slowScoreHang!.outsideWindow, 0);
+    const raised = sHang.rs.reduce((a, r) => a + r.slowScoreHang!.raisedAtOnset, 0);
     list.push({
       target: 'slow score: a hang reaches 100 at 21 s',
-      // From a random onset: 7 doublings from the first round the hang covers in full, so 21 s
-      // from that round's start; the round the hang starts in may already double (>= 10 % of
-      // it hung) or add x1.33 (one tick): 18 s to 21 s plus one tick.
-      met: alignedTimes.every((t) => t === 21) && sHang.detected === sHang.runs && sHang.times[0] >= 18 && sHang.max! <= 21.1 + 1e-9,
+      // From a random onset: one doubling a round from the score at the onset (7 from 1), so
+      // 21 s from the first round the hang covers in full; the round the hang starts in may
+      // already double (>= 10 % of it hung) or add x1.33 (one tick). A healthy HDD's stray
+      // timeout can leave the score above 1 at the onset, and one doubling fewer is needed.
+      met: alignedTimes.every((t) => t === 21) && sHang.detected === sHang.runs && outside === 0,
       figures:
         `onset on a round boundary: ${alignedTimes.map((t) => `${t}s`).join(', ')} (${aligned.map((a) => a.host).join(', ')}); ` +
-        `random onsets: ${sHang.detected}/${sHang.runs}, ${sHang.times[0].toFixed(1)}s to ${sHang.max!.toFixed(1)}s (the round the hang starts in is partly healthy)`,
+        `random onsets: ${sHang.detected}/${sHang.runs}, ${sHang.times[0].toFixed(1)}s to ${sHang.max!.toFixed(1)}s, ` +
+        `${sHang.runs - outside} within the rounds their score at the onset allows (${raised} began above 1)`,
     });
   }
   const sX2 = rows.find((r) => r.scenario === 'slow x2' && r.host === '2xSSD');
