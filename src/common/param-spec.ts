@@ -20,6 +20,12 @@ interface SpecBase<Key extends string> {
    * replay takes them back unless a flag overrides them.
    */
   readonly trace?: string;
+  /**
+   * The value a trace without this key was recorded with, where that is not the default: the
+   * parameter came in with a rule that older slowdisks did not apply, and this value leaves
+   * it out, so that their traces replay as they ran.
+   */
+  readonly untraced?: number;
 }
 
 /** The values a duration parameter takes, in ms. */

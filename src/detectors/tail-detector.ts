@@ -16,13 +16,19 @@
 //   of the events above the severe line, at the baseline's rate of those, and either raises
 //   the window. A tail in the rhythm of the journal's commits (one slow second in 5) has at
 //   most 6 events in 30 s, however slow: too few against a baseline with a slow second in
-//   every 30, beyond doubt against its few above the severe line. A rise every disk
-//   shares (the host's load, its CPU, a controller) is not one disk's fault: when more than
-//   `hostWideShare` (half) of the other judged disks show a rise against their own baselines
-//   (the test's chance under `peerRiseSignificance`, 0.25, of slow events against their
-//   baseline's line as it is, not moved with their median: a rise of the whole latency is
-//   one too), the disk is judged against the rate of such events its peers show (the median
-//   of theirs).
+//   every 30, beyond doubt against its few above the severe line.
+// - Lone inspections. A third test counts the inspections above `loneLineFactor` (3)
+//   times the median whose neighbours are calm (at most `loneCalmShare` of that line, not
+//   failures), against the baseline's share of those, at `loneSignificance`. A tail slows
+//   inspections one at a time, however modestly; a journal's commit, a burst or a garbage
+//   collection holds two and more in a row. It sees a tail of a few times the median under a
+//   P99 that a journal's commits set. Not made while the host's latency has risen as a whole.
+// - Peers. A rise every disk shares (the host's load, its CPU, a controller) is not one
+//   disk's fault: when more than `hostWideShare` (half) of the other judged disks show a rise
+//   against their own baselines (the test's chance under `peerRiseSignificance`, 0.25, of slow
+//   events against their baseline's line as it is, not moved with their median: a rise of the
+//   whole latency is one too), the disk is judged against the rate of such events its peers
+//   show (the median of theirs).
 // - A tail, not a slowdown. The line moves with the disk's median: when the median of its
 //   window's steps (each step's median) is above the baseline's median, the line is raised
 //   by the same factor. A disk (or a host) whose whole latency shifts is the statistical
@@ -30,7 +36,7 @@
 // - Rule. Raised `suspectAfterMs` (3 s) in a row: suspect; observed at least `observeMs`
 //   (10 s) more, confirmed as soon as more than `confirmShare` (70 %) of those steps were
 //   raised and the slow events after the step that first raised the window are new evidence:
-//   their chance over the steps since, at the same rate (at either line), under
+//   their chance over the steps since, at the same rate (in any of the tests), under
 //   `newEventsSignificance` (1e-2).
 //   One cluster of slow events keeps a window raised for as long as it is in it; only the
 //   events after it tell a tail from a one-off. That evidence, not the window's test, guards
@@ -67,6 +73,9 @@ export interface TailBaseline {
   /** The severe line (`severeLineFactor` times the line), and the baseline's rate of slow events above it. */
   severeLineMs: number;
   severeEventRate: number;
+  /** The lone line (`loneLineFactor` times the median), and the share of the baseline's inspections alone above it. */
+  loneLineMs: number;
+  loneRate: number;
 }
 
 /** Why a disk is in its state. */
@@ -93,6 +102,11 @@ interface Judged {
   newEvents: number;
   newSevereEvents: number;
   newSteps: number;
+  /** Its inspections alone above the lone line, of those judged; and of the suspect's new steps. */
+  lone: number;
+  loneJudged: number;
+  newLone: number;
+  newLoneJudged: number;
 }
 
 /**
@@ -116,6 +130,47 @@ class SlowEvents {
     if (counted) this.count += 1;
     this.run += 1;
     return counted;
+  }
+}
+
+/**
+ * Counts lone slow inspections in time order: one above the line whose neighbours on
+ * either side are calm. A tail slows inspections one at a time, however modestly; a burst, a commit of the
+ * filesystem's journal or a garbage collection holds the inspections that come meanwhile, and
+ * those come in twos and more. An inspection is judged once the one after it is known.
+ */
+class LoneSlow {
+  count = 0;
+  judged = 0;
+  private before = NaN;
+  private candidate = NaN;
+
+  /**
+   * A neighbour is calm at `calmShare` of the line or under, and under the failure latency:
+   * inside a burst of a few times the median the inspections straddle the line, and the ticks
+   * an inspection longer than the interval holds up come as failures.
+   */
+  private readonly calmMs: number;
+
+  constructor(
+    private readonly lineMs: number,
+    calmShare: number,
+    failureLatencyMs: number,
+  ) {
+    this.calmMs = Math.min(lineMs * calmShare, failureLatencyMs - 1e-9);
+  }
+
+  /** Takes the next inspection; judges the one before it: -1 not judged (no neighbour before it), 0 not counted, 1 counted. */
+  next(ms: number): -1 | 0 | 1 {
+    let verdict: -1 | 0 | 1 = -1;
+    if (!Number.isNaN(this.before)) {
+      this.judged += 1;
+      verdict = this.candidate > this.lineMs && !(this.before > this.calmMs) && !(ms > this.calmMs) ? 1 : 0;
+      this.count += verdict;
+    }
+    this.before = this.candidate;
+    this.candidate = ms;
+    return verdict;
   }
 }
 
@@ -245,7 +300,12 @@ class TailTrack {
    * many of the newest steps' events are also counted apart (`recentEvents`,
    * `recentSevereEvents`).
    */
-  judge(base: TailBaseline, runSteps: number, recentSteps: number): { slowEvents: number; severeEvents: number; latencyEvents: number; recentEvents: number; recentSevereEvents: number } {
+  judge(
+    base: TailBaseline,
+    runSteps: number,
+    recentSteps: number,
+    params: Pick<TailParams, 'loneCalmShare' | 'failureLatencyMs'>,
+  ): { slowEvents: number; severeEvents: number; latencyEvents: number; recentEvents: number; recentSevereEvents: number; lone: LoneSlow; recentLone: number; recentLoneJudged: number } {
     const events = new SlowEvents(runSteps);
     const severeEvents = new SlowEvents(runSteps);
     const latencyEvents = new SlowEvents(runSteps);
@@ -257,13 +317,28 @@ class TailTrack {
     const moved = Math.max(1, base.medianMs > 0 ? this.windowMedianMs() / base.medianMs : 1);
     const lineMs = base.lineMs * moved;
     const severeLineMs = base.severeLineMs * moved;
+    const lone = new LoneSlow(base.loneLineMs * moved, params.loneCalmShare, params.failureLatencyMs);
+    let recentLone = 0;
+    let recentLoneJudged = 0;
+    // The step of the inspection the lone count judges next: the one before the newest.
+    let judgedStep = -1;
     for (let i = 0; i < this.length; i += 1) {
-      const max = this.windowMax[(first + i) % this.windowSteps];
+      const slot = (first + i) % this.windowSteps;
+      const max = this.windowMax[slot];
       if (events.step(max > lineMs) && i >= recentFrom) recentEvents += 1;
       if (severeEvents.step(max > severeLineMs) && i >= recentFrom) recentSevereEvents += 1;
       latencyEvents.step(max > base.lineMs);
+      const step = this.window[slot];
+      for (let j = 0; j < step.length; j += 1) {
+        const verdict = lone.next(step[j]);
+        if (verdict >= 0 && judgedStep >= recentFrom) {
+          recentLoneJudged += 1;
+          recentLone += verdict;
+        }
+        judgedStep = i;
+      }
     }
-    return { slowEvents: events.count, severeEvents: severeEvents.count, latencyEvents: latencyEvents.count, recentEvents, recentSevereEvents };
+    return { slowEvents: events.count, severeEvents: severeEvents.count, latencyEvents: latencyEvents.count, recentEvents, recentSevereEvents, lone, recentLone, recentLoneJudged };
   }
 
   /** The baseline from its steps; `scratch` holds at least their samples. */
@@ -279,19 +354,32 @@ class TailTrack {
     const medianMs = values[Math.min(n - 1, Math.max(0, Math.ceil(0.5 * n) - 1))];
     const lineMs = Math.max(values[rank] * params.lineFactor, params.minLineMs);
     const severeLineMs = lineMs * params.severeLineFactor;
+    const loneLineMs = Math.max(medianMs * params.loneLineFactor, params.minLineMs);
     const events = new SlowEvents(runSteps);
     const severeEvents = new SlowEvents(runSteps);
+    const lone = new LoneSlow(loneLineMs, params.loneCalmShare, params.failureLatencyMs);
     for (let i = this.head; i < this.base.length; i += 1) {
       let max = 0;
       const step = this.base[i];
-      for (let j = 0; j < step.length; j += 1) if (step[j] > max) max = step[j];
+      for (let j = 0; j < step.length; j += 1) {
+        if (step[j] > max) max = step[j];
+        lone.next(step[j]);
+      }
       events.step(max > lineMs);
       severeEvents.step(max > severeLineMs);
     }
     const steps = this.baseSteps;
     // One event more and one calm step more than seen: a baseline without a slow step (a
     // line at the floor) still gives a rate above 0.
-    return { lineMs, medianMs, eventRate: (events.count + 1) / (steps + 2), severeLineMs, severeEventRate: (severeEvents.count + 1) / (steps + 2) };
+    return {
+      lineMs,
+      medianMs,
+      eventRate: (events.count + 1) / (steps + 2),
+      severeLineMs,
+      severeEventRate: (severeEvents.count + 1) / (steps + 2),
+      loneLineMs,
+      loneRate: (lone.count + 1) / (lone.judged + 2),
+    };
   }
 }
 
@@ -351,7 +439,7 @@ export class TailDetector extends SteppedDetector<TailTrack> {
       if (base === null || track.length < track.windowSteps) continue;
       // A suspect disk's new evidence: the steps after the one that first raised its window.
       const newSteps = track.state === 'suspect' ? Math.min(track.length, track.closed - track.raisedAtStep) : 0;
-      const { slowEvents, severeEvents, latencyEvents, recentEvents, recentSevereEvents } = track.judge(base, this.runSteps, newSteps);
+      const { slowEvents, severeEvents, latencyEvents, recentEvents, recentSevereEvents, lone, recentLone, recentLoneJudged } = track.judge(base, this.runSteps, newSteps, p);
       const latencyPValue = binomialUpperTail(latencyEvents, track.length, base.eventRate);
       judged.push({
         track,
@@ -363,6 +451,10 @@ export class TailDetector extends SteppedDetector<TailTrack> {
           newEvents: recentEvents,
           newSevereEvents: recentSevereEvents,
           newSteps,
+          lone: lone.count,
+          loneJudged: lone.judged,
+          newLone: recentLone,
+          newLoneJudged: recentLoneJudged,
         },
       });
     }
@@ -385,8 +477,22 @@ export class TailDetector extends SteppedDetector<TailTrack> {
         // Above the severe line, against its own rate (the peers', counted at the slow line, are
         // no lower): the test that finds the rarer, slower inspections.
         const severeRate = Math.min(0.999, hostWide ? Math.max(base.severeEventRate, peerShares[i]) : base.severeEventRate);
-        const pValue = Math.min(binomialUpperTail(result.slowEvents, track.length, rate), binomialUpperTail(result.severeEvents, track.length, severeRate));
-        const newPValue = Math.min(binomialUpperTail(result.newEvents, result.newSteps, rate), binomialUpperTail(result.newSevereEvents, result.newSteps, severeRate));
+        // Inspections alone above the lone line, against the baseline's share of those: the
+        // test that finds a tail too modest to cross the slow line. Its chance is weighed against
+        // `loneSignificance` where the others' is against `significance` (its new evidence and
+        // its calm alike). Not while the host's latency has risen as a whole: a shared rise changes
+        // which inspections stand alone on every disk, and a peer's count says nothing of this one's.
+        const lone = (count: number, of: number) => (hostWide || p.loneSignificance === 0 ? 1 : Math.min(1, (binomialUpperTail(count, of, base.loneRate) * p.significance) / p.loneSignificance));
+        const pValue = Math.min(
+          binomialUpperTail(result.slowEvents, track.length, rate),
+          binomialUpperTail(result.severeEvents, track.length, severeRate),
+          lone(result.lone, result.loneJudged),
+        );
+        const newPValue = Math.min(
+          binomialUpperTail(result.newEvents, result.newSteps, rate),
+          binomialUpperTail(result.newSevereEvents, result.newSteps, severeRate),
+          lone(result.newLone, result.newLoneJudged),
+        );
         this.step(track, pValue, newPValue, endMs);
       }
     }

@@ -33,6 +33,25 @@ export interface TailParams {
    */
   severeLineFactor: number;
   /**
+   * The lone line: this many times the baseline's median (moved with the window's, as the
+   * slow line is). An inspection above it whose neighbours are calm (`loneCalmShare`) is lone,
+   * and the share of those has a test of its own. A tail of a few times the median stays under
+   * the slow line wherever the disk's P99 is high (a journal's commit every 30 s or so sets
+   * it), but its slow inspections come one at a time, where a commit, a burst or a garbage
+   * collection holds two or more in a row.
+   */
+  loneLineFactor: number;
+  /** A lone inspection's neighbours are at most this share of the lone line (two thirds: twice the median). */
+  loneCalmShare: number;
+  /**
+   * The lone inspections' test raises a window when its chance is under this (5e-5), and
+   * its chance is weighed by as much against the detector's other thresholds: over a few
+   * hundred disk-hours a healthy disk's spikes come together by chance often enough that the
+   * slow line's 2e-4 confirmed some. 0: the test is not made (as before it existed: a trace
+   * without its key replays so).
+   */
+  loneSignificance: number;
+  /**
    * The slow line never counts as less than this: a tail under a millisecond is the host's
    * scheduling, not the disk, and a loop disk on memory has its P99 in microseconds.
    */
@@ -103,6 +122,9 @@ export const DEFAULT_TAIL_PARAMS: Readonly<TailParams> = Object.freeze({
   quantile: 0.99,
   lineFactor: 2,
   severeLineFactor: 2,
+  loneLineFactor: 3,
+  loneCalmShare: 0.667,
+  loneSignificance: 5e-5,
   minLineMs: 1,
   runMs: 5000,
   significance: 2e-4,
@@ -134,6 +156,9 @@ export const TAIL_SPECS: readonly ParamSpec<keyof TailParams>[] = Object.freeze(
   { key: 'minBaselineMs', flag: '--tail-min-baseline <duration>', kind: 'duration', default: undefined, defaultText: '2m, or the whole baseline when shorter', range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a disk is judged once its baseline holds this much', group: 'tail', trace: 'tail_min_baseline_ms' },
   { key: 'refreshMs', flag: '--tail-refresh <duration>', kind: 'duration', default: DEFAULT_TAIL_PARAMS.refreshMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: "the baseline's slow line and rates are recomputed this often while the disk is ok", group: 'tail', trace: 'tail_refresh_ms' },
   { key: 'severeLineFactor', flag: '--tail-severe-line-factor <x>', kind: 'number', default: DEFAULT_TAIL_PARAMS.severeLineFactor, min: 1.01, max: 100, meaning: 'the severe line, this many times the slow line, has a test of its own', group: 'tail', trace: 'tail_severe_line_factor' },
+  { key: 'loneLineFactor', flag: '--tail-lone-factor <x>', kind: 'number', default: DEFAULT_TAIL_PARAMS.loneLineFactor, min: 1.01, max: 100, meaning: "an inspection above this many times the disk's median, its neighbours calm, is lone: their share has a test of its own", group: 'tail', trace: 'tail_lone_line_factor' },
+  { key: 'loneCalmShare', flag: '--tail-lone-calm <x>', kind: 'probability', default: DEFAULT_TAIL_PARAMS.loneCalmShare, meaning: "a lone inspection's neighbours are at most this share of that line", group: 'tail', trace: 'tail_lone_calm_share' },
+  { key: 'loneSignificance', flag: '--tail-lone-significance <x>', kind: 'number', default: DEFAULT_TAIL_PARAMS.loneSignificance, min: 0, max: 0.5, meaning: "the lone inspections' test raises a window under this chance (0: off)", group: 'tail', trace: 'tail_lone_significance', untraced: 0 },
   { key: 'runMs', flag: '--tail-run <duration>', kind: 'duration', default: DEFAULT_TAIL_PARAMS.runMs, range: { minMs: 1000, maxMs: 3_600_000 }, meaning: 'slow steps in a row count as one slow event per this much of their run', group: 'tail', trace: 'tail_run_ms' },
   { key: 'suspectAfterMs', flag: '--tail-suspect-after <duration>', kind: 'duration', default: DEFAULT_TAIL_PARAMS.suspectAfterMs, range: { minMs: 1000, maxMs: DAY_MS }, meaning: 'a window raised this long in a row makes a disk suspect', group: 'tail', trace: 'tail_suspect_after_ms' },
   { key: 'confirmShare', flag: '--tail-confirm-share <x>', kind: 'probability', default: DEFAULT_TAIL_PARAMS.confirmShare, meaning: 'confirmed when more than this share of the observed steps were raised', group: 'tail', trace: 'tail_confirm_share' },
@@ -155,7 +180,7 @@ export function tailParams(overrides: Partial<TailParams> = {}): TailParams {
     const value = params[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`tail detector: ${key} must be a number above 0, got ${String(value)}`);
   }
-  for (const key of ['quantile', 'significance', 'confirmShare', 'releaseSignificance', 'peerRiseSignificance'] as const) {
+  for (const key of ['quantile', 'significance', 'confirmShare', 'releaseSignificance', 'peerRiseSignificance', 'loneCalmShare'] as const) {
     if (!(params[key] > 0 && params[key] < 1)) throw new RangeError(`tail detector: ${key} must be above 0 and below 1, got ${String(params[key])}`);
   }
   if (!(params.newEventsSignificance > 0 && params.newEventsSignificance <= 1)) throw new RangeError(`tail detector: newEventsSignificance must be above 0 and at most 1, got ${String(params.newEventsSignificance)}`);
@@ -163,6 +188,8 @@ export function tailParams(overrides: Partial<TailParams> = {}): TailParams {
   if (!(params.hostWideShare >= 0 && params.hostWideShare < 1)) throw new RangeError('tail detector: hostWideShare must be in [0, 1)');
   if (!(params.lineFactor >= 1 && Number.isFinite(params.lineFactor))) throw new RangeError('tail detector: lineFactor must be 1 or more');
   if (!(params.severeLineFactor > 1 && Number.isFinite(params.severeLineFactor))) throw new RangeError('tail detector: severeLineFactor must be above 1');
+  if (!(params.loneSignificance >= 0 && params.loneSignificance < 1)) throw new RangeError(`tail detector: loneSignificance must be 0 (off) or above, and below 1, got ${String(params.loneSignificance)}`);
+  if (!(params.loneLineFactor > 1 && Number.isFinite(params.loneLineFactor))) throw new RangeError('tail detector: loneLineFactor must be above 1');
   if (!(params.minLineMs >= 0 && Number.isFinite(params.minLineMs))) throw new RangeError('tail detector: minLineMs must be 0 or more');
   if (params.releaseSignificance < params.significance) throw new RangeError('tail detector: releaseSignificance must be at least significance (the hysteresis)');
   for (const key of ['windowMs', 'runMs', 'suspectAfterMs', 'observeMs', 'fallbackMs', 'releaseMs', 'refreshMs', 'minBaselineMs'] as const) {

@@ -207,11 +207,13 @@ export function headerParamsOf(params: Pick<RecordedParams, 'score'> & Partial<R
 }
 
 /**
- * The value a header records for a parameter, if any. A timeout equal to the interval is
+ * The value a header records for a parameter, if any, or the one a trace without it ran with
+ * (`untraced`). A timeout equal to the interval is
  * left out: it is the default, so it follows the interval when replay is given another one.
  */
 export function headerValueOf(header: TraceHeader, spec: ParamSpec): number | string | undefined {
-  const value = spec.trace === undefined ? undefined : (header[spec.trace] as number | string | undefined);
+  if (spec.trace === undefined) return undefined;
+  const value = (header[spec.trace] as number | string | undefined) ?? spec.untraced;
   if (spec === (TIMEOUT_SPEC as ParamSpec) && value === (header[INTERVAL_SPEC.trace!] ?? DEFAULT_INTERVAL_MS)) return undefined;
   return value;
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { binomialUpperTail } from '../../src/detectors/binomial.js';
 import { detectorSeverity } from '../../src/detectors/severity.js';
 import { TailDetector, type TailChange, type TailState } from '../../src/detectors/tail-detector.js';
-import { tailParams, type TailParams } from '../../src/detectors/tail-params.js';
+import { TAIL_SPECS, tailParams, type TailParams } from '../../src/detectors/tail-params.js';
+import { headerValueOf } from '../../src/trace/trace-format.js';
 import { Rng, ScenarioGenerator, tickLatencies } from '../../dev/scenarios/index.js';
 
 const TICK = 100;
@@ -77,8 +78,12 @@ describe('the tail detector on one disk', () => {
   const spikesOf = (spikeMs: number) => (tick: number, rng: Rng) => (tick * TICK >= ONSET * 1000 && rng.next() < 0.05 ? spikeMs : rng.lognormal(2, 0.3));
 
   it('draws its slow line at twice the baseline P99: 5 % of inspections at 1.5x P99 are not slow, at 3x they are', () => {
-    expect(run({ a: spikesOf(6) }, ONSET + 180).changes).toEqual([]);
-    expect(firstChange(run({ a: spikesOf(12) }, ONSET + 180), 'a', 'confirmed')).not.toBeNull();
+    // The lone test, which sees both, off.
+    const slowLineOnly = { loneSignificance: 0 };
+    expect(run({ a: spikesOf(6) }, ONSET + 180, slowLineOnly).changes).toEqual([]);
+    expect(firstChange(run({ a: spikesOf(12) }, ONSET + 180, slowLineOnly), 'a', 'confirmed')).not.toBeNull();
+    // With it, 5 % at 1.5x P99 (three times the median) are a tail too.
+    expect(firstChange(run({ a: spikesOf(6.6) }, ONSET + 180), 'a', 'confirmed')).not.toBeNull();
   });
 
   it('says ok, not judged, until its baseline holds 2 minutes', () => {
@@ -129,6 +134,34 @@ describe('the tail detector on one disk', () => {
     expect(firstChange(r, 'a', 'confirmed')! - START * 1000).toBeLessThanOrEqual(30_000);
     // Without the severe line's test (a line no inspection passes), not even suspect.
     expect(firstChange(run({ a: flushes }, START + 120, { severeLineFactor: 1e9 }), 'a', 'suspect')).toBeNull();
+  });
+
+  /** Every 30 s, `waits` inspections in a row wait `ms` for a commit of the filesystem's journal. */
+  const journal =
+    (waits: number, ms: number, inner: Latency): Latency =>
+    (tick, rng) => {
+      const own = inner(tick, rng);
+      return tick % 300 < waits ? ms : own;
+    };
+
+  it('confirms a x4 tail under the P99 that journal commits set, by its lone slow inspections', () => {
+    // Four inspections in a row wait 30 ms every 30 s: 1.3 % of them, so the baseline's P99 is
+    // the commits' and the slow line 60 ms. From the onset 3 % of inspections take x4 (8 ms),
+    // far under that line, but each alone above three times the median (6 ms).
+    const disk = journal(4, 30, tail(0.03, 4, ONSET));
+    const r = run({ a: disk }, ONSET + 120);
+    expect(firstChange(r, 'a', 'suspect')).toBeGreaterThan(ONSET * 1000);
+    expect(firstChange(r, 'a', 'confirmed')! - ONSET * 1000).toBeLessThanOrEqual(60_000);
+    // Without the lone test, not even suspect.
+    expect(firstChange(run({ a: disk }, ONSET + 120, { loneSignificance: 0 }), 'a', 'suspect')).toBeNull();
+  });
+
+  it('does not take journal commits, bursts or its own spikes for a tail: they come in twos and more, or at the baseline\'s rate', () => {
+    // A commit that holds one inspection, at 15 times the median, every 30 s: lone, at the
+    // rate its baseline has always had. Commits that hold three, and 4 s bursts at x8, are
+    // never lone.
+    expect(run({ a: journal(1, 30, healthy) }, 1800).changes).toEqual([]);
+    expect(run({ a: journal(3, 30, bursts(40, 4, 8, 200)) }, 1800).changes.filter((c) => c.to === 'confirmed')).toEqual([]);
   });
 
   it('does not confirm one cluster of slow seconds that raises its window for 30 s; a sustained tail still is', () => {
@@ -253,6 +286,14 @@ describe('the tail detector in the verdict', () => {
 });
 
 describe('the tail parameters', () => {
+  it('replays a trace recorded before the lone test without it, and a newer one with its value', () => {
+    const spec = TAIL_SPECS.find((each) => each.key === 'loneSignificance')!;
+    expect(headerValueOf({ slowdisk_trace: 1, tail_window_ms: 30_000 }, spec)).toBe(0);
+    expect(headerValueOf({ slowdisk_trace: 1, tail_lone_significance: 5e-5 }, spec)).toBe(5e-5);
+    // A key of the rules older slowdisks applied too takes its default, as before.
+    expect(headerValueOf({ slowdisk_trace: 1 }, TAIL_SPECS.find((each) => each.key === 'severeLineFactor')!)).toBeUndefined();
+  });
+
   it('rejects values the rules cannot work with', () => {
     expect(() => tailParams({ quantile: 1 })).toThrow(RangeError);
     expect(() => tailParams({ lineFactor: 0.5 })).toThrow(RangeError);
