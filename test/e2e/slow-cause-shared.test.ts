@@ -46,11 +46,16 @@ describe.skipIf(requireRootFacilities(['root', 'loop', 'blkio']).skip)('the caus
     if (watch && watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
     await watch?.done;
     await removeAllTestDisks();
-    const media = await makeTestDisk({ backingTmpfs: true, sizeMiB: 300 });
+    // b holds the load's four 32 MiB files with room to spare: a full b would go down.
+    const media = await makeTestDisk({ backingTmpfs: true, sizeMiB: 400 });
     const a = await makeTestDisk({ backingDir: media.dir, sizeMiB: 100 });
-    const b = await makeTestDisk({ backingDir: media.dir, sizeMiB: 100 });
-    // A 2 ms timeout: a busy healthy disk's 1.5 to 3.5 ms inspections are slow rounds for certain (slow-cause.test.ts).
-    watch = startCli(['watch', '--path', `a=${a.dir}`, '--path', `b=${b.dir}`, ...FLAGS, '--timeout', '2ms']);
+    const b = await makeTestDisk({ backingDir: media.dir, sizeMiB: 200 });
+    // A 10 ms timeout: the writers put some of each round's inspections of both disks past it
+    // (17 to 19 rounds in 19 were slow, on a quiet machine or a busy one). Idle, the two disks
+    // on one media answer in 0.5 to 3 ms, slower with another file's disk loaded beside: at
+    // 2 ms, that left 0 to 6 rounds in 25 free of timeouts, too few to learn the devices' usual
+    // figures; at 10 ms, 24.
+    watch = startCli(['watch', '--path', `a=${a.dir}`, '--path', `b=${b.dir}`, ...FLAGS, '--timeout', '10ms']);
     const healthy = (disk: string) => diskLines(watch!, disk).filter((line) => line.cause === undefined).length >= HEALTHY_ROUNDS;
     await waitForRounds(watch, () => healthy('a') && healthy('b'), 60_000, 'the healthy rounds');
     const from = { a: diskLines(watch, 'a').length, b: diskLines(watch, 'b').length };

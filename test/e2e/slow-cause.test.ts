@@ -52,16 +52,18 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
 
   it("a healthy disk busy with another process's direct writes: load, never device", async () => {
     const disk = await makeTestDisk({ sizeMiB: 256 });
-    // The writers slow each inspection from about 0.05 ms to 2 to 7 ms, far under the
-    // default timeout and not always past the detector's line on a busy machine: a 2 ms
-    // timeout makes nearly every tick of such a round a timeout. A machine busy beside the
-    // test makes a healthy disk's tick a timeout now and then too, in rounds slow for no
-    // cause seen (`unknown`), which before the load could take the score to the threshold,
-    // evicted: a round doubles the score only when half of its ticks time out (one in ten
-    // raises it by a fifth), and a round without a timeout brings it back to 1.
+    // The writers slow each inspection from about 0.05 ms to 2 to 9 ms, far under the
+    // default timeout and not always past the detector's line on a busy machine: a 5 ms
+    // timeout makes most ticks of such a round a timeout. Idle, with another file's disk
+    // loaded beside it, the disk answers in 0.1 to 3 ms: at 2 ms, as few as 4 rounds in 25
+    // were free of timeouts, too few to learn the devices' usual figures. Such a timeout now
+    // and then makes a round slow for no cause seen (`unknown`), which before the load could
+    // take the score to the threshold, evicted: a round doubles the score only when half of
+    // its ticks time out (one in ten raises it by a fifth), and a round without a timeout
+    // brings it back to 1.
     hookDir = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-busy-hook-'));
     const evicted = path.join(hookDir, 'evicted');
-    watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '2ms', '--ratio-threshold', '0.5', '--min-ttr', '1s', '--on-evict', `touch ${evicted}`]);
+    watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '5ms', '--ratio-threshold', '0.5', '--min-ttr', '1s', '--on-evict', `touch ${evicted}`]);
     await waitForRounds(watch, () => causesOf(watch!).filter((cause) => cause === undefined).length >= HEALTHY_ROUNDS, 60_000, 'the healthy rounds');
     const from = diskLines(watch).length;
     await disk.load(4);
