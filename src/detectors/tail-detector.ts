@@ -135,9 +135,10 @@ class SlowEvents {
 
 /**
  * Counts lone slow inspections in time order: one above the line whose neighbours on
- * either side are calm. A tail slows inspections one at a time, however modestly; a burst, a commit of the
- * filesystem's journal or a garbage collection holds the inspections that come meanwhile, and
- * those come in twos and more. An inspection is judged once the one after it is known.
+ * either side are calm. A tail slows inspections one at a time, however modestly; a burst, a
+ * commit of the filesystem's journal or a garbage collection holds the inspections that come
+ * meanwhile, and those come in twos and more. An inspection is judged once the one after it
+ * is known.
  */
 class LoneSlow {
   count = 0;
@@ -304,7 +305,7 @@ class TailTrack {
     base: TailBaseline,
     runSteps: number,
     recentSteps: number,
-    params: Pick<TailParams, 'loneCalmShare' | 'failureLatencyMs'>,
+    params: Pick<TailParams, 'loneCalmShare' | 'loneSignificance' | 'failureLatencyMs'>,
   ): { slowEvents: number; severeEvents: number; latencyEvents: number; recentEvents: number; recentSevereEvents: number; lone: LoneSlow; recentLone: number; recentLoneJudged: number } {
     const events = new SlowEvents(runSteps);
     const severeEvents = new SlowEvents(runSteps);
@@ -328,6 +329,7 @@ class TailTrack {
       if (events.step(max > lineMs) && i >= recentFrom) recentEvents += 1;
       if (severeEvents.step(max > severeLineMs) && i >= recentFrom) recentSevereEvents += 1;
       latencyEvents.step(max > base.lineMs);
+      if (params.loneSignificance === 0) continue;
       const step = this.window[slot];
       for (let j = 0; j < step.length; j += 1) {
         const verdict = lone.next(step[j]);
@@ -358,12 +360,13 @@ class TailTrack {
     const events = new SlowEvents(runSteps);
     const severeEvents = new SlowEvents(runSteps);
     const lone = new LoneSlow(loneLineMs, params.loneCalmShare, params.failureLatencyMs);
+    const countLone = params.loneSignificance > 0;
     for (let i = this.head; i < this.base.length; i += 1) {
       let max = 0;
       const step = this.base[i];
       for (let j = 0; j < step.length; j += 1) {
         if (step[j] > max) max = step[j];
-        lone.next(step[j]);
+        if (countLone) lone.next(step[j]);
       }
       events.step(max > lineMs);
       severeEvents.step(max > severeLineMs);
@@ -381,6 +384,15 @@ class TailTrack {
       loneRate: (lone.count + 1) / (lone.judged + 2),
     };
   }
+}
+
+/**
+ * The lone count's chance, on the scale of the other tests' (`significance`): 1 where the test
+ * is off or not made (`rate` null).
+ */
+function loneChance(count: number, of: number, rate: number | null, p: Pick<TailParams, 'significance' | 'loneSignificance'>): number {
+  if (rate === null || p.loneSignificance === 0) return 1;
+  return Math.min(1, (binomialUpperTail(count, of, rate) * p.significance) / p.loneSignificance);
 }
 
 /** Feed it every disk's inspections in time order; query it per disk. The clock must not go backwards. */
@@ -482,16 +494,16 @@ export class TailDetector extends SteppedDetector<TailTrack> {
         // `loneSignificance` where the others' is against `significance` (its new evidence and
         // its calm alike). Not while the host's latency has risen as a whole: a shared rise changes
         // which inspections stand alone on every disk, and a peer's count says nothing of this one's.
-        const lone = (count: number, of: number) => (hostWide || p.loneSignificance === 0 ? 1 : Math.min(1, (binomialUpperTail(count, of, base.loneRate) * p.significance) / p.loneSignificance));
+        const loneRate = hostWide ? null : base.loneRate;
         const pValue = Math.min(
           binomialUpperTail(result.slowEvents, track.length, rate),
           binomialUpperTail(result.severeEvents, track.length, severeRate),
-          lone(result.lone, result.loneJudged),
+          loneChance(result.lone, result.loneJudged, loneRate, p),
         );
         const newPValue = Math.min(
           binomialUpperTail(result.newEvents, result.newSteps, rate),
           binomialUpperTail(result.newSevereEvents, result.newSteps, severeRate),
-          lone(result.newLone, result.newLoneJudged),
+          loneChance(result.newLone, result.newLoneJudged, loneRate, p),
         );
         this.step(track, pValue, newPValue, endMs);
       }
