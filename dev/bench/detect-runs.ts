@@ -9,7 +9,7 @@ import { StatisticalDetector } from '../../src/detectors/statistical-detector.js
 import { DEFAULT_STATISTICAL_PARAMS, type StatisticalParams } from '../../src/detectors/statistical-params.js';
 import { TailDetector } from '../../src/detectors/tail-detector.js';
 import { DEFAULT_TAIL_PARAMS, type TailParams } from '../../src/detectors/tail-params.js';
-import { DEFAULT_SCORE_PARAMS, SCORE_FLOOR } from '../../src/score/score-params.js';
+import { DEFAULT_SCORE_PARAMS, SCORE_FLOOR, type ScoreParams } from '../../src/score/score-params.js';
 import { msToReach } from '../../src/score/slow-score.js';
 import { reportedScore } from '../../src/score/store-score.js';
 import { StoreTicks } from '../../src/score/store-ticks.js';
@@ -130,6 +130,12 @@ function medianAndP99(values: readonly number[]): { median: number; p99: number 
   const sorted = Float64Array.from(values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
   return { median: at(0.5), p99: at(0.99) };
+}
+
+/** RunResult.hangWindowMs: the slow score's rounds from `scoreAtOnset` to the eviction threshold. */
+function hangWindow(params: ScoreParams, scoreAtOnset: number, intervalMs: number): readonly [number, number] {
+  const ms = msToReach(params, params.evictThreshold, scoreAtOnset);
+  return [ms - params.roundTicks * intervalMs, ms + intervalMs];
 }
 
 export function runOne(
@@ -273,13 +279,7 @@ export function runOne(
     slowDisk: info.slowDisk,
     onsetMs: info.onsetMs,
     scoreAtOnset,
-    hangWindowMs:
-      scenario.kind === 'hang' && scoreAtOnset !== null
-        ? [
-            msToReach(params, params.evictThreshold, scoreAtOnset) - params.roundTicks * interval,
-            msToReach(params, params.evictThreshold, scoreAtOnset) + interval,
-          ]
-        : null,
+    hangWindowMs: scenario.kind === 'hang' && scoreAtOnset !== null ? hangWindow(params, scoreAtOnset, interval) : null,
     healMs: info.healMs,
     hostWideEpisodes,
     suspectEpisodes,
