@@ -57,7 +57,7 @@ export async function status(): Promise<PartResult> {
     row(P, `slowdisk status --format nagios, wall, median / p90 / max (${CALLS} calls)`, `${ms(wall)} / ${ms(quantile(walls, 0.9))} / ${ms(Math.max(...walls))}`, `<= ${TARGET_WALL_MS} ms`, wall <= TARGET_WALL_MS),
     row(P, 'node -e 0, wall, median / p90', `${ms(median(bare))} / ${ms(quantile(bare, 0.9))}`),
     row(P, 'status over node -e 0, median of the calls', ms(statusOver), `<= ${TARGET_OVER_NODE_MS} ms`, statusOver <= TARGET_OVER_NODE_MS),
-    row(P, `slowdisk --version, wall, median (over node -e 0)`, `${ms(median(versions))} (${ms(versionOver)})`, `<= ${TARGET_OVER_NODE_MS} ms over`, versionOver <= TARGET_OVER_NODE_MS),
+    row(P, 'slowdisk --version, wall, median (over node -e 0)', `${ms(median(versions))} (${ms(versionOver)})`, `<= ${TARGET_OVER_NODE_MS} ms over`, versionOver <= TARGET_OVER_NODE_MS),
     row(P, 'the answer alone (connect to snapshot read), median / max', `${ms(median(answers))} / ${ms(Math.max(...answers))}`),
   ];
   return {
