@@ -51,10 +51,13 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
   }, 150_000);
 
   it("a healthy disk busy with another process's direct writes: load, never device", async () => {
-    const disk = await makeTestDisk({ sizeMiB: 256 });
-    // The writers slow each inspection from about 0.05 ms to 2 to 9 ms, far under the
-    // default timeout and not always past the detector's line on a busy machine: a 5 ms
-    // timeout makes most ticks of such a round a timeout. Idle, with another file's disk
+    // Room for the eight writers' 32 MiB files: a full disk fails the probe's writes.
+    const disk = await makeTestDisk({ sizeMiB: 512 });
+    // The writers slow each inspection far under the default timeout and not always past the
+    // detector's line on a busy machine: a 5 ms timeout makes their rounds' ticks timeouts.
+    // Eight writers, not four: four took the score to 52 at most before a round without a
+    // timeout brought it back to 1 (3 runs, two beside a CPU hog, none at 100 within 60 s);
+    // eight took it to 100 in 7 rounds, every one held. Idle, with another file's disk
     // loaded beside it, the disk answers in 0.1 to 3 ms: at 2 ms, as few as 4 rounds in 25
     // were free of timeouts, too few to learn the devices' usual figures. Such a timeout now
     // and then makes a round slow for no cause seen (`unknown`), which before the load could
@@ -66,7 +69,7 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     watch = startCli(['watch', '--path', `a=${disk.dir}`, ...FLAGS, '--timeout', '5ms', '--ratio-threshold', '0.5', '--min-ttr', '1s', '--on-evict', `touch ${evicted}`]);
     await waitForRounds(watch, () => causesOf(watch!).filter((cause) => cause === undefined).length >= HEALTHY_ROUNDS, 60_000, 'the healthy rounds');
     const from = diskLines(watch).length;
-    await disk.load(4);
+    await disk.load(8);
     await waitForRounds(watch, () => causesOf(watch!, from).includes('load'), 30_000, 'a round whose cause is load');
     // A few more rounds of it: still never the device.
     const seen = diskLines(watch).length;
