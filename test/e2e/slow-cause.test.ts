@@ -56,7 +56,7 @@ describe.skipIf(gate.skip)('the cause of a slow disk, on real devices', () => {
     // The writers slow each inspection far under the default timeout and not always past the
     // detector's line on a busy machine: a 5 ms timeout makes their rounds' ticks timeouts.
     // Eight writers, not four: four took the score to 52 at most before a round without a
-    // timeout brought it back to 1 (3 runs, two beside a CPU hog, none at 100 within 60 s);
+    // timeout brought it back to 1 (4 runs, three beside CPU hogs, none at 100 within 60 s);
     // eight took it to 100 in 7 rounds, every one held. Idle, with another file's disk
     // loaded beside it, the disk answers in 0.1 to 3 ms: at 2 ms, as few as 4 rounds in 25
     // were free of timeouts, too few to learn the devices' usual figures. Such a timeout now
