@@ -13,13 +13,13 @@
 // 1 s rounds (10 ticks), as the tests of the causes; the load cases with a 2 ms timeout, under
 // which a busy healthy disk's 1.5 to 3.5 ms inspections time out (at 100 ms they would only
 // be doubted by the statistical detector).
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Severity } from '../../src/score/store-score.js';
 import type { SlowCause } from '../../src/verdict/slow-cause.js';
 import {
   BIN,
   SETTINGS,
+  BenchCgroup,
   benchDir,
   isMain,
   loadDisk,
@@ -68,7 +68,7 @@ interface MadeCase {
   /** More flags for watch. */
   flags?: string[];
   /** A command line that runs watch inside it. */
-  wrap?: string[];
+  wrap?: readonly string[];
   inject: () => void;
   lift: () => void;
   /** Waited for once watch has gone, before the clean-up. */
@@ -96,35 +96,30 @@ const CASES = {
   },
   cpu: (base) => {
     const [a] = disks(base, 1, { onMedia: false });
-    const cgroup = join(CPU_CGROUP, `slowdisk-bench-cpu-${process.pid}`);
-    mkdirSync(cgroup);
-    const quota = (value: string): void => writeFileSync(join(cgroup, 'cpu.cfs_quota_us'), value);
+    const cgroup = new BenchCgroup(CPU_CGROUP, 'cpu');
+    const quota = (value: string): void => cgroup.write('cpu.cfs_quota_us', value);
     let hog: Tracked | null = null;
+    // Run before the group's own removal (last in, first out): the group is empty by then.
     onCleanup(() => {
       quota('-1');
       if (hog) hog.kill('SIGKILL');
-      try {
-        rmdirSync(cgroup);
-      } catch {
-        // removed already, or watch not gone yet: said by the kernel, left to the operator
-      }
     });
-    const inCgroup = ['sh', '-c', `echo $$ > ${cgroup}/cgroup.procs && exec "$@"`, 'sh'];
     return {
       paths: [['a', a]],
       truth: { a: 'cpu' },
-      wrap: inCgroup,
+      wrap: cgroup.wrap,
       inject: () => {
-        writeFileSync(join(cgroup, 'cpu.cfs_period_us'), '1000000');
+        cgroup.write('cpu.cfs_period_us', '1000000');
         quota('50000');
-        hog = spawnTracked(inCgroup[0], [...inCgroup.slice(1), 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' });
+        const [shell, ...wrapArgs] = cgroup.wrap;
+        hog = spawnTracked(shell, [...wrapArgs, 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' });
       },
       lift: () => {
         hog?.kill('SIGKILL');
         quota('-1');
       },
       // Empty once watch and the neighbour have gone: the clean-up removes it then.
-      done: () => waitUntil(() => readFileSync(join(cgroup, 'cgroup.procs'), 'utf8').trim() === '', 10_000),
+      done: () => cgroup.emptied(10_000),
     };
   },
   shared: (base) => {

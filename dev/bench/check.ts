@@ -3,44 +3,38 @@
 // inspections on the same disk, taking turns. Each runs in a cgroup of its own and is charged
 // what the cgroup's CPU accounting says: the prober is detached from the CLI and outlives its
 // last message, so a count of the processes reaped (/usr/bin/time) leaves it out.
-import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, SETTINGS, benchDir, makeDisk, median, ms, onCleanup, plainLoop, progress, ratio, row, runParts, sleep, spawnTracked, waitUntil, isMain, type PartResult } from './lib.js';
+import { BIN, SETTINGS, BenchCgroup, benchDir, makeDisk, median, ms, plainLoop, progress, ratio, row, runParts, sleep, spawnTracked, isMain, type PartResult } from './lib.js';
 
 const TARGET_RATIO = 2;
 const INTERVAL_MS = 100;
 
 /** A cgroup that holds one command's process tree and reads back the CPU it used (v1 cpuacct or v2). */
 class CpuGroup {
-  private readonly dir: string;
+  private readonly group: BenchCgroup;
   private readonly v1: boolean;
 
   constructor(label: string) {
     this.v1 = existsSync('/sys/fs/cgroup/cpuacct/cpuacct.usage');
     if (!this.v1 && !existsSync('/sys/fs/cgroup/cgroup.controllers')) throw new Error('no cgroup CPU accounting: neither /sys/fs/cgroup/cpuacct (v1) nor a cgroup v2 hierarchy');
-    this.dir = join(this.v1 ? '/sys/fs/cgroup/cpuacct' : '/sys/fs/cgroup', `slowdisk-bench-${label}-${process.pid}`);
-    mkdirSync(this.dir);
-    onCleanup(() => rmdirSync(this.dir));
+    this.group = new BenchCgroup(this.v1 ? '/sys/fs/cgroup/cpuacct' : '/sys/fs/cgroup', label);
   }
 
   private usageMs(): number {
-    if (this.v1) return Number(readFileSync(join(this.dir, 'cpuacct.usage'), 'utf8')) / 1e6;
-    const usec = /^usage_usec (\d+)$/m.exec(readFileSync(join(this.dir, 'cpu.stat'), 'utf8'))?.[1];
+    if (this.v1) return Number(this.group.read('cpuacct.usage')) / 1e6;
+    const usec = /^usage_usec (\d+)$/m.exec(this.group.read('cpu.stat'))?.[1];
     return Number(usec) / 1e3;
-  }
-
-  private empty(): boolean {
-    return readFileSync(join(this.dir, 'cgroup.procs'), 'utf8').trim() === '';
   }
 
   /** Runs the command in the group to its end and until every process it left has gone; the CPU of them all, in ms. */
   async cpuOf(command: string, args: readonly string[]): Promise<number> {
-    if (!this.empty()) throw new Error(`${this.dir} still holds processes`);
+    if (!this.group.empty()) throw new Error(`${this.group.dir} still holds processes`);
     const before = this.usageMs();
-    // The shell joins the group before it becomes the command, so the command's first instruction is counted.
-    const child = spawnTracked('/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', this.dir, command, ...args], { stdio: 'ignore' });
+    const [shell, ...wrapArgs] = this.group.wrap;
+    const child = spawnTracked(shell, [...wrapArgs, command, ...args], { stdio: 'ignore' });
     await child.exited;
-    if (!(await waitUntil(() => this.empty(), 10_000))) throw new Error(`${command}: its processes were still running 10 s after it exited`);
+    if (!(await this.group.emptied(10_000))) throw new Error(`${command}: its processes were still running 10 s after it exited`);
     return this.usageMs() - before;
   }
 }

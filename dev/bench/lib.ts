@@ -410,6 +410,43 @@ export async function waitUntil(predicate: () => boolean, timeoutMs: number, ste
 
 export const sleep = (msToSleep: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, msToSleep));
 
+/**
+ * A cgroup of the bench's own, `label` and its PID under `hierarchy` (a v1 controller's
+ * mount, or the v2 root), removed at clean-up once the processes in it have gone.
+ */
+export class BenchCgroup {
+  readonly dir: string;
+  /**
+   * Put before a command line, runs it in the group: the shell joins the group before it
+   * becomes the command, so the command's first instruction is already the group's.
+   */
+  readonly wrap: readonly [string, ...string[]];
+
+  constructor(hierarchy: string, label: string) {
+    this.dir = join(hierarchy, `slowdisk-bench-${label}-${process.pid}`);
+    mkdirSync(this.dir);
+    this.wrap = ['/bin/sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', this.dir];
+    onCleanup(() => rmdirSync(this.dir));
+  }
+
+  read(file: string): string {
+    return readFileSync(join(this.dir, file), 'utf8');
+  }
+
+  write(file: string, value: string): void {
+    writeFileSync(join(this.dir, file), value);
+  }
+
+  empty(): boolean {
+    return this.read('cgroup.procs').trim() === '';
+  }
+
+  /** Whether every process in the group has gone within `timeoutMs`. */
+  emptied(timeoutMs: number): Promise<boolean> {
+    return waitUntil(() => this.empty(), timeoutMs);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // disks, made with the fault kit
 
