@@ -2,7 +2,7 @@
 // Prometheus exports --textfile and --listen.
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseListenAddress, type ListenAddress } from '../prometheus/metrics-server.js';
+import { parseListenAddress, type ListenAddress } from '../prometheus/listen-address.js';
 import type { CheckFormat, OutputOptions } from '../formats/report-options.js';
 import { formatOption } from './format-option.js';
 import { asArgument, HELP_HEADINGS } from './param-options.js';

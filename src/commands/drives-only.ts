@@ -4,7 +4,7 @@ import { DriveRun, DriveStartError } from './drive-run.js';
 import { EXIT_SIGHUP, EXIT_SIGINT, EXIT_SIGTERM, EXIT_UNKNOWN } from '../verdict/exit-codes.js';
 import { fail } from '../formats/fail.js';
 import { OutputWriter, tellNotWritten } from '../output/output-writer.js';
-import type { ListenAddress } from '../prometheus/metrics-server.js';
+import type { ListenAddress } from '../prometheus/listen-address.js';
 import { stoppingRunFlushed, whenReaderGone } from '../terminal/stdout-flushed.js';
 
 export interface DriveOnlyOptions {

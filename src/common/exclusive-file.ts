@@ -5,18 +5,18 @@
 // and then renamed over the old one: rename(2) replaces the directory entry itself, a symlink
 // included, and never follows it. Existing files are opened with O_NOFOLLOW|O_NONBLOCK and
 // refused unless regular, so a FIFO or a device at a name cannot hang or feed the reader.
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { fsPath, withTextPath } from './path-text.js';
+import { randomHex } from './random-hex.js';
 
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** A name for a temporary file of `name`: hidden, and 96 random bits nobody can plant ahead of. */
 export function temporaryName(name: string): string {
-  return `.${name}.${randomBytes(12).toString('hex')}.tmp`;
+  return `.${name}.${randomHex(12)}.tmp`;
 }
 
 /** Whether `entry` is a name temporaryName(name) gives. */

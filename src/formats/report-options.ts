@@ -1,6 +1,6 @@
 // Which reports a run of watch or check makes, and how: what --json, --format, --verbose,
 // --textfile and --listen ask for, once parsed.
-import type { ListenAddress } from '../prometheus/metrics-server.js';
+import type { ListenAddress } from '../prometheus/listen-address.js';
 
 export type CheckFormat = 'human' | 'nagios';
 

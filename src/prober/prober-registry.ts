@@ -12,11 +12,11 @@
 // and a run finds it in /proc/net/unix. Any user can bind any free abstract name, with any
 // bytes in it (a newline and a whole forged line of /proc/net/unix): a name is believed only
 // once the kernel says that the prober it names listens there, as root or as this user.
-import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { readRegularSync, replaceFileSync, temporaryName, writeNewSync } from '../common/exclusive-file.js';
 import { processStartTime } from '../common/process-start-time.js';
+import { randomHex } from '../common/random-hex.js';
 import { abstractSocketListener } from '../native/addon.js';
 import path from 'node:path';
 
@@ -74,7 +74,7 @@ function registryDir(create: boolean): string | null {
   return REGISTRY_DIR;
 }
 
-const randomName = (prefix: string, suffix: string) => `${prefix}${randomBytes(16).toString('hex')}${suffix}`;
+const randomName = (prefix: string, suffix: string) => `${prefix}${randomHex(16)}${suffix}`;
 
 const errorText = (error: unknown, file: string) => {
   const e = error as NodeJS.ErrnoException;
@@ -124,7 +124,7 @@ class StuckSocket {
     // A run that asks who listens here connects: each connection is closed at once.
     this.server = createServer((connection) => connection.destroy());
     this.server.on('error', () => {});
-    this.server.listen({ path: `\0${SOCKET_PREFIX}${device} ${sinceMs} ${process.pid} ${startTime} ${randomBytes(8).toString('hex')}` });
+    this.server.listen({ path: `\0${SOCKET_PREFIX}${device} ${sinceMs} ${process.pid} ${startTime} ${randomHex(8)}` });
     this.server.unref();
   }
 

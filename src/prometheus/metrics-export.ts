@@ -3,7 +3,8 @@
 import type { Registry } from 'prom-client';
 import type { ScoreParams } from '../score/score-params.js';
 import type { ProbeSession } from '../live/probe-session.js';
-import type { ListenAddress, MetricsServer } from './metrics-server.js';
+import { formatListenAddress, type ListenAddress } from './listen-address.js';
+import type { MetricsServer } from './metrics-server.js';
 import { hostname } from 'node:os';
 import { TEXTFILE_NAME, type FileReplacer, type TextfileWriter } from './textfile.js';
 
@@ -48,9 +49,10 @@ export class MetricsExport {
   ): Promise<MetricsExport | null> {
     if (targets.textfile === undefined && targets.listen === undefined) return null;
     // Imported only here: prom-client is as much memory as the rest of a run without them.
-    const [{ SlowdiskMetrics, ListenMetric }, { MetricsServer, formatListenAddress }, { TextfileWriter }, { Registry }] = await Promise.all([
+    // The server only with --listen: it loads node:http.
+    const [{ SlowdiskMetrics, ListenMetric }, serverModule, { TextfileWriter }, { Registry }] = await Promise.all([
       import('./metrics.js'),
-      import('./metrics-server.js'),
+      targets.listen ? import('./metrics-server.js') : null,
       import('./textfile.js'),
       import('prom-client'),
     ]);
@@ -66,12 +68,13 @@ export class MetricsExport {
     written.setDefaultLabels({ store: storeLabel(targets.store) });
     const textfile = targets.textfile === undefined ? null : new TextfileWriter(targets.output!, targets.textfile, () => written.metrics(), textfileName(targets.store));
     let started = false;
-    const server = targets.listen
-      ? new MetricsServer(targets.listen, served, (problem) => {
-          listenMetric!.set(problem === null);
-          if (started) textfile?.update();
-        })
-      : null;
+    const server =
+      targets.listen && serverModule
+        ? new serverModule.MetricsServer(targets.listen, served, (problem) => {
+            listenMetric!.set(problem === null);
+            if (started) textfile?.update();
+          })
+        : null;
     await server?.start();
     try {
       await textfile?.start();

@@ -4,26 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Registry } from 'prom-client';
 import { writeStderrLine } from '../common/visible-text.js';
-
-export interface ListenAddress {
-  /** Empty: every interface. */
-  host: string;
-  port: number;
-}
-
-/** "127.0.0.1:9258", "[::1]:9258", ":9258" (every interface). */
-export function parseListenAddress(text: string): ListenAddress {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port < 1 || port > 65535) {
-    throw new RangeError(`expected ADDR:PORT, such as 127.0.0.1:9258, [::1]:9258 or :9258 (every interface), got '${text}'`);
-  }
-  return { host: match[1] ?? match[2], port };
-}
-
-export function formatListenAddress({ host, port }: ListenAddress): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
+import { formatListenAddress, LISTEN_RETRY_MS, type ListenAddress } from './listen-address.js';
 
 /** At most this many connections at once: Prometheus holds one (two for a pair), a person's curl one more. */
 const MAX_CONNECTIONS = 16;
@@ -35,8 +16,6 @@ const MAX_UNREAD_BYTES = 256 * 1024;
 const MAX_REQUESTS_PER_CONNECTION = 100;
 /** A request whose headers or whole self take longer than this is dropped, and so is a connection idle this long. */
 const REQUEST_DEADLINE_MS = 10_000;
-/** While the address cannot be bound (taken, not on the host yet), it is tried again this often. */
-export const LISTEN_RETRY_MS = 10_000;
 
 /** "listen EADDRINUSE: address already in use 127.0.0.1:9258" as "EADDRINUSE: address already in use": the address is said once, first. */
 function bindFailure(address: ListenAddress, error: Error): string {

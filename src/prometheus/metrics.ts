@@ -14,7 +14,7 @@ import { VERSION } from '../common/version.js';
 import { bytesShown } from '../common/visible-text.js';
 import type { PhaseTimings } from '../probe/prober-protocol.js';
 import type { DiskStatus, InspectionRecord, RoundReport } from '../live/session-events.js';
-import { LISTEN_RETRY_MS } from './metrics-server.js';
+import { LISTEN_RETRY_MS } from './listen-address.js';
 import { gaugesIn } from './registered-gauge.js';
 import { SLOW_CAUSES } from '../verdict/slow-cause.js';
 

@@ -5,10 +5,10 @@
 // served at once, so a slow or hostile client cannot hold the service. The socket is bound
 // under an unguessable name and renamed into place, so a stale socket of a dead service is
 // replaced in one step; one that still answers is another service of the same store.
-import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
+import { temporaryName } from '../common/exclusive-file.js';
 import { socketPath, statusDir } from './status-socket.js';
 import type { StatusSnapshot } from './status-snapshot.js';
 
@@ -45,7 +45,7 @@ export class StatusServer {
     if (await answers(file, CLIENT_DEADLINE_MS)) throw new Error(`a slowdisk service already answers for the store '${store}' at ${file}`);
     const server = createServer((socket) => serve(socket, snapshot));
     server.maxConnections = MAX_CLIENTS;
-    const temporary = path.join(home, `.${store}.${randomBytes(12).toString('hex')}.tmp`);
+    const temporary = path.join(home, temporaryName(store));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`cannot serve the status at ${file}: ${error.code}: ${error.syscall} ${temporary}`)));
       server.listen(temporary, () => resolve());
