@@ -6,6 +6,7 @@
 import { devicesToCount, resolveBlockDevices, type BlockDeviceNode, type CountedDevice, type DeviceRole } from './block-devices.js';
 import { deviceRates, type DeviceRates } from './device-rates.js';
 import { readDiskstats, type DiskCounters } from './diskstats.js';
+import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { limitUse, readCgroupIo, type CgroupLevel } from './cgroup-io.js';
 
 /** One device over one round, as every output shows it and traces record it. */
@@ -79,7 +80,7 @@ const KERNEL_SOURCES: DeviceCounterSources = {
   read: () => readDiskstats(),
   resolve: (device) => resolveBlockDevices(device),
   readLimits: () => readCgroupIo(),
-  now: () => performance.now(),
+  now: () => MONOTONIC_CLOCK.now(),
 };
 
 /**

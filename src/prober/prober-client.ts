@@ -9,6 +9,7 @@ import { TaskLimitWatch } from '../common/task-limit.js';
 import type { HostedChannel } from '../output/output-writer.js';
 import type { ProbeParams } from '../probe/probe-params.js';
 import { EXIT_NO_ADDON, type FromProber, type ProberProgram, type ProbeTarget, type ToProber } from '../probe/prober-protocol.js';
+import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 
 const STDERR_KEPT = 4096;
 
@@ -161,14 +162,14 @@ class ProberChild {
    * Node's start-up: killed, so that nothing is left behind, and its end told with the reason.
    */
   private watchStart(limit: TaskLimitWatch): void {
-    const startedAt = performance.now();
+    const startedAt = MONOTONIC_CLOCK.now();
     const timer = setInterval(() => {
       if (this.started || this.exited) {
         clearInterval(timer);
         return;
       }
       const refused = limit.refusedSince();
-      if (refused === null && performance.now() - startedAt < PROBER_START_MS) return;
+      if (refused === null && MONOTONIC_CLOCK.now() - startedAt < PROBER_START_MS) return;
       clearInterval(timer);
       this.startFailure = refused
         ? `the prober (pid ${this.child.pid}) could not make its threads: ${refused}`

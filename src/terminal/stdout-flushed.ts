@@ -1,4 +1,5 @@
 import { writeStderrLine } from '../common/visible-text.js';
+import { MONOTONIC_CLOCK } from '../common/monotonic-clock.js';
 import { relayedStdoutSettled } from './file-stdio.js';
 
 // process.exit() drops what is still queued for a pipe: a reader slower than the writer (a
@@ -24,8 +25,8 @@ const STOPPING_FLUSH_CAP_MS = 2000;
 
 /** Before a run exits: what was printed reaches the reader, unless it stopped reading for 2 s. */
 export function stoppingRunFlushed(): Promise<void> {
-  const startedMs = performance.now();
-  return stdoutFlushed(STOPPING_FLUSH_CAP_MS).then(() => relayedStdoutSettled(Math.max(0, STOPPING_FLUSH_CAP_MS - (performance.now() - startedMs))));
+  const startedMs = MONOTONIC_CLOCK.now();
+  return stdoutFlushed(STOPPING_FLUSH_CAP_MS).then(() => relayedStdoutSettled(Math.max(0, STOPPING_FLUSH_CAP_MS - (MONOTONIC_CLOCK.now() - startedMs))));
 }
 
 let onUnwritable: { stop: () => void; goesOn: boolean } | null = null;
