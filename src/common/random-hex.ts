@@ -1,16 +1,14 @@
 // Random hex for the names nobody may guess (temporary files, registry entries, sockets), read
-// from the kernel's /dev/urandom: node:crypto and the OpenSSL state behind it cost each process
-// about 0.7 MB of memory, for a few bytes now and then. /dev/urandom never blocks once the
-// kernel has been seeded at boot. Where it cannot be read (a container without /dev),
+// from the kernel's /dev/urandom rather than node:crypto, which would cost each process about
+// 0.7 MB of memory for a few bytes now and then (node-crypto.ts). /dev/urandom never blocks
+// once the kernel has been seeded at boot. Where it cannot be read (a container without /dev),
 // node:crypto gives them after all. libuv opens every file close-on-exec.
 import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
+import { nodeCrypto } from './node-crypto.js';
 
 /** `bytes` random bytes, as twice as many hex digits. */
 export function randomHex(bytes: number): string {
-  return (fromUrandom(bytes) ?? (require('node:crypto') as typeof import('node:crypto')).randomBytes(bytes)).toString('hex');
+  return (fromUrandom(bytes) ?? nodeCrypto().randomBytes(bytes)).toString('hex');
 }
 
 /** null when /dev/urandom cannot be opened, or ends (it is not the kernel's). */

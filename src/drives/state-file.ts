@@ -7,8 +7,8 @@
 // file keeps two runs (a cron check and a watch) from interleaving their writes. This runs in
 // the output writer (../output/: in the prober's process, or its own), never in the CLI's.
 import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { nodeCrypto } from '../common/node-crypto.js';
 import { fsPath, withTextPath } from '../common/path-text.js';
 import { isTemporaryOf, RefusedFileError, readRegular, replaceFile } from '../common/exclusive-file.js';
 import { untrustedPath } from '../common/trusted-dir.js';
@@ -18,11 +18,9 @@ import { emptyHistory, HISTORY_VERSION, type DriveHistory } from './history.js';
 export const STATE_FILE = 'drives.state';
 const LOCK_FILE = 'drives.lock';
 
-// node:crypto is loaded at the first history written or read, not with this module: the
-// bundle puts this module beside others every run loads, and node:crypto costs a process
-// about 0.7 MB of memory.
-const require = createRequire(import.meta.url);
-const sha256Hex = (body: string): string => (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(body).digest('hex');
+// node:crypto at the first history written or read: the bundle puts this module beside others
+// every run loads.
+const sha256Hex = (body: string): string => nodeCrypto().createHash('sha256').update(body).digest('hex');
 
 // Temporary files of slowdisk versions that named them by PID.
 const OLD_TEMP_PREFIX = `.${STATE_FILE}.tmp-`;
