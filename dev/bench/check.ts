@@ -5,7 +5,7 @@
 // last message, so a count of the processes reaped (/usr/bin/time) leaves it out.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, SETTINGS, BenchCgroup, benchDir, makeDisk, median, ms, plainLoop, progress, ratio, row, runParts, sleep, spawnTracked, isMain, type PartResult } from './lib.js';
+import { BIN, SETTINGS, BenchCgroup, benchDir, makeDisk, median, ms, plainLoop, progress, ratio, row, runParts, sleep, isMain, type PartResult } from './lib.js';
 
 const TARGET_RATIO = 2;
 const INTERVAL_MS = 100;
@@ -31,9 +31,7 @@ class CpuGroup {
   async cpuOf(command: string, args: readonly string[]): Promise<number> {
     if (!this.group.empty()) throw new Error(`${this.group.dir} still holds processes`);
     const before = this.usageMs();
-    const [shell, ...wrapArgs] = this.group.wrap;
-    const child = spawnTracked(shell, [...wrapArgs, command, ...args], { stdio: 'ignore' });
-    await child.exited;
+    await this.group.spawn(command, args).exited;
     if (!(await this.group.emptied(10_000))) throw new Error(`${command}: its processes were still running 10 s after it exited`);
     return this.usageMs() - before;
   }

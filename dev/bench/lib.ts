@@ -445,6 +445,12 @@ export class BenchCgroup {
   emptied(timeoutMs: number): Promise<boolean> {
     return waitUntil(() => this.empty(), timeoutMs);
   }
+
+  /** Starts `command` in the group, its output ignored. */
+  spawn(command: string, args: readonly string[]): Tracked {
+    const [shell, ...wrapArgs] = this.wrap;
+    return spawnTracked(shell, [...wrapArgs, command, ...args], { stdio: 'ignore' });
+  }
 }
 
 // ---------------------------------------------------------------------------
