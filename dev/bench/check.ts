@@ -48,6 +48,10 @@ export async function check(): Promise<PartResult> {
   const loopArgs = [disk.dir, String((seconds * 1000) / INTERVAL_MS), String(INTERVAL_MS)];
   const checks: number[] = [];
   const loops: number[] = [];
+  // What any check whose CLI is a Node process pays before it inspects anything: a bare
+  // `node -e 0`, and the CLI with its code loaded and nothing run (`check --help`).
+  const bareNodes: number[] = [];
+  const loadedClis: number[] = [];
   for (let i = 0; i < SETTINGS.repeats; i += 1) {
     // Taking turns, so that neither is always the one after the other's writes.
     for (const which of i % 2 === 0 ? ['check', 'loop'] : ['loop', 'check']) {
@@ -56,18 +60,29 @@ export async function check(): Promise<PartResult> {
       else loops.push(await group.cpuOf(loop, loopArgs));
       await sleep(1000);
     }
+    bareNodes.push(await group.cpuOf(process.execPath, ['-e', '0']));
+    loadedClis.push(await group.cpuOf(process.execPath, [BIN, 'check', '--help']));
   }
   spin.done('check');
   const ratios = checks.map((each, i) => each / loops[i]!);
+  // The least a check with a Node CLI could cost: that bare Node, or the CLI loaded, beside a
+  // prober that cost no more than the C loop.
+  const beside = (values: number[]) => values.map((each, i) => (each + loops[i]!) / loops[i]!);
+  const leastRatios = beside(bareNodes);
+  const loadedRatios = beside(loadedClis);
   const P = 'check';
   const r = median(ratios);
+  const runs = (values: number[]) => `${ms(median(values))} (${values.map(ms).join(', ')})`;
   return {
     rows: [
-      row(P, `check --duration ${seconds}s, 1 disk: CPU of the whole tree, median (runs)`, `${ms(median(checks))} (${checks.map(ms).join(', ')})`),
-      row(P, `the plain C loop, ${loopArgs[1]} inspections: CPU, median (runs)`, `${ms(median(loops))} (${loops.map(ms).join(', ')})`),
+      row(P, `check --duration ${seconds}s, 1 disk: CPU of the whole tree, median (runs)`, runs(checks)),
+      row(P, `the plain C loop, ${loopArgs[1]} inspections: CPU, median (runs)`, runs(loops)),
       row(P, 'check over the C loop, median of the pairs', `${ratio(r)}x`, `<= ${TARGET_RATIO.toFixed(1)}x`, r <= TARGET_RATIO),
+      row(P, 'a bare `node -e 0`: CPU, median (runs)', runs(bareNodes)),
+      row(P, 'the CLI loaded, nothing run (`check --help`): CPU, median (runs)', runs(loadedClis)),
+      row(P, 'a Node CLI beside the C loop, over it: `node -e 0`; the CLI loaded', `${ratio(median(leastRatios))}x; ${ratio(median(loadedRatios))}x`),
     ],
-    figures: { seconds, checkCpuMs: checks, loopCpuMs: loops, ratios, targetRatio: TARGET_RATIO },
+    figures: { seconds, checkCpuMs: checks, loopCpuMs: loops, ratios, targetRatio: TARGET_RATIO, bareNodeCpuMs: bareNodes, loadedCliCpuMs: loadedClis, leastRatios, loadedRatios },
   };
 }
 
