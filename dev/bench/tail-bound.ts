@@ -8,9 +8,9 @@
 //
 //   npm run bench:tail-bound -- [--runs N] [--seed S]
 //
-// Three views of an inspection, each against its histogram before the onset: whether it is
+// Four views of an inspection, each against its histogram before the onset: whether it is
 // lone (the tail detector's own lone count, its line and calm neighbours as the defaults set
-// them); its latency alone (log-spaced bins of a third of an octave, over the run's median
+// them); how high it is, when lone (its latency's bin, or not lone); its latency alone (log-spaced bins of a third of an octave, over the run's median
 // before the onset); its latency given the one before it (a first-order Markov chain on
 // those bins). Each is the information of a test that knows both distributions exactly: a
 // real test, which learns the disk's baseline from its last minutes, does worse.
@@ -70,12 +70,13 @@ interface HostBound {
   intervalMs: number;
   loneShare: [number, number];
   /** KL per inspection of each view. */
-  information: { lone: number; latency: number; latencyGivenPrevious: number };
+  information: { lone: number; loneHeight: number; latency: number; latencyGivenPrevious: number };
 }
 
 function measureHost(host: (typeof HOSTS)[number], runs: number, seed: number): HostBound {
   const p = DEFAULT_TAIL_PARAMS;
   const lone = new Histograms(2);
+  const loneHeight = new Histograms(BINS + 1);
   const latency = new Histograms(BINS);
   const pairs = new Histograms(BINS * BINS);
   const previous = new Histograms(BINS);
@@ -99,8 +100,10 @@ function measureHost(host: (typeof HOSTS)[number], runs: number, seed: number): 
     for (let i = 1; i + 1 < values.length; i += 1) {
       const side = i < onsetAt ? 0 : 1;
       const [before, own, next] = [values[i - 1]!, values[i]!, values[i + 1]!];
-      lone.counts[side][own > lineMs && before <= calmMs && next <= calmMs ? 1 : 0] += 1;
+      const isLone = own > lineMs && before <= calmMs && next <= calmMs;
       const [b, o] = [binOf(before, medianMs), binOf(own, medianMs)];
+      lone.counts[side][isLone ? 1 : 0] += 1;
+      loneHeight.counts[side][isLone ? 1 + o : 0] += 1;
       latency.counts[side][o] += 1;
       previous.counts[side][b] += 1;
       pairs.counts[side][b * BINS + o] += 1;
@@ -112,7 +115,7 @@ function measureHost(host: (typeof HOSTS)[number], runs: number, seed: number): 
     intervalMs,
     loneShare: [share(0), share(1)],
     // The chain rule: what a pair tells, less what its first inspection told on its own.
-    information: { lone: lone.divergence(), latency: latency.divergence(), latencyGivenPrevious: pairs.divergence() - previous.divergence() },
+    information: { lone: lone.divergence(), loneHeight: loneHeight.divergence(), latency: latency.divergence(), latencyGivenPrevious: pairs.divergence() - previous.divergence() },
   };
 }
 
