@@ -6,9 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { FrozenDiskLeftovers } from '../helpers/frozen-disk-leftovers.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { childPids, isAlive, jsonLines, probeFiles, proberOf, runCli, startCli, waitFor } from '../helpers/run-cli.js';
-import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
+import { makeTestDisk } from '../helpers/test-disk.js';
 
 /** --hang-after of the watch below: shorter than the default 5 s, which the checks keep. */
 const HANG_AFTER_MS = 2000;
@@ -27,18 +28,8 @@ function sample(text: string, name: string, disk: string): number | undefined {
 const gate = requireRootFacilities(['root', 'loop', 'fsfreeze']);
 
 describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet', () => {
-  const stuck = new Set<number>();
-  /** A watch a failed test left running. */
-  const watches = new Set<ReturnType<typeof startCli>>();
-  afterEach(async () => {
-    for (const watch of watches) if (watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
-    await Promise.all([...watches].map((watch) => watch.done));
-    watches.clear();
-    // remove-disk thaws first; the probers stuck there then finish and exit.
-    await removeAllTestDisks();
-    await waitFor(() => [...stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck probers to exit');
-    stuck.clear();
-  });
+  const left = new FrozenDiskLeftovers();
+  afterEach(() => left.cleanUp());
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   // The promise at TiKV's own parameters (3 s rounds, eviction at 100), timed: the score
@@ -50,7 +41,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
       await disk.hang();
       const cli = startCli(['check', '--kv', disk.dir]);
       prober = await proberOf(cli);
-      stuck.add(prober);
+      left.stuck.add(prober);
       const result = await cli.done;
       expect(result.code).toBe(2);
       expect(result.elapsedMs).toBeGreaterThanOrEqual(21_000);
@@ -70,7 +61,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     try {
       await disk.hang();
       const cli = startCli(['check', '--kv', disk.dir, '--duration', '7s', '--allow-short']);
-      stuck.add(await proberOf(cli));
+      left.stuck.add(await proberOf(cli));
       const result = await cli.done;
       expect(result.code).toBe(1);
       // Score 4 after two rounds, far below the slow threshold: the hang alone (past the default
@@ -81,7 +72,7 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     } finally {
       await disk.thaw();
     }
-    await waitFor(() => [...stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck prober to exit after the thaw');
+    await waitFor(() => [...left.stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck prober to exit after the thaw');
     const after = await runCli(['check', '--kv', disk.dir, '--duration', '2s', '--allow-short']);
     expect(after.code).toBe(0);
     expect(after.stdout).toMatch(/^OK: store score 1\.00 .* \| kv \S+ score 1\.00 up max 1\.00 inspections \d+ timeouts 0 /);
@@ -97,8 +88,8 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
       // Side by side: two disks, two runs of their own.
       const short = startCli(['check', '--kv', a.dir, '--duration', '2s', '--allow-short', '--format', 'nagios', '--hang-after', '1s']);
       const unanswered = startCli(['check', '--kv', b.dir, '--duration', '2s', '--allow-short', '--format', 'nagios']);
-      stuck.add(await proberOf(short));
-      stuck.add(await proberOf(unanswered));
+      left.stuck.add(await proberOf(short));
+      left.stuck.add(await proberOf(unanswered));
       const hung = await short.done;
       expect(hung.code).toBe(1);
       expect(hung.stdout).toMatch(/^SLOWDISK WARNING - hung: kv; store score 1 \(slow at 80, evict at 100\) after 2\.\ds; kv 1\.00 hung: an inspection in flight for 1\.\ds since \S+ stat warming up predict warming up on loop\d+\S* \| /);
@@ -118,13 +109,13 @@ describe.skipIf(gate.skip)('a frozen disk is hung, whatever the score says yet',
     const prom = path.join(textfiles, 'slowdisk.prom');
     // 1 s rounds: the disk lines that say up, hung and up again come sooner.
     const cli = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--textfile', textfiles, '--hang-after', `${HANG_AFTER_MS / 1000}s`, '--round-ticks', '10']);
-    watches.add(cli);
+    left.watches.add(cli);
     const lines = () => (cli.stdout().includes('\n') ? jsonLines(cli.stdout().slice(0, cli.stdout().lastIndexOf('\n') + 1)) : []);
     try {
       await waitFor(() => lines().some((line) => line.type === 'disk' && line.state === 'up'), 10_000, 'kv up');
       expect(sample(readFileSync(prom, 'utf8'), 'slowdisk_disk_up', 'kv')).toBe(1);
       expect(sample(readFileSync(prom, 'utf8'), 'slowdisk_disk_hung', 'kv')).toBe(0);
-      stuck.add(childPids(cli.child.pid!)[0]!);
+      left.stuck.add(childPids(cli.child.pid!)[0]!);
 
       await disk.hang();
       const frozenAt = Date.now();

@@ -7,9 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RegistryEntry } from '../../src/prober/prober-registry.js';
+import { FrozenDiskLeftovers } from '../helpers/frozen-disk-leftovers.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
 import { BIN, isAlive, jsonLines, probeFiles, proberOf, startCli, startCommand, waitFor } from '../helpers/run-cli.js';
-import { makeTestDisk, removeAllTestDisks, type TestDisk } from '../helpers/test-disk.js';
+import { makeTestDisk, type TestDisk } from '../helpers/test-disk.js';
 
 const REGISTRY = '/run/slowdisk';
 /** What a prober takes to exit, or a watch to see it gone, with other files' runs beside it. */
@@ -45,18 +46,8 @@ function isCli(pid: number): boolean {
 const gate = requireRootFacilities(['root', 'loop', 'fsfreeze', 'unshare']);
 
 describe.skipIf(gate.skip)('a prober stuck on a frozen disk, and the registry that finds it', () => {
-  const stuck = new Set<number>();
-  /** A watch a failed test left running. */
-  const watches = new Set<ReturnType<typeof startCli>>();
-  afterEach(async () => {
-    for (const watch of watches) if (watch.child.exitCode === null && watch.child.signalCode === null) watch.child.kill('SIGTERM');
-    await Promise.all([...watches].map((watch) => watch.done));
-    watches.clear();
-    // remove-disk thaws first; the probers stuck there then finish and exit.
-    await removeAllTestDisks();
-    await waitFor(() => [...stuck].every((pid) => !isAlive(pid)), 15_000, 'the stuck probers to exit');
-    stuck.clear();
-  });
+  const left = new FrozenDiskLeftovers();
+  afterEach(() => left.cleanUp());
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('three checks on a frozen disk: one prober stuck there, not three; the later runs report hung since it got stuck; its entry goes with it at the thaw', async () => {
@@ -78,7 +69,7 @@ describe.skipIf(gate.skip)('a prober stuck on a frozen disk, and the registry th
         // come minutes apart). The next run starts once it has.
         if (run === 0) await waitFor(() => entriesOn(disk).some((entry) => entry.stuck_since !== null), BESIDE_MS, 'the first prober to record itself stuck');
       }
-      probers.forEach((pid) => stuck.add(pid));
+      probers.forEach((pid) => left.stuck.add(pid));
       const [first] = probers;
       // The first run's prober is the one left stuck: the others never touched the frozen disk, and have exited.
       const entries = entriesOn(disk);
@@ -96,7 +87,7 @@ describe.skipIf(gate.skip)('a prober stuck on a frozen disk, and the registry th
 
       // A watch started now is left to that prober too, until the thaw lets it go.
       watch = startCli(['watch', '--kv', disk.dir, '--keep-going', '--json', '--hang-after', '2s', '--round-ticks', '10']);
-      watches.add(watch);
+      left.watches.add(watch);
       await waitFor(() => /"event":"hung"/.test(watch!.stdout()), 5000, 'the hung event');
       expect(jsonLines(watch.stdout()).find((line) => line.event === 'hung')).toMatchObject({ disk: 'kv', hung_since: stuckSince, stuck_prober_pid: first });
     } finally {
@@ -140,7 +131,7 @@ describe.skipIf(gate.skip)('a prober stuck on a frozen disk, and the registry th
       ]);
       // Once the shell has become the CLI, its child is the prober.
       await waitFor(() => isCli(planted.child.pid!), 5000, 'the CLI in its namespace');
-      stuck.add(await proberOf(planted));
+      left.stuck.add(await proberOf(planted));
       const result = await planted.done;
       // Still a check, with no registry, which it says: nothing is written through the link.
       expect(result.code).toBe(1);
