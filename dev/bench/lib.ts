@@ -158,8 +158,8 @@ export function pct(value: number, digits = 2): string {
   return Number.isFinite(value) ? `${value.toFixed(digits)} %` : '-';
 }
 
-export function mb(kib: number): string {
-  return Number.isFinite(kib) ? `${(kib / 1024).toFixed(1)} MB` : '-';
+export function mib(kib: number): string {
+  return Number.isFinite(kib) ? `${(kib / 1024).toFixed(1)} MiB` : '-';
 }
 
 /** A row of the results table: what, measured, target, verdict. */

@@ -32,7 +32,7 @@ ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 BIN = os.path.join(ROOT, 'bin', 'slowdisk.js')
 KIT = os.path.join(ROOT, 'scripts', 'fault')
 CLK_TCK = os.sysconf('SC_CLK_TCK')
-TARGET_PSS_MB = 60
+TARGET_PSS_MIB = 55
 ROLLUP_FIELDS = ('Rss', 'Pss', 'Pss_Anon', 'Pss_File', 'Shared_Clean', 'Shared_Dirty', 'Private_Clean', 'Private_Dirty', 'Anonymous')
 
 
@@ -153,8 +153,8 @@ def kit(script, *args):
     return subprocess.run([os.path.join(KIT, script), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def mb(kib):
-    return f'{kib / 1024:.1f} MB'
+def mib(kib):
+    return f'{kib / 1024:.1f} MiB'
 
 
 def measure(label, node, node_flags, disks, extra, seconds, warm_up, scratch):
@@ -239,12 +239,12 @@ def report(result):
             print(f"!!   and {len(listed) - 8} more")
     print(f"{'process':<14} {'pid':>7} {'PSS':>9} {'RSS':>9} {'VmHWM':>9} {'Priv_Dirty':>10} {'Priv_Clean':>10} {'Shr_Clean':>9} {'CPU':>7}   PSS by mapping")
     for p in result['processes']:
-        by = ', '.join(f'{k} {mb(v)}' for k, v in p['pssByMapping'].items() if v > 0)
-        print(f"{p['role']:<14} {p['pid']:>7} {mb(p['Pss']):>9} {mb(p['Rss']):>9} {mb(p['VmHWM']):>9} {mb(p['Private_Dirty']):>10} "
-              f"{mb(p['Private_Clean']):>10} {mb(p['Shared_Clean']):>9} {p['cpuPct']:>6.2f}%   {by}")
-    verdict = 'met' if result['pssSumKiB'] / 1024 <= TARGET_PSS_MB else 'MISSED'
-    print(f"{'sum':<14} {'':>7} {mb(result['pssSumKiB']):>9} {mb(result['rssSumKiB']):>9} {'':>9} {'':>10} {'':>10} {'':>9} "
-          f"{result['cpuPct']:>6.2f}%   target PSS <= {TARGET_PSS_MB} MB: {verdict} ({status(result)})")
+        by = ', '.join(f'{k} {mib(v)}' for k, v in p['pssByMapping'].items() if v > 0)
+        print(f"{p['role']:<14} {p['pid']:>7} {mib(p['Pss']):>9} {mib(p['Rss']):>9} {mib(p['VmHWM']):>9} {mib(p['Private_Dirty']):>10} "
+              f"{mib(p['Private_Clean']):>10} {mib(p['Shared_Clean']):>9} {p['cpuPct']:>6.2f}%   {by}")
+    verdict = 'met' if result['pssSumKiB'] / 1024 <= TARGET_PSS_MIB else 'MISSED'
+    print(f"{'sum':<14} {'':>7} {mib(result['pssSumKiB']):>9} {mib(result['rssSumKiB']):>9} {'':>9} {'':>10} {'':>10} {'':>9} "
+          f"{result['cpuPct']:>6.2f}%   target PSS <= {TARGET_PSS_MIB} MiB: {verdict} ({status(result)})")
 
 
 def main():
@@ -301,7 +301,7 @@ def main():
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, 'w') as f:
         json.dump({'finishedAt': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), 'extraFlags': options.extra, 'nodeFlags': options.node_flags,
-                   'privateNodeCopy': not options.system_node, 'targetPssMb': TARGET_PSS_MB, 'runs': results}, f, indent=2)
+                   'privateNodeCopy': not options.system_node, 'targetPssMiB': TARGET_PSS_MIB, 'runs': results}, f, indent=2)
         f.write('\n')
     sys.exit(1 if failed else 0)
 

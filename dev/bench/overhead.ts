@@ -20,7 +20,7 @@ import {
   cpuMs,
   isMain,
   makeDisk,
-  mb,
+  mib,
   median,
   medianOver,
   memory,
@@ -44,7 +44,7 @@ import {
 
 /** CPU of CLI + prober at most this many times the C loop's, at 2 disks (and scale.ts's at 64). */
 export const TARGET_CPU_RATIO_2_DISKS = 2.0;
-const TARGET_RSS_MB = 80;
+const TARGET_RSS_MIB = 80;
 /**
  * The windows start this long after the first round: until then the CLI still compiles its
  * code and collects its start-up garbage (a 30 s window from 6 s after the start took 2.7 ms
@@ -152,7 +152,7 @@ export async function overhead(): Promise<PartResult> {
   const us = (value: number): string => ms(value / 1000);
   const P = 'overhead';
   const cpu = f('cpuPct');
-  const hwmSumMb = f('hwmSumKiB') / 1024;
+  const hwmSumMib = f('hwmSumKiB') / 1024;
   const plain = f('plainPct');
   const ratio = cpu / plain;
   const b = (key: keyof WindowCpu | keyof Floors): number => medianOver(runs, (x) => x.beside[key] ?? NaN);
@@ -169,7 +169,7 @@ export async function overhead(): Promise<PartResult> {
     ),
     row(P, 'CPU at start-up (to the first round)', `${f('startupCpuMs').toFixed(0)} ms`),
     row(P, `CPU over the ${WARM_UP_MS / 1000} s after the first round, before the windows`, `${pct(f('warmUpCpuPct'))} of one core`),
-    row(P, 'peak RSS (VmHWM): CLI + prober', `${mb(f('hwmSumKiB'))} (CLI ${mb(f('cliHwmKiB'))}, prober ${mb(f('proberHwmKiB'))})`, `<= ${TARGET_RSS_MB} MB`, hwmSumMb <= TARGET_RSS_MB),
+    row(P, 'peak RSS (VmHWM): CLI + prober', `${mib(f('hwmSumKiB'))} (CLI ${mib(f('cliHwmKiB'))}, prober ${mib(f('proberHwmKiB'))})`, `<= ${TARGET_RSS_MIB} MiB`, hwmSumMib <= TARGET_RSS_MIB),
     row(P, 'tmpfs inspection: plain C syscalls', `${us(t('plainTotalUs'))} (CPU ${us(t('plainCpuUs'))})`),
     row(P, 'tmpfs: addon from JS, round trip', `${us(t('addonRoundTripUs'))} (native ${us(t('addonNativeTotalUs'))}, CPU ${us(t('addonCpuUs'))})`),
     row(
@@ -191,7 +191,7 @@ export async function overhead(): Promise<PartResult> {
         startupCpuMs: f('startupCpuMs'),
         warmUpCpuPct: f('warmUpCpuPct'),
         vmHwmKiB: { cli: f('cliHwmKiB'), prober: f('proberHwmKiB'), sum: f('hwmSumKiB') },
-        targets: { cpuRatioToC: TARGET_CPU_RATIO_2_DISKS, rssMb: TARGET_RSS_MB },
+        targets: { cpuRatioToC: TARGET_CPU_RATIO_2_DISKS, rssMiB: TARGET_RSS_MIB },
         cpuRatioToC: ratio,
       },
       plainLoopSyscalls: { cpuPctOfOneCore: plain, note: 'dev/bench/plain-loop.c, one per disk at 100 ms, in a window of its own just before or after slowdisk' },

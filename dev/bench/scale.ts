@@ -20,7 +20,7 @@ import {
   freezeDisk,
   isMain,
   makeDisk,
-  mb,
+  mib,
   medianOver,
   memory,
   ms,
@@ -262,7 +262,7 @@ export async function scale(): Promise<PartResult> {
         ),
       );
     }
-    rows.push(row(P, `${count} disks, ${label}: peak RSS CLI + prober`, `${mb(f(runs, (x) => x.hwmSumKiB))} (CLI ${mb(f(runs, (x) => x.cliHwmKiB))}, prober ${mb(f(runs, (x) => x.proberHwmKiB))})`));
+    rows.push(row(P, `${count} disks, ${label}: peak RSS CLI + prober`, `${mib(f(runs, (x) => x.hwmSumKiB))} (CLI ${mib(f(runs, (x) => x.cliHwmKiB))}, prober ${mib(f(runs, (x) => x.proberHwmKiB))})`));
     rows.push(row(P, `${count} disks, ${label}: tick lateness p50 / p99 / max`, `${ms(f(runs, (x) => x.lateness.p50))} / ${ms(f(runs, (x) => x.lateness.p99))} / ${ms(f(runs, (x) => x.lateness.max))}`));
     rows.push(
       row(

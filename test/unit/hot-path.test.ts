@@ -1,6 +1,6 @@
 // The hot-path rule, held by a test rather than by comments: `watch` and `check` run their JS
 // at V8's baseline compiler only (`--max-opt=1`, set by bin/slowdisk.js: the optimising
-// compilers' code costs the CLI 2 to 5 MB of PSS, docs/design/memory.md). Unoptimised
+// compilers' code costs the CLI 2 to 5 MiB of PSS, docs/design/memory.md). Unoptimised
 // code allocates what an optimising compiler would not: a `for...of` makes an iterator and a
 // result object a step, destructuring an array or spreading one walks its iterator. On the
 // functions below, which run for every tick or every inspection of every disk, that is
