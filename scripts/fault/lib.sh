@@ -127,7 +127,7 @@ fault_state_set() {
 fault_state_load() {
   local file
   file=$(fault_state_file "$1")
-  unset state_created_dir state_temp_dir state_tmpfs state_backing state_loop state_fs state_load_pids
+  unset state_created_dir state_temp_dir state_tmpfs state_backing state_loop state_fs state_load_pids state_delayed state_delayfs_pid
   [[ -f $file ]] || return 1
   # shellcheck source=/dev/null
   source "$file"
@@ -148,6 +148,19 @@ fault_require_made_disk() {
 fault_tmpfs_filler() {
   [[ -n ${state_tmpfs:-} ]] || fault_die "$1 was not made with make-disk --backing-tmpfs"
   printf '%s/filler' "$state_tmpfs"
+}
+
+# Sets the delay layer of the disk at DIR (made with make-disk --backing-delayed)
+# to hold PPM millionths of its flushes for US microseconds each, and tells it;
+# returns 1, changing nothing, when it holds just that already.
+fault_set_delay() {
+  fault_require_kit_disk "$1"
+  [[ -n ${state_delayed:-} ]] || fault_die "$1 was not made with make-disk --backing-delayed"
+  [[ $(readlink "/proc/$state_delayfs_pid/exe" 2>/dev/null) == "$state_temp_dir/delayfs" ]] ||
+    fault_die "the delay layer of $1 (pid $state_delayfs_pid) is not running"
+  [[ $(cat "$state_temp_dir/delay") != "$2 $3" ]] || return 1
+  printf '%s %s\n' "$2" "$3" >"$state_temp_dir/delay"
+  kill -USR1 "$state_delayfs_pid"
 }
 
 loop_majmin() {

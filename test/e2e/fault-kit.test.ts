@@ -42,7 +42,7 @@ function throttleRules(kind: 'read' | 'write'): string {
   return readFileSync(`/sys/fs/cgroup/blkio/blkio.throttle.${kind}_iops_device`, 'utf8');
 }
 
-const gate = requireRootFacilities(['root', 'loop', 'blkio', 'fsfreeze']);
+const gate = requireRootFacilities(['root', 'loop', 'blkio', 'fsfreeze', 'fuse']);
 
 describe.skipIf(gate.skip)('fault kit on an ext4 disk with its backing file on tmpfs', () => {
   let disk: TestDisk;
@@ -85,6 +85,19 @@ describe.skipIf(gate.skip)('fault kit on an ext4 disk with its backing file on t
     expect(await twice(() => disk.unthrottle())).toMatch(/^lifted /);
     expect(throttleRules('write')).not.toContain(`${disk.majMin} `);
     expect(await msToWriteDirect(probe, 10)).toBeLessThan(500);
+  }, 30_000);
+
+  it('slow-tail holds a share of the flushes of a disk made with --backing-delayed, unslow-tail lets them go; any other disk is refused', async () => {
+    const delayed = await makeTestDisk({ backingDelayed: true });
+    const file = join(delayed.dir, 'probe');
+    await writeDirect(file, 10);
+    // Every write with O_DSYNC ends in a flush: all of them held 50 ms, 10 writes take 0.5 s.
+    expect(await twice(() => delayed.slowTail(100, 50))).toMatch(/^held 100 % of the flushes of /);
+    expect(await msToWriteDirect(file, 10)).toBeGreaterThanOrEqual(450);
+    expect(await twice(() => delayed.unslowTail())).toMatch(/^released the flushes of /);
+    expect(await msToWriteDirect(file, 10)).toBeLessThan(400);
+    await expect(disk.slowTail(3, 5)).rejects.toThrow(/slow-tail: .* was not made with make-disk --backing-delayed/);
+    await delayed.remove();
   }, 30_000);
 
   it('slow caps the media a disk was made on, so that its own device serves slowly; unslow lifts it; a disk on no media is refused', async () => {

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { expect } from 'vitest';
 
-export type RootFacility = 'root' | 'loop' | 'blkio' | 'cpu-quota' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze' | 'man' | 'cross-arm64' | 'qemu-arm64' | 'strace' | 'python3';
+export type RootFacility = 'root' | 'loop' | 'blkio' | 'cpu-quota' | 'fsfreeze' | 'xfs' | 'promtool' | 'prometheus' | 'tmux' | 'unshare' | 'jq' | 'systemd-analyze' | 'man' | 'cross-arm64' | 'qemu-arm64' | 'strace' | 'python3' | 'fuse';
 
 export type FacilityGate = { skip: false } | { skip: true; reason: string };
 
@@ -45,6 +45,11 @@ const facilities: Record<RootFacility, { what: string; isPresent: () => boolean 
   },
   'qemu-arm64': { what: 'qemu-aarch64 on PATH (apt-get install qemu-user-static)', isPresent: () => isOnPath('qemu-aarch64') || isOnPath('qemu-aarch64-static') },
   strace: { what: 'strace on PATH (apt-get install strace)', isPresent: () => isOnPath('strace') },
+  // The fault kit's delay layer, built by make-disk --backing-delayed.
+  fuse: {
+    what: 'FUSE and what the kit builds its delay layer with (/dev/fuse, cc, pkg-config, libfuse3: apt-get install gcc pkg-config libfuse3-dev fuse3)',
+    isPresent: () => existsSync('/dev/fuse') && isOnPath('cc') && isOnPath('pkg-config') && existsSync('/usr/include/fuse3/fuse.h'),
+  },
   // The system's own, which an unprivileged user can run (root's PATH may name a private one).
   python3: { what: '/usr/bin/python3 (apt-get install python3)', isPresent: () => isAccessible('/usr/bin/python3', constants.X_OK) },
 };

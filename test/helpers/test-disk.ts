@@ -17,6 +17,8 @@ export interface TestDiskOptions {
   sizeMiB?: number;
   /** Needed for writeErrors(): see scripts/fault/make-disk --help. */
   backingTmpfs?: boolean;
+  /** The same, seen through the kit's delay layer: needed by slowTail(). */
+  backingDelayed?: boolean;
   /** The backing file in this directory instead of /dev/shm: on another test disk, whose faults are then the storage's under this one. */
   backingDir?: string;
   /** The backing file on a media disk of its own, in memory, which slow() slows: needed by slow(). */
@@ -45,6 +47,9 @@ export interface TestDisk {
   /** Its own device's I/O held at a cap above the device, as a cgroup's limit holds it. */
   throttle(limits: IopsLimits): Promise<string>;
   unthrottle(): Promise<string>;
+  /** A share of its flushes, in percent, each wait `delayMs` more (a disk made with `backingDelayed`). */
+  slowTail(sharePercent: number, delayMs: number): Promise<string>;
+  unslowTail(): Promise<string>;
   /** Busy with others' I/O: `writers` processes writing 1 MiB direct, over and over. */
   load(writers?: number): Promise<string>;
   unload(): Promise<string>;
@@ -95,7 +100,8 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
   const args = [dir];
   if (opts.fs) args.push('--fs', opts.fs);
   if (opts.sizeMiB !== undefined) args.push('--size-mib', String(opts.sizeMiB));
-  if (opts.backingTmpfs) args.push('--backing-tmpfs');
+  if (opts.backingDelayed) args.push('--backing-delayed');
+  else if (opts.backingTmpfs) args.push('--backing-tmpfs');
   // The backing file lives in memory: a journal commit or a neighbour on the
   // machine's own disk could otherwise make a healthy test disk slow.
   else args.push('--backing-dir', media?.dir ?? opts.backingDir ?? '/dev/shm');
@@ -112,6 +118,8 @@ export async function makeTestDisk(opts: TestDiskOptions = {}): Promise<TestDisk
     unslow: kit('unslow'),
     throttle: (limits) => runKit('throttle', [dir, ...iopsArgs(limits)]),
     unthrottle: kit('unthrottle'),
+    slowTail: (sharePercent, delayMs) => runKit('slow-tail', [dir, '--share', String(sharePercent), '--delay-ms', String(delayMs)]),
+    unslowTail: kit('unslow-tail'),
     load: (writers) => runKit('load', [dir, ...(writers === undefined ? [] : ['--writers', String(writers)])]),
     unload: kit('unload'),
     hang: kit('hang'),
