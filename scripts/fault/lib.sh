@@ -150,14 +150,21 @@ fault_tmpfs_filler() {
   printf '%s/filler' "$state_tmpfs"
 }
 
+# Whether the delay layer make-disk --backing-delayed started runs still: its
+# recorded pid runs the program it built, not whatever took the pid since.
+# Needs DIR's state loaded.
+fault_delay_layer_running() {
+  [[ -n ${state_delayfs_pid:-} ]] &&
+    [[ $(readlink "/proc/$state_delayfs_pid/exe" 2>/dev/null) == "$state_temp_dir/delayfs" ]]
+}
+
 # Sets the delay layer of the disk at DIR (made with make-disk --backing-delayed)
 # to hold PPM millionths of its flushes for US microseconds each, and tells it;
 # returns 1, changing nothing, when it holds just that already.
 fault_set_delay() {
   fault_require_kit_disk "$1"
   [[ -n ${state_delayed:-} ]] || fault_die "$1 was not made with make-disk --backing-delayed"
-  [[ $(readlink "/proc/$state_delayfs_pid/exe" 2>/dev/null) == "$state_temp_dir/delayfs" ]] ||
-    fault_die "the delay layer of $1 (pid $state_delayfs_pid) is not running"
+  fault_delay_layer_running || fault_die "the delay layer of $1 (pid $state_delayfs_pid) is not running"
   [[ $(cat "$state_temp_dir/delay") != "$2 $3" ]] || return 1
   printf '%s %s\n' "$2" "$3" >"$state_temp_dir/delay"
   kill -USR1 "$state_delayfs_pid"
