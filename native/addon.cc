@@ -112,12 +112,10 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     });
   }
 
-  // schedule({ startMs, intervalMs, roundTicks, explainAfterMs, seedBase,
-  //            resolveName, dir, pinned?, ioSize, direct, sync }): from now
-  // on the thread runs the directory's ticks on their deadlines (see
-  // TickLoop), resolving it once a round, reads its wait for a CPU where a
-  // tick may need it explained (see DueTick), and makes its probe files with
-  // these parameters.
+  // schedule({ startMs, intervalMs, roundTicks, seedBase, resolveName, dir,
+  //            pinned?, ioSize, direct, sync }): from now on the thread runs
+  // the directory's ticks on their deadlines (see TickLoop), resolving it
+  // once a round, and makes its probe files with these parameters.
   Napi::Value Schedule(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) {
@@ -132,11 +130,6 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     }
     clock.roundTicks = static_cast<uint32_t>(
         Integer(env, plan.Get("roundTicks"), "roundTicks", 1, 1e6));
-    double explainAfterMs =
-        Number(env, plan.Get("explainAfterMs"), "explainAfterMs");
-    if (!(explainAfterMs >= 0)) {
-      throw Napi::RangeError::New(env, "explainAfterMs is out of range");
-    }
     uint64_t seedBase =
         Integer(env, plan.Get("seedBase"), "seedBase", 0, kMaxSafeInteger);
     std::string name = String(env, plan.Get("resolveName"), "resolveName");
@@ -152,7 +145,7 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
     }
     spec.fsync = sync == "fsync";
     thread_.WithLoop([&](TickLoop& loop) {
-      loop.Schedule(clock, explainAfterMs, seedBase, name, std::move(spec));
+      loop.Schedule(clock, seedBase, name, std::move(spec));
     });
     return env.Undefined();
   }

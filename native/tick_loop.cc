@@ -15,12 +15,10 @@ double WallMs() {
 
 }  // namespace
 
-void TickLoop::Schedule(LoopClock clock, double explainAfterMs,
-                        uint64_t seedBase, std::string resolveName,
-                        FileSpec spec) {
+void TickLoop::Schedule(LoopClock clock, uint64_t seedBase,
+                        std::string resolveName, FileSpec spec) {
   scheduled_ = true;
   clock_ = clock;
-  explainAfterMs_ = explainAfterMs;
   seedBase_ = seedBase;
   resolveName_ = std::move(resolveName);
   spec.device = spec_.device;
@@ -75,13 +73,6 @@ DueTick TickLoop::Take(double nowMs) {
   nextTick_ = due.tick + 1;
   if (placed_.empty()) return due;
   due.name = placed_;
-  // A timer wakes the thread within tens of microseconds when a CPU is free.
-  constexpr double kWokeLateMs = 1;
-  due.readWaitBefore =
-      nowMs - clock_.DeadlineMs(due.tick) >= kWokeLateMs ||
-      (lastExplained_ > 0 && due.tick - lastExplained_ <= clock_.roundTicks);
-  due.explainAtMs = clock_.DeadlineMs(due.tick) + explainAfterMs_;
-  due.closesRound = clock_.OpensRound(due.tick + 1);
   inFlight_ = InFlight{nowMs, WallMs()};
   if (!armed_ && lostName_) {
     due.work = DueTick::Work::kLost;

@@ -31,17 +31,6 @@ struct DueTick {
   std::string dir, pinned;  // when resolve
   FileSpec spec;            // kMakeAndInspect
   InspectRequest request;   // kInspect; kMakeAndInspect but for the file
-  // The thread reads its wait for a CPU only where it may tell something:
-  // after the inspection when it ends at or past explainAtMs (was the wait
-  // why it was slow or late?), and after the round's last, so that each
-  // round's wait is known in all; before it as well when the thread woke
-  // late (a millisecond or more after the tick's deadline), or one of the
-  // last round's ticks ended past its explainAtMs, so that in a slow stretch
-  // the wait read after an inspection is its own, not that of the ticks
-  // since the last reading.
-  bool readWaitBefore = false;
-  double explainAtMs = 0;
-  bool closesRound = false;
 };
 
 // One outcome of a due tick, as the batch carries it to JS.
@@ -53,9 +42,9 @@ struct LoopRecord {
   uint64_t tick = 0;
   double startedMs = 0;
   InspectResult result{};
-  // kInspected: the time the thread waited for a CPU (run_delay.h) to the
-  // inspection's start since it last read it, and to its end since then,
-  // where read (see DueTick); -1 where not.
+  // kInspected: the time the thread waited for a CPU (run_delay.h) from its
+  // last reading to the inspection's start, and during the inspection; -1
+  // where the kernel does not say.
   int64_t startWaitNs = -1;
   int64_t waitNs = -1;
   std::optional<SysError> error;  // kFailed, kResolved, kLost: the name taken
@@ -78,10 +67,8 @@ struct InFlight {
 class TickLoop {
  public:
   // From JS.
-  // A tick answered `explainAfterMs` after its deadline or later has its
-  // thread's wait for a CPU read (see DueTick).
-  void Schedule(LoopClock clock, double explainAfterMs, uint64_t seedBase,
-                std::string resolveName, FileSpec spec);
+  void Schedule(LoopClock clock, uint64_t seedBase, std::string resolveName,
+                FileSpec spec);
   // Inspects under `name` from tick `fromTick` on (the CLI starts it
   // there), making its files on the filesystem `spec` names, if it does.
   void Place(std::string name, uint64_t fromTick,
@@ -115,8 +102,6 @@ class TickLoop {
   // The round's resolution; nullopt when it is the same as the last one.
   std::optional<LoopRecord> Resolved(const DirIdentity* identity,
                                      const SysError* error);
-  // The tick's inspection ended past its explainAtMs (see DueTick).
-  void Explained(uint64_t tick) { lastExplained_ = tick; }
   // The tick's work is done and recorded at `atMs`.
   void Done(double atMs);
   // Stops inspecting and hands over the probe files to remove now: the
@@ -132,7 +117,6 @@ class TickLoop {
 
   bool scheduled_ = false;
   LoopClock clock_;
-  double explainAfterMs_ = 0;
   uint64_t seedBase_ = 0;
   std::string resolveName_;
   FileSpec spec_;  // its resolvedDir set by the first resolution or file
@@ -141,7 +125,6 @@ class TickLoop {
   std::vector<ProbeFile> replaced_;
   std::vector<ProbeFile> released_;
   uint64_t nextTick_ = 1;
-  uint64_t lastExplained_ = 0;  // the last tick explained; 0 before any
   std::optional<InFlight> inFlight_;
   // The name race last lost, until an inspection succeeds; whether the file
   // armed since was made after it, and whether that one was taken too.

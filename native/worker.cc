@@ -135,34 +135,19 @@ void ProbeThread::Handle::WithLoop(
 
 namespace {
 
-// The thread's waits for a CPU around a tick's inspection, read only where they
-// may tell something (see DueTick): on a tick answered in time, by a thread
-// that woke in time, they cannot, and two reads every tick would be most of
-// the tick's syscalls beside its I/O. Read outside the loop's lock, which the
-// JS thread takes too; only a tick that was inspected is read after.
+// The thread's waits for a CPU around a tick's inspection, read before it and
+// after it on every tick, so that each inspection's own wait is known: the
+// tail detector judges the disk by the inspection's time without it. A read
+// is a pread of a file the thread keeps open (under a microsecond). Read
+// outside the loop's lock, which the JS thread takes too; only a tick that
+// was inspected is read after.
 struct TickWaits {
   int64_t startNs = -1;
   int64_t endNs = -1;
-  bool explained = false;
 };
 
-TickWaits WaitBefore(const DueTick& due) {
-  TickWaits waits;
-  if (due.readWaitBefore) waits.startNs = ThreadRunDelaySinceLastNs();
-  return waits;
-}
-
-void WaitAfter(const DueTick& due, TickWaits& waits) {
-  waits.explained = MonotonicMs() >= due.explainAtMs;
-  if (due.closesRound || waits.explained) {
-    waits.endNs = ThreadRunDelaySinceLastNs();
-  }
-}
-
 // Under the loop's lock: the inspected tick's record carries its waits.
-void RecordWaits(const DueTick& due, const TickWaits& waits, TickLoop& loop,
-                 LoopRecord& record) {
-  if (waits.explained) loop.Explained(due.tick);
+void RecordWaits(const TickWaits& waits, LoopRecord& record) {
   record.startWaitNs = waits.startNs;
   record.waitNs = waits.endNs;
 }
@@ -188,36 +173,36 @@ void ProbeThread::RunDue(State& state, const DueTick& due) {
     case DueTick::Work::kInspect: {
       std::optional<InspectResult> result;
       std::optional<SysError> error;
-      TickWaits waits = WaitBefore(due);
+      TickWaits waits{ThreadRunDelaySinceLastNs()};
       try {
         result = Inspect(due.request);
       } catch (...) {
         error = CaughtError(due.request.dir);
       }
-      if (result) WaitAfter(due, waits);
+      if (result) waits.endNs = ThreadRunDelaySinceLastNs();
       std::lock_guard<std::mutex> lock(state.mutex);
       records.push_back(state.loop.Inspected(
           due, result ? &*result : nullptr, error ? &*error : nullptr, urgent));
-      if (result) RecordWaits(due, waits, state.loop, records.back());
+      if (result) RecordWaits(waits, records.back());
       break;
     }
     case DueTick::Work::kMakeAndInspect: {
       std::optional<MadeProbeFile> made;
       std::optional<InspectResult> result;
       std::optional<SysError> error;
-      TickWaits waits = WaitBefore(due);
+      TickWaits waits{ThreadRunDelaySinceLastNs()};
       try {
         made = MakeProbeFile(due.spec);
         result = Inspect(RequestFor(due.request, made->file));
       } catch (...) {
         error = CaughtError(due.spec.dir);
       }
-      if (result) WaitAfter(due, waits);
+      if (result) waits.endNs = ThreadRunDelaySinceLastNs();
       std::lock_guard<std::mutex> lock(state.mutex);
       records.push_back(state.loop.Made(due, made ? &*made : nullptr,
                                         result ? &*result : nullptr,
                                         error ? &*error : nullptr, urgent));
-      if (result) RecordWaits(due, waits, state.loop, records.back());
+      if (result) RecordWaits(waits, records.back());
       break;
     }
     case DueTick::Work::kLost: {

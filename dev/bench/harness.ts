@@ -117,7 +117,7 @@ async function viaWorker(): Promise<void> {
       if (rows.length >= count) resolve();
     });
     const seedBase = Math.floor(Math.random() * 2 ** 20) * 2 ** 32;
-    worker.schedule({ startMs, intervalMs: tickMs, roundTicks, explainAfterMs: tickMs, seedBase, resolveName: 'bench', dir, ioSize: 4096, direct: true, sync: 'fdatasync' });
+    worker.schedule({ startMs, intervalMs: tickMs, roundTicks, seedBase, resolveName: 'bench', dir, ioSize: 4096, direct: true, sync: 'fdatasync' });
     flushRecordsEvery(startMs, tickMs * roundTicks, 1);
     worker.place('bench', 1);
   });
@@ -156,7 +156,7 @@ async function viaProber(): Promise<void> {
       });
       if (rows.length >= count) resolve();
     });
-    client.send({ type: 'schedule', schedule: { startMs, intervalMs, roundTicks, explainAfterMs: intervalMs, flushPeriodMs: intervalMs * roundTicks, flushSlackMs: 1 } });
+    client.send({ type: 'schedule', schedule: { startMs, intervalMs, roundTicks, flushPeriodMs: intervalMs * roundTicks, flushSlackMs: 1 } });
     client.send({ type: 'place', disks: [{ name: 'bench', device: `${resolution.devMajor}:${resolution.devMinor}` }], fromTick: 1 });
   });
   const selfCpuNs = threadsCpuNs(process.pid) - selfCpuStart;

@@ -144,10 +144,7 @@ export class ProbeSession extends EventEmitter<SessionEvents> {
     const schedule = new TickSchedule(MONOTONIC_CLOCK.now(), this.score.intervalMs, this.score.roundTicks);
     this.feeder.start(schedule);
     const { startMs, intervalMs, roundTicks, flushPeriodMs, flushSlackMs } = schedule;
-    // A tick is charged at the timeout, and late once answered after its tick: only then is its
-    // wait for a CPU worth reading (verdict-pipeline.ts's addToRound).
-    const explainAfterMs = Math.min(this.score.timeoutMs, intervalMs);
-    this.prober.send({ type: 'schedule', schedule: { startMs, intervalMs, roundTicks, explainAfterMs, flushPeriodMs, flushSlackMs } });
+    this.prober.send({ type: 'schedule', schedule: { startMs, intervalMs, roundTicks, flushPeriodMs, flushSlackMs } });
     this.placeInspected(1);
     this.watchdog.expect(schedule, startMs);
   }

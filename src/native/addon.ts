@@ -33,11 +33,6 @@ export interface LoopSchedule {
   intervalMs: number;
   /** Every this many ticks, from tick 1, opens a round: a block is allocated, and the directory resolved. */
   roundTicks: number;
-  /**
-   * A tick answered this long after its deadline or later has the thread's wait for a CPU read
-   * after it (was the wait why?), as has each round's last tick; no other tick has.
-   */
-  explainAfterMs: number;
   /** Tick k writes the pattern of seed seedBase + k. */
   seedBase: number;
   /** The name a resolution record carries. */
@@ -249,7 +244,6 @@ export class ProbeWorker {
       startMs: loop.startMs,
       intervalMs: loop.intervalMs,
       roundTicks: requireInteger(loop.roundTicks, 'roundTicks', 1, 1e6),
-      explainAfterMs: loop.explainAfterMs,
       seedBase: requireInteger(loop.seedBase, 'seedBase', 0, Number.MAX_SAFE_INTEGER),
       resolveName: requireString(loop.resolveName, 'resolveName'),
       dir: requireString(loop.dir, 'dir'),

@@ -14,17 +14,11 @@ export interface PhaseTimings {
   closeMs: number;
   totalMs: number;
   /**
-   * The time the probe thread was ready to run and waited for a CPU (its run delay) since
-   * startWaitMs was read, or else since the thread last read it: read after an inspection
-   * answered late enough to be charged (LoopSchedule's explainAfterMs) and after a round's
-   * last. Null on other ticks, and where the kernel does not say.
+   * The time the probe thread was ready to run and waited for a CPU (its run delay) during the
+   * inspection. Null where the kernel does not say.
    */
   waitMs: number | null;
-  /**
-   * The same, from the thread's last reading to the inspection's start: read when the thread
-   * woke a millisecond or more after the tick's deadline, or one of the last round's ticks was
-   * answered late enough to be charged. Null on other ticks.
-   */
+  /** The same, from the thread's last reading (after the inspection before) to this one's start. */
   startWaitMs: number | null;
 }
 

@@ -31,8 +31,6 @@ export interface ProberSchedule {
   startMs: number;
   intervalMs: number;
   roundTicks: number;
-  /** A tick answered this long after its deadline has its thread's wait for a CPU read (LoopSchedule's). */
-  explainAfterMs: number;
   flushPeriodMs: number;
   flushSlackMs: number;
 }

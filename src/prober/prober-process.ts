@@ -129,7 +129,6 @@ function schedule(plan: ProberSchedule, params: ProbeParams): void {
       startMs: plan.startMs,
       intervalMs: plan.intervalMs,
       roundTicks: plan.roundTicks,
-      explainAfterMs: plan.explainAfterMs,
       seedBase,
       resolveName: dir.target.name,
       dir: dir.target.dir,

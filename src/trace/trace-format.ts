@@ -69,12 +69,13 @@ export interface RecordedInspection {
   sync_ms: number;
   read_ms: number;
   /**
-   * The time the probe thread waited for a CPU, to the inspection's end, since start_wait_ms's
-   * reading or the thread's last (PhaseTimings' waitMs): absent where not read, where the
-   * kernel did not say, and in older traces.
+   * The time the probe thread waited for a CPU during the inspection (PhaseTimings' waitMs):
+   * absent where the kernel did not say. Some older traces have it only where it was read, and
+   * then since start_wait_ms's reading or the thread's last: it is the inspection's own only on
+   * a line with both.
    */
   wait_ms?: number;
-  /** The same, to the inspection's start, where read (PhaseTimings' startWaitMs); absent where not. */
+  /** The same, from the thread's last reading to the inspection's start (PhaseTimings' startWaitMs). */
   start_wait_ms?: number;
   /** Wall-clock time of the result, ms since the epoch. */
   t: number;

@@ -533,7 +533,7 @@ export class VerdictPipeline {
     const startWaitMs = event.startWaitMs == null ? 0 : microseconds(event.startWaitMs);
     round.count += 1;
     round.ms += microseconds(ms);
-    round.waitMs += waitMs;
+    round.waitMs += waitMs + startWaitMs;
     if (ms - waitMs >= timeoutMs) round.slowOfItself += 1;
     else if (ms >= timeoutMs || startWaitMs + ms >= intervalMs) round.slowForCpu += 1;
   }

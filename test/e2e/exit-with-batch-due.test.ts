@@ -22,7 +22,7 @@ let batches = 0;
 listenForRecords(() => { batches += 1; });
 flushRecordsEvery(startMs, 1, 0);
 const worker = new ProbeWorker('exit');
-worker.schedule({ startMs, intervalMs: 1, roundTicks: 4, explainAfterMs: 1, seedBase: 1, resolveName: 'exit', dir, ioSize: 4096, direct: false, sync: 'fdatasync' });
+worker.schedule({ startMs, intervalMs: 1, roundTicks: 4, seedBase: 1, resolveName: 'exit', dir, ioSize: 4096, direct: false, sync: 'fdatasync' });
 worker.place('exit', 1);
 // 30 ms, and a batch delivered (on a busy machine the first may take longer), or 10 s without one.
 const begun = Date.now();

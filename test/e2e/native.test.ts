@@ -667,7 +667,7 @@ describe.skipIf(frozenGate.skip)('on a frozen filesystem', () => {
     const script = `
       const { ProbeWorker } = require(process.env.ADDON);
       const w = new ProbeWorker('exit');
-      w.schedule({ startMs: Number(process.hrtime.bigint()) / 1e6, intervalMs: 50, roundTicks: 10, explainAfterMs: 50, seedBase: 1, resolveName: 'exit',
+      w.schedule({ startMs: Number(process.hrtime.bigint()) / 1e6, intervalMs: 50, roundTicks: 10, seedBase: 1, resolveName: 'exit',
                    dir: process.env.DIR, ioSize: 4096, direct: true, sync: 'fdatasync' });
       w.place('exit', 1);
       setTimeout(() => { console.log('exiting'); process.exit(7); }, 300);

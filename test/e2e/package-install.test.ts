@@ -214,7 +214,7 @@ const row = await new Promise((resolve) => {
     const found = JSON.parse(json).find((record) => Array.isArray(record));
     if (found) resolve(found);
   });
-  worker.schedule({ startMs, intervalMs: 100, roundTicks: 10, explainAfterMs: 100, seedBase: 1, resolveName: 'arm64', dir: process.argv[2], ioSize: 4096, direct: true, sync: 'fdatasync' });
+  worker.schedule({ startMs, intervalMs: 100, roundTicks: 10, seedBase: 1, resolveName: 'arm64', dir: process.argv[2], ioSize: 4096, direct: true, sync: 'fdatasync' });
   flushRecordsEvery(startMs, 50, 1);
   worker.place('arm64', 1);
 });

@@ -74,7 +74,7 @@ const until = async (done) => {
   }
 };
 const startMs = now();
-const plan = { intervalMs: 25, roundTicks: 4, explainAfterMs: 25, seedBase: 1, dir, ioSize: 4096, direct: false, sync: 'fdatasync' };
+const plan = { intervalMs: 25, roundTicks: 4, seedBase: 1, dir, ioSize: 4096, direct: false, sync: 'fdatasync' };
 flushEvery(startMs, 100, 1);
 const probed = new ProbeWorker('probed');
 probed.schedule({ ...plan, startMs, resolveName: 'probed' });

@@ -66,7 +66,6 @@ export class ScheduledWorker {
       startMs: MONOTONIC_CLOCK.now(),
       intervalMs: options.intervalMs ?? 150,
       roundTicks: options.roundTicks ?? 1000,
-      explainAfterMs: options.intervalMs ?? 150,
       seedBase: 1,
       resolveName: this.name,
       dir,

@@ -54,19 +54,14 @@ function run(
   pipeline.disks(['raft', 'kv']);
   const rounds: RoundVerdict[] = [];
   const slowFrom = 100;
-  // The waits for a CPU where the prober reads them: after a tick answered at the timeout or
-  // late, and a round's last (all the round's small waits); before one woken 1 ms late.
-  const closesRound = (tick: number) => tick % score.roundTicks === 0;
-  const waitsRead = (tick: number, charged: boolean, waitMs: number, startWaitMs: number) => ({
-    ...(charged ? { waitMs } : closesRound(tick) ? { waitMs: waitMs * score.roundTicks } : {}),
-    ...(startWaitMs >= 1 ? { startWaitMs } : {}),
-  });
+  // The prober reads the waits for a CPU before and after every inspection.
+  const waitsRead = (waitMs: number, startWaitMs: number) => ({ waitMs, startWaitMs });
   for (let tick = 1; tick <= ticks; tick += 1) {
     const slow = tick > slowFrom;
     pipeline.tick({ tick, atMs: tick * I });
     const round = pipeline.devices({ tick, devices: [device('loop0', 'raft'), device('loop1', 'kv', slow ? kvDevice : {})] });
     if (round) rounds.push(round);
-    pipeline.inspection({ tick, disk: 'raft', ms: 0.1, ...waitsRead(tick, false, 0.01, 0.01), atMs: tick * I + 1 });
+    pipeline.inspection({ tick, disk: 'raft', ms: 0.1, ...waitsRead(0.01, 0.01), atMs: tick * I + 1 });
     if (slow && hang) continue;
     if (slow && kvError) {
       pipeline.inspection({ tick, disk: 'kv', ms: null, error: kvError, atMs: tick * I + 1 });
@@ -75,7 +70,7 @@ function run(
     // Every kvSilentEvery-th round of the slow stretch, nothing of kv comes back in it.
     if (slow && kvSilentEvery > 0 && Math.floor(tick / score.roundTicks) % kvSilentEvery === 0) continue;
     const ms = slow ? kvMs : 0.1;
-    const waits = slow ? waitsRead(tick, ms >= score.timeoutMs || kvLate, kvWaitMs, kvStartWaitMs) : waitsRead(tick, false, 0.01, 0.01);
+    const waits = slow ? waitsRead(kvWaitMs, kvStartWaitMs) : waitsRead(0.01, 0.01);
     pipeline.inspection({ tick, disk: 'kv', ms, ...waits, late: slow && kvLate, atMs: tick * I + ms });
   }
   const last = rounds.at(-1)!;
