@@ -183,6 +183,13 @@ const OUTCOMES: readonly InspectionOutput[] = Array.from({ length: 8 }, (_, bits
 );
 const outcome = (counted: boolean, late: boolean, hangEnded: boolean) => OUTCOMES[(counted ? 4 : 0) | (late ? 2 : 0) | (hangEnded ? 1 : 0)]!;
 
+/**
+ * The probe thread's wait for a CPU during the inspection, 0 where unknown. It is the
+ * inspection's own only beside the wait before it: some older traces read the one after only
+ * where a tick needed it explained, and then since the thread's last reading.
+ */
+const ownCpuWaitMs = (event: InspectionEvent): number => (event.waitMs == null || event.startWaitMs == null ? 0 : microseconds(event.waitMs));
+
 /** A round without the devices' figures. */
 const NO_DEVICES: readonly DeviceFigures[] = Object.freeze([]);
 
@@ -232,9 +239,12 @@ export class VerdictPipeline {
     this.tail = new TailDetector(params.tail ?? tailParams({ failureLatencyMs: params.score.timeoutMs }));
     const detectorFeed = feedDetector(this.detector, intervalMs);
     const tailFeed = feedDetector(this.tail, intervalMs);
-    this.ticks = new StoreTicks(params.score, (disk, tickId, durationMs) => {
+    this.ticks = new StoreTicks(params.score, (disk, tickId, durationMs, cpuWaitMs) => {
       detectorFeed(disk, tickId, durationMs);
-      tailFeed(disk, tickId, durationMs);
+      // The tail is the disk's: an inspection's wait for a CPU is the host's. Beside busy
+      // neighbours the probe thread waits out their time slices, a few ms in every hundred
+      // inspections, a tail as high as the one the detector is to find.
+      tailFeed(disk, tickId, durationMs === null ? null : Math.max(0, durationMs - cpuWaitMs));
       this.predictions.outcome(disk, tickId, durationMs);
     });
     this.verdict = new RunVerdict(params.score);
@@ -335,7 +345,7 @@ export class VerdictPipeline {
     const { intervalMs } = this.params.score;
     const late = event.late === true;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
-    const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms);
+    const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms, ownCpuWaitMs(event));
     return outcome(counted, late || (!counted && ms < intervalMs), hangEnded);
   }
 
