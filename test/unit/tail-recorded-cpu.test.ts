@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli } from '../helpers/run-cli.js';
+import { replayTailChanges } from '../helpers/replay-tail-changes.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/tail-cpu-hogs.jsonl.gz');
 /** When the hogs started and stopped, in seconds on the trace's clock. */
@@ -37,28 +37,16 @@ writeFileSync(
     .join('\n'),
 );
 
-/** The disk's tail state at each change of it, with the second of the round that showed it. */
-async function tailChanges(trace: string): Promise<{ changes: { tail: unknown; s: number }[] }> {
-  const result = await runCli(['replay', trace, '--json']);
-  expect(result.stderr).toBe('');
-  const changes: { tail: unknown; s: number }[] = [];
-  for (const line of jsonLines(result.stdout)) {
-    if (line.type !== 'disk' || line.disk !== 'kv' || line.tail === changes.at(-1)?.tail) continue;
-    changes.push({ tail: line.tail, s: line.elapsed_seconds as number });
-  }
-  return { changes };
-}
-
 describe('a healthy disk whose prober waits for a CPU beside busy processes', () => {
   it('is judged and never doubted: its tail is the prober\'s waits, not its own', async () => {
-    const { changes } = await tailChanges(withWaits);
+    const { changes } = await replayTailChanges(withWaits, 'kv');
     expect(changes.map((change) => change.tail)).toEqual([null, 'ok']);
     // Judged before the hogs: the rest of the run is a verdict, not a default.
     expect(changes[1]!.s).toBeLessThan(HOGS_S);
   });
 
   it('read without its waits, the same inspections are doubted while the processes spin', async () => {
-    const { changes } = await tailChanges(withoutWaits);
+    const { changes } = await replayTailChanges(withoutWaits, 'kv');
     const doubted = changes.filter((change) => change.tail === 'suspect' || change.tail === 'confirmed');
     expect(doubted.length).toBeGreaterThan(0);
     expect(doubted[0]!.s).toBeGreaterThan(HOGS_S);

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli } from '../helpers/run-cli.js';
+import { replayTailChanges } from '../helpers/replay-tail-changes.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/tail-throttle-30-write-iops.jsonl.gz');
 /** When the throttle was set and lifted, in seconds on the trace's clock. */
@@ -23,21 +23,9 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const trace = path.join(work, 'trace.jsonl');
 writeFileSync(trace, gunzipSync(readFileSync(FIXTURE)));
 
-/** The disk's tail state at each change of it, with the second of the round that showed it. */
-async function tailChanges(args: string[] = []): Promise<{ code: number | null; changes: { tail: unknown; s: number }[] }> {
-  const result = await runCli(['replay', trace, '--json', ...args]);
-  expect(result.stderr).toBe('');
-  const changes: { tail: unknown; s: number }[] = [];
-  for (const line of jsonLines(result.stdout)) {
-    if (line.type !== 'disk' || line.disk !== 'kv' || line.tail === changes.at(-1)?.tail) continue;
-    changes.push({ tail: line.tail, s: line.elapsed_seconds as number });
-  }
-  return { code: result.code, changes };
-}
-
 describe("a loop disk's recorded tail under the fault kit's write throttle", () => {
   it('is judged after its baseline holds 2 minutes, confirmed through suspect under the throttle, and let go after it', async () => {
-    const { code, changes } = await tailChanges();
+    const { code, changes } = await replayTailChanges(trace, 'kv');
     // Not judged (null) until the baseline holds 2 minutes and the window 30 s.
     expect(changes[0]).toEqual({ tail: null, s: 3 });
     const judged = changes[1]!;
