@@ -183,13 +183,6 @@ const OUTCOMES: readonly InspectionOutput[] = Array.from({ length: 8 }, (_, bits
 );
 const outcome = (counted: boolean, late: boolean, hangEnded: boolean) => OUTCOMES[(counted ? 4 : 0) | (late ? 2 : 0) | (hangEnded ? 1 : 0)]!;
 
-/**
- * The probe thread's wait for a CPU during the inspection, 0 where unknown. It is the
- * inspection's own only beside the wait before it: some older traces read the one after only
- * where a tick needed it explained, and then since the thread's last reading.
- */
-const ownCpuWaitMs = (event: InspectionEvent): number => (event.waitMs == null || event.startWaitMs == null ? 0 : microseconds(event.waitMs));
-
 /** A round without the devices' figures. */
 const NO_DEVICES: readonly DeviceFigures[] = Object.freeze([]);
 
@@ -341,11 +334,17 @@ export class VerdictPipeline {
     }
     counts.inspections += 1;
     inspected.inspections = counts.inspections;
-    this.addToRound(inspected.round, ms, event);
+    // The probe thread's waits for a CPU, during the inspection and before it; 0 where unknown.
+    const waitMs = event.waitMs == null ? 0 : microseconds(event.waitMs);
+    const startWaitMs = event.startWaitMs == null ? 0 : microseconds(event.startWaitMs);
+    this.addToRound(inspected.round, ms, waitMs, startWaitMs);
     const { intervalMs } = this.params.score;
     const late = event.late === true;
+    // The wait during it is its own only beside the one before: some older traces read it only
+    // where a tick needed it explained, and then since the thread's last reading.
+    const ownWaitMs = event.startWaitMs == null ? 0 : waitMs;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
-    const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms, ownCpuWaitMs(event));
+    const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms, ownWaitMs);
     return outcome(counted, late || (!counted && ms < intervalMs), hangEnded);
   }
 
@@ -537,10 +536,8 @@ export class VerdictPipeline {
    * or past the timeout, or after its tick had ended, was slow of itself when the wait for a
    * CPU during it does not account for the excess, for want of a CPU when the waits do.
    */
-  private addToRound(round: RoundInspections, ms: number, event: InspectionEvent): void {
+  private addToRound(round: RoundInspections, ms: number, waitMs: number, startWaitMs: number): void {
     const { timeoutMs, intervalMs } = this.params.score;
-    const waitMs = event.waitMs == null ? 0 : microseconds(event.waitMs);
-    const startWaitMs = event.startWaitMs == null ? 0 : microseconds(event.startWaitMs);
     round.count += 1;
     round.ms += microseconds(ms);
     round.waitMs += waitMs + startWaitMs;
