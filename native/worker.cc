@@ -137,7 +137,7 @@ namespace {
 
 // The thread's waits for a CPU around a tick's inspection, read before it and
 // after it on every tick, so that each inspection's own wait is known: the
-// tail detector judges the disk by the inspection's time without it. A read
+// cause tells a starved prober from a slow disk by them. A read
 // is a pread of a file the thread keeps open (under a microsecond). Read
 // outside the loop's lock, which the JS thread takes too; only a tick that
 // was inspected is read after.

@@ -28,7 +28,7 @@ export interface StoreTick {
  * for its tick, or null for a tick charged as a timeout. The statistical detector reads the
  * inspections through this, so that live runs and replays feed it alike.
  */
-export type TickOutcomeListener = (disk: string, tickId: number, durationMs: number | null, cpuWaitMs: number) => void;
+export type TickOutcomeListener = (disk: string, tickId: number, durationMs: number | null) => void;
 
 export class StoreTicks {
   private readonly disks = new Map<string, DiskTicks>();
@@ -68,21 +68,18 @@ export class StoreTicks {
       // The score charges the previous tick as a timeout when its inspection has not finished.
       if (!disk.score.lastTickFinished) {
         this.charge(name);
-        this.onOutcome(name, disk.score.tickId, null, 0);
+        this.onOutcome(name, disk.score.tickId, null);
       }
       disk.score.tick(nowMs);
     });
     return { tickId: this.tickId, updated: this.tickId % this.params.roundTicks === 0 };
   }
 
-  /**
-   * An inspection finished, of which the prober's thread waited `cpuWaitMs` for a CPU (0 where
-   * unknown), passed on to the listener; returns whether it counted for its tick.
-   */
-  finished(name: string, tickId: number, durationMs: number, cpuWaitMs = 0): boolean {
+  /** An inspection finished; returns whether it counted for its tick. */
+  finished(name: string, tickId: number, durationMs: number): boolean {
     if (!this.disks.get(name)?.score.record(tickId, durationMs)) return false;
     if (durationMs >= this.params.timeoutMs) this.charge(name);
-    this.onOutcome(name, tickId, durationMs, cpuWaitMs);
+    this.onOutcome(name, tickId, durationMs);
     return true;
   }
 

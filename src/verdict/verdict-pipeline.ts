@@ -232,12 +232,13 @@ export class VerdictPipeline {
     this.tail = new TailDetector(params.tail ?? tailParams({ failureLatencyMs: params.score.timeoutMs }));
     const detectorFeed = feedDetector(this.detector, intervalMs);
     const tailFeed = feedDetector(this.tail, intervalMs);
-    this.ticks = new StoreTicks(params.score, (disk, tickId, durationMs, cpuWaitMs) => {
+    this.ticks = new StoreTicks(params.score, (disk, tickId, durationMs) => {
       detectorFeed(disk, tickId, durationMs);
-      // The tail is the disk's: an inspection's wait for a CPU is the host's. Beside busy
-      // neighbours the probe thread waits out their time slices, a few ms in every hundred
-      // inspections, a tail as high as the one the detector is to find.
-      tailFeed(disk, tickId, durationMs === null ? null : Math.max(0, durationMs - cpuWaitMs));
+      // The whole time, the probe thread's waits for a CPU included: when it waits, so do the
+      // kernel's threads behind the disk's I/O, whose waits no reading takes out. Less its own
+      // waits alone, a healthy disk's tail still rises with the host's load, over a baseline
+      // lowered in its quiet minutes (docs/design/tail-detector.md).
+      tailFeed(disk, tickId, durationMs);
       this.predictions.outcome(disk, tickId, durationMs);
     });
     this.verdict = new RunVerdict(params.score);
@@ -340,11 +341,8 @@ export class VerdictPipeline {
     this.addToRound(inspected.round, ms, waitMs, startWaitMs);
     const { intervalMs } = this.params.score;
     const late = event.late === true;
-    // The wait during it is its own only beside the one before: some older traces read it only
-    // where a tick needed it explained, and then since the thread's last reading.
-    const ownWaitMs = event.startWaitMs == null ? 0 : waitMs;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
-    const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms, ownWaitMs);
+    const counted = countsForItsTick(ms, late, intervalMs) && this.ticks.finished(disk, tick, ms);
     return outcome(counted, late || (!counted && ms < intervalMs), hangEnded);
   }
 
