@@ -73,6 +73,19 @@ std::optional<DeviceId> OptionalDevice(Napi::Env env, Napi::Value value) {
   return DeviceId{major, minor};
 }
 
+// A directory let go is swept of dead runs' probe files, as a file made there
+// sweeps it: a run stopped before its first tick there (a prober replaced
+// just before the service stops) would otherwise leave a killed prober's
+// file until the next run. Best effort, as the removal of the thread's own:
+// a directory gone or moved is left as it is.
+void SweepLetGo(const TickLoop::Unplaced& unplaced) {
+  if (!unplaced.swept) return;
+  try {
+    SweepStaleProbeFiles(*unplaced.swept);
+  } catch (...) {
+  }
+}
+
 // A directory's probe thread. Its files are its own: made at the first tick
 // of a placement, made again, and removed by the thread alone.
 class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
@@ -182,16 +195,17 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
   Napi::Value Release(const Napi::CallbackInfo& info) {
     ProbeThread::Handle thread = thread_.Loop();
     return thread_.Submit(info.Env(), [thread]() -> Reply {
-      std::vector<ProbeFile> files;
-      thread.WithLoop([&](TickLoop& loop) { files = loop.Unplace(); });
+      TickLoop::Unplaced unplaced;
+      thread.WithLoop([&](TickLoop& loop) { unplaced = loop.Unplace(); });
       std::optional<SysError> failed;
-      for (const ProbeFile& file : files) {
+      for (const ProbeFile& file : unplaced.files) {
         try {
           RemoveProbeFile(file);
         } catch (...) {
           if (!failed) failed = CaughtError(file.resolvedDir);
         }
       }
+      SweepLetGo(unplaced);
       if (failed) throw *failed;
       return [](Napi::Env env) -> Napi::Value { return env.Undefined(); };
     });
@@ -203,9 +217,10 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
   Napi::Value Stop(const Napi::CallbackInfo& info) {
     ProbeThread::Handle thread = thread_.Loop();
     Napi::Promise stopped = thread_.Submit(info.Env(), [thread]() -> Reply {
+      TickLoop::Unplaced unplaced;
       std::vector<ProbeFile> files;
       thread.WithLoop([&](TickLoop& loop) {
-        loop.Unplace();
+        unplaced = loop.Unplace();
         files = loop.Released();
       });
       // Each left alone if it is not this very file any more, or is gone.
@@ -215,6 +230,7 @@ class ProbeWorker : public Napi::ObjectWrap<ProbeWorker> {
         } catch (...) {
         }
       }
+      SweepLetGo(unplaced);
       return [](Napi::Env env) -> Napi::Value { return env.Undefined(); };
     });
     // The thread runs what is queued, this last, and ends.

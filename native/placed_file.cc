@@ -46,12 +46,19 @@ UniqueFd OpenDirAsResolved(const std::string& dir, std::string& resolvedDir) {
   return fd;
 }
 
+// The directory, checked to be on the filesystem it is placed on and to lead
+// where it led at start.
+UniqueFd OpenPlacedDir(const FileSpec& spec, std::string& resolvedDir) {
+  RequirePlacedDevice(spec);
+  resolvedDir = spec.resolvedDir;
+  return OpenDirAsResolved(spec.dir, resolvedDir);
+}
+
 }  // namespace
 
 MadeProbeFile MakeProbeFile(const FileSpec& spec) {
-  RequirePlacedDevice(spec);
-  std::string resolvedDir = spec.resolvedDir;
-  UniqueFd dirFd = OpenDirAsResolved(spec.dir, resolvedDir);
+  std::string resolvedDir;
+  UniqueFd dirFd = OpenPlacedDir(spec, resolvedDir);
   std::vector<std::string> stale = RemoveStaleProbeFiles(dirFd.get(), resolvedDir);
   std::string name = NewProbeName();
   std::string path = JoinPath(resolvedDir, name);
@@ -73,4 +80,10 @@ MadeProbeFile MakeProbeFile(const FileSpec& spec) {
 
 void RemoveProbeFile(const ProbeFile& file) {
   RemoveProbeFile(file.resolvedDir, file.name, file.id);
+}
+
+void SweepStaleProbeFiles(const FileSpec& spec) {
+  std::string resolvedDir;
+  UniqueFd dirFd = OpenPlacedDir(spec, resolvedDir);
+  RemoveStaleProbeFiles(dirFd.get(), resolvedDir);
 }

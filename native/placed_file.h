@@ -46,6 +46,12 @@ struct MadeProbeFile {
 // it leads elsewhere than where it led at start.
 MadeProbeFile MakeProbeFile(const FileSpec& spec);
 
+// Removes the directory's stale probe files, as MakeProbeFile does first, for
+// a directory let go: a run stopped before its first file was made would
+// otherwise leave a dead run's file there until the next run. Fails as
+// MakeProbeFile does where the directory is not where it was.
+void SweepStaleProbeFiles(const FileSpec& spec);
+
 // Unlinks the file only if its name still holds it, in its directory
 // wherever that was renamed to; a file already gone is fine. Anything else
 // at the name fails with ENOTOURS and is left in place.

@@ -42,12 +42,13 @@ void TickLoop::Place(std::string name, uint64_t fromTick,
   nextTick_ = std::max(nextTick_, fromTick);
 }
 
-std::vector<ProbeFile> TickLoop::Unplace() {
-  placed_.clear();
+TickLoop::Unplaced TickLoop::Unplace() {
+  std::optional<FileSpec> swept;
+  if (!std::exchange(placed_, {}).empty()) swept = spec_;
   std::vector<ProbeFile> files = std::exchange(replaced_, {});
   if (armed_) files.push_back(*std::exchange(armed_, std::nullopt));
   released_.insert(released_.end(), files.begin(), files.end());
-  return files;
+  return {std::move(files), std::move(swept)};
 }
 
 void TickLoop::Let(ProbeFile file) { released_.push_back(std::move(file)); }

@@ -105,8 +105,13 @@ class TickLoop {
   // The tick's work is done and recorded at `atMs`.
   void Done(double atMs);
   // Stops inspecting and hands over the probe files to remove now: the
-  // armed one, and those whose directory another took the place of.
-  std::vector<ProbeFile> Unplace();
+  // armed one, and those whose directory another took the place of; and the
+  // directory let go, to sweep of dead runs' files, where it was placed.
+  struct Unplaced {
+    std::vector<ProbeFile> files;
+    std::optional<FileSpec> swept;
+  };
+  Unplaced Unplace();
   // Every probe file let go so far. One let go while another filesystem was
   // mounted over it was out of reach then, and may be back by the time the
   // prober stops, which removes it.

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MONOTONIC_CLOCK } from '../../src/common/monotonic-clock.js';
 import { MEMORY_FS_MAGICS, ProbeError, ProbeWorker } from '../../src/native/addon.js';
 import os from 'node:os';
 import { bootTime, deadPid, probeHeader as header, thisOrigin } from '../helpers/probe-file-fakes.js';
@@ -524,6 +525,36 @@ describe.skipIf(gate.skip)('stale probe files, removed before a file is made', (
     expect((first.staleRemoved ?? []).map((p) => path.basename(p).slice(-8)).sort()).toEqual(cases.filter(([, , gone]) => gone).map(([hex]) => hex));
     await w.worker.stop();
     expect(fs.readdirSync(dir)).toHaveLength(cases.filter(([, , gone]) => !gone).length);
+  });
+});
+
+describe.skipIf(gate.skip)('stale probe files, removed when a directory is let go', () => {
+  // A prober replaced just before its run stops: the killed one's file is swept though the
+  // replacement never ticked there.
+  for (const letGo of ['stop', 'release'] as const) {
+    it(`by ${letGo}(), before any file was made there`, async () => {
+      const dir = tempDir();
+      const dead = deadPid();
+      const stale = `.slowdisk-probe-${dead}-0000abcd`;
+      const alive = `.slowdisk-probe-${process.pid}-0000abce`;
+      fs.writeFileSync(path.join(dir, stale), header(dead));
+      fs.writeFileSync(path.join(dir, alive), header(process.pid));
+      const w = scheduled(dir, { startMs: MONOTONIC_CLOCK.now() + 3_600_000 });
+      await (letGo === 'stop' ? w.worker.stop() : w.worker.release());
+      expect(w.all()).toEqual([]);
+      expect(fs.readdirSync(dir)).toEqual([alive]);
+    });
+  }
+
+  it('never where the directory was not placed', async () => {
+    const dir = tempDir();
+    const dead = deadPid();
+    const stale = `.slowdisk-probe-${dead}-0000abcd`;
+    fs.writeFileSync(path.join(dir, stale), header(dead));
+    const worker = new ProbeWorker('unplaced');
+    worker.schedule({ startMs: MONOTONIC_CLOCK.now() + 3_600_000, intervalMs: 150, roundTicks: 1000, seedBase: 1, resolveName: 'unplaced', dir, ioSize: 4096, direct: true, sync: 'fdatasync' });
+    await worker.stop();
+    expect(fs.readdirSync(dir)).toEqual([stale]);
   });
 });
 

@@ -48,6 +48,8 @@ export interface ScheduleOptions {
   roundTicks?: number;
   device?: string;
   pinned?: string;
+  /** Its first tick's time on the shared clock: now unless given. */
+  startMs?: number;
 }
 
 let count = 0;
@@ -63,7 +65,7 @@ export class ScheduledWorker {
     this.name = `w${count++}`;
     this.worker = new ProbeWorker(this.name);
     this.worker.schedule({
-      startMs: MONOTONIC_CLOCK.now(),
+      startMs: options.startMs ?? MONOTONIC_CLOCK.now(),
       intervalMs: options.intervalMs ?? 150,
       roundTicks: options.roundTicks ?? 1000,
       seedBase: 1,
