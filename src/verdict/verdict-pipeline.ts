@@ -335,10 +335,7 @@ export class VerdictPipeline {
     }
     counts.inspections += 1;
     inspected.inspections = counts.inspections;
-    // The probe thread's waits for a CPU, during the inspection and before it; 0 where unknown.
-    const waitMs = event.waitMs == null ? 0 : microseconds(event.waitMs);
-    const startWaitMs = event.startWaitMs == null ? 0 : microseconds(event.startWaitMs);
-    this.addToRound(inspected.round, ms, waitMs, startWaitMs);
+    this.addToRound(inspected.round, ms, event);
     const { intervalMs } = this.params.score;
     const late = event.late === true;
     // Only a result that came back within its own tick counts for it; any other is charged as a timeout.
@@ -534,8 +531,11 @@ export class VerdictPipeline {
    * or past the timeout, or after its tick had ended, was slow of itself when the wait for a
    * CPU during it does not account for the excess, for want of a CPU when the waits do.
    */
-  private addToRound(round: RoundInspections, ms: number, waitMs: number, startWaitMs: number): void {
+  private addToRound(round: RoundInspections, ms: number, event: InspectionEvent): void {
     const { timeoutMs, intervalMs } = this.params.score;
+    // The probe thread's waits for a CPU, during the inspection and before it; 0 where unknown.
+    const waitMs = event.waitMs == null ? 0 : microseconds(event.waitMs);
+    const startWaitMs = event.startWaitMs == null ? 0 : microseconds(event.startWaitMs);
     round.count += 1;
     round.ms += microseconds(ms);
     round.waitMs += waitMs + startWaitMs;
