@@ -551,9 +551,8 @@ describe.skipIf(gate.skip)('stale probe files, removed when a directory is let g
     const dead = deadPid();
     const stale = `.slowdisk-probe-${dead}-0000abcd`;
     fs.writeFileSync(path.join(dir, stale), header(dead));
-    const worker = new ProbeWorker('unplaced');
-    worker.schedule({ startMs: MONOTONIC_CLOCK.now() + 3_600_000, intervalMs: 150, roundTicks: 1000, seedBase: 1, resolveName: 'unplaced', dir, ioSize: 4096, direct: true, sync: 'fdatasync' });
-    await worker.stop();
+    const w = scheduled(dir, { startMs: MONOTONIC_CLOCK.now() + 3_600_000, placed: false });
+    await w.worker.stop();
     expect(fs.readdirSync(dir)).toEqual([stale]);
   });
 });

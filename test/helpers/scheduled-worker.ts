@@ -50,6 +50,8 @@ export interface ScheduleOptions {
   pinned?: string;
   /** Its first tick's time on the shared clock: now unless given. */
   startMs?: number;
+  /** Placed at once (true), or only scheduled, as a path another on its filesystem stands for. */
+  placed?: boolean;
 }
 
 let count = 0;
@@ -76,7 +78,7 @@ export class ScheduledWorker {
       direct: options.direct ?? true,
       sync: options.sync ?? 'fdatasync',
     });
-    this.worker.place(this.name, 1, options.device);
+    if (options.placed ?? true) this.worker.place(this.name, 1, options.device);
   }
 
   /** Every inspection recorded so far. */
