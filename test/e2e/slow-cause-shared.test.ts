@@ -2,8 +2,8 @@
 // disk. The media's device capped by the fault kit's slow: each disk's own device serves
 // slowly and so does the other's, in the same rounds: the cause is `shared`, never `device`
 // alone, and the store is CRITICAL as TiKV would have it (nothing held). The media kept busy
-// by writers on one of them: the idle one is slow too, from its neighbour's load: `load` for
-// both, never `device`.
+// by writers on one of them, at its capacity: the idle one is slow too, from its neighbour's
+// load: `load` for both, never `device`.
 import { afterAll, describe, expect, it } from 'vitest';
 import { diskLines, storeLines, waitForRounds } from '../helpers/cause-rounds.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
@@ -50,11 +50,15 @@ describe.skipIf(requireRootFacilities(['root', 'loop', 'blkio']).skip)('the caus
     const media = await makeTestDisk({ backingTmpfs: true, sizeMiB: 400 });
     const a = await makeTestDisk({ backingDir: media.dir, sizeMiB: 100 });
     const b = await makeTestDisk({ backingDir: media.dir, sizeMiB: 200 });
-    // A 10 ms timeout: the writers put some of each round's inspections of both disks past it
-    // (17 to 19 rounds in 19 were slow, on a quiet machine or a busy one). Idle, the two disks
-    // on one media answer in 0.5 to 3 ms, slower with another file's disk loaded beside: at
-    // 2 ms, that left 0 to 6 rounds in 25 free of timeouts, too few to learn the devices' usual
-    // figures; at 10 ms, 24.
+    // The media given a real disk's capacity, 1000 writes a second, from the start: the
+    // healthy rounds learn it serving some 40 a second in 0.2 ms. In memory and uncapped it
+    // served the writers 7,000 to 12,000 a second in under a millisecond, so that on a quiet
+    // machine no inspection of either disk passed even a 10 ms timeout and no round was slow.
+    // Capped, the writers fill it: the media completes its 1000, and the probes' writes wait
+    // behind theirs, 3 ms on a and 7 ms on b on average, some past the timeout (3 to 7 of each
+    // disk's 6 to 11 rounds under the writers were slow, on a quiet machine or beside a CPU hog).
+    await b.slow({ writeIops: 1000 });
+    // A 10 ms timeout: the idle disks' rounds stay free of timeouts on a busy machine.
     watch = startCli(['watch', '--path', `a=${a.dir}`, '--path', `b=${b.dir}`, ...FLAGS, '--timeout', '10ms']);
     const healthy = (disk: string) => diskLines(watch!, disk).filter((line) => line.cause === undefined).length >= HEALTHY_ROUNDS;
     await waitForRounds(watch, () => healthy('a') && healthy('b'), 60_000, 'the healthy rounds');
@@ -66,5 +70,6 @@ describe.skipIf(requireRootFacilities(['root', 'loop', 'blkio']).skip)('the caus
     await waitFor(() => diskLines(watch!, 'a').length >= seen + 5, 15_000, 'five more rounds');
     expect([...causes('a'), ...causes('b')].filter((cause) => cause === 'device' || cause === 'shared')).toEqual([]);
     await b.unload();
+    await b.unslow();
   }, 150_000);
 });
