@@ -4,8 +4,8 @@
 // under the kit's `slow --write-iops 30` until 360 s, then healthy again. Through `slowdisk
 // replay` with the default parameters (a baseline of up to 10 minutes, judged once it holds
 // 2): the healthy disk is judged and never doubted, the throttle's waits at the journal's
-// commits are suspect and then confirmed, and the disk is let go after the lift. The live run
-// of the same fault, on a shorter baseline, is test/e2e/faults-tail-slow.test.ts.
+// commits are suspect and then confirmed, and the disk is let go after the lift. A live run of
+// a tail, the disk's filesystem frozen now and then, is test/e2e/faults-tail-slow.test.ts.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
