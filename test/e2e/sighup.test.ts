@@ -6,20 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
-import { hasEnded, probeFiles, proberOf, startCli, waitFor } from '../helpers/run-cli.js';
+import { probeFiles, probeFilesLeftBy, proberOf, startCli, waitFor } from '../helpers/run-cli.js';
 import { makeTestDisk, removeAllTestDisks } from '../helpers/test-disk.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'slowdisk-sighup-'));
-
-/**
- * The probe files left in `dir` once the run's prober has ended. The run waits 2 s for the
- * prober to remove them; on a machine starved of CPU that can take longer, and the prober
- * then removes them after the run has gone.
- */
-async function probeFilesLeft(prober: number, dir: string): Promise<string[]> {
-  await waitFor(() => hasEnded(prober), 30_000, 'the prober gone');
-  return probeFiles(dir);
-}
 
 describe.skipIf(requireRootFacilities(['root', 'loop']).skip)('SIGHUP', () => {
   afterAll(async () => {
@@ -39,7 +29,7 @@ describe.skipIf(requireRootFacilities(['root', 'loop']).skip)('SIGHUP', () => {
     expect(result.signal).toBeNull();
     expect(result.stdout).toMatch(/^UNKNOWN: interrupted by SIGHUP after \d+\.\ds /);
     expect(result.stderr).toBe('');
-    expect(await probeFilesLeft(prober, disk.dir)).toEqual([]);
+    expect(await probeFilesLeftBy(prober, disk.dir)).toEqual([]);
   }, 60_000);
 
   it('watch waits for a running hook before it exits 129', async () => {
@@ -63,6 +53,6 @@ describe.skipIf(requireRootFacilities(['root', 'loop']).skip)('SIGHUP', () => {
     expect(result.stderr).toBe('');
     // The hook ran to its end: the whole report is there.
     expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ event: 'evict', disks: [{ name: 'raft' }] });
-    expect(await probeFilesLeft(prober, disk.dir)).toEqual([]);
+    expect(await probeFilesLeftBy(prober, disk.dir)).toEqual([]);
   }, 60_000);
 });

@@ -114,6 +114,16 @@ export function probeFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith('.slowdisk-probe-'));
 }
 
+/**
+ * The probe files left in `dir` once `prober` has ended. A run waits 2 s for its prober to
+ * remove them; on a busy machine that can take longer, and the prober then removes them
+ * after the run has gone.
+ */
+export async function probeFilesLeftBy(prober: number, dir: string): Promise<string[]> {
+  await waitFor(() => hasEnded(prober), 30_000, 'the prober gone');
+  return probeFiles(dir);
+}
+
 /** `--json` output, one object a line; of a running CLI's, the whole lines so far. */
 export function jsonLines(stdout: string): Record<string, unknown>[] {
   return stdout
