@@ -4,6 +4,7 @@
 // suspect, and lets go once the freezes stop. The kit's write throttle, whose waits at the
 // journal's commits are such a tail, is replayed from a real recording in
 // test/unit/tail-recorded-throttle.test.ts.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeFaultDisk, startWatch, stopWatch } from '../helpers/fault-cycle.js';
 import { requireRootFacilities } from '../helpers/root-facilities.js';
@@ -38,7 +39,6 @@ const SETTLED_WITHIN_MS = 150_000;
 /** Freezes the disk's filesystem for `FREEZE_MS` every `FREEZE_EVERY_MS` until `stop` is called; `stop` resolves once it is thawed. */
 function freezeNowAndThen(disk: TestDisk): { stop: () => Promise<void> } {
   let stopped = false;
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const loop = (async () => {
     while (!stopped) {
       await disk.hang();
@@ -62,10 +62,14 @@ describe.skipIf(gate.skip)('a disk whose tail slows under watch', () => {
   let freezes: { stop: () => Promise<void> } | undefined;
   // Freezes a failed expectation left going stop, and a watch ends, before the disk goes.
   afterEach(async () => {
-    await freezes?.stop();
-    if (watch && watch.cli.child.exitCode === null && watch.cli.child.signalCode === null) watch.cli.child.kill('SIGTERM');
-    await watch?.cli.done;
-    await removeAllTestDisks();
+    try {
+      await freezes?.stop();
+    } finally {
+      if (watch && watch.cli.child.exitCode === null && watch.cli.child.signalCode === null) watch.cli.child.kill('SIGTERM');
+      await watch?.cli.done;
+      // The kit thaws a disk before it removes it, should a freeze have failed half-way.
+      await removeAllTestDisks();
+    }
   });
 
   it('a filesystem frozen 80 ms every 3 s is confirmed tail-slow, and let go once the freezes stop', async () => {
@@ -74,7 +78,7 @@ describe.skipIf(gate.skip)('a disk whose tail slows under watch', () => {
     const kvTail = (state: string) => new RegExp(`"type":"disk".*"disk":"kv".*"tail":"${state}"`);
     // Healthy until it is judged, and for a while after: its baseline forms on the healthy disk.
     const judged = await watch.next(kvTail('ok'), JUDGED_WITHIN_MS, 0);
-    await new Promise((resolve) => setTimeout(resolve, HEALTHY_AFTER_JUDGED_MS));
+    await sleep(HEALTHY_AFTER_JUDGED_MS);
     // The freezes meet a disk whose tail reads ok: a stall of the host's own can make the
     // healthy disk suspect for a few seconds (the statistical detector then doubts it too), and
     // freezes begun then would be confirmed without the suspicion they must go through.
